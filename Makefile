@@ -1,0 +1,54 @@
+# Two entry points: `make run` and `make test`. Both set everything up first and
+# are cheap to repeat: each step is skipped when its output is newer than its input.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+CLIENT := static/vendor/socket.io.esm.min.js
+CHROMIUM ?= /usr/bin/chromium
+
+.PHONY: run test lint typecheck pytest install bench clean
+
+run: install
+	$(BIN)/tictactoe serve
+
+test: install $(CHROMIUM) lint typecheck pytest
+
+install: $(INSTALLED) $(CLIENT)
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(INSTALLED): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+node_modules/socket.io-client/package.json: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(CLIENT): node_modules/socket.io-client/package.json
+	mkdir -p static/vendor
+	cp node_modules/socket.io-client/dist/socket.io.esm.min.js $@
+
+# Debian's Chromium drives the browser tests; installed only when missing.
+/usr/bin/chromium:
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: install
+	$(BIN)/mypy
+
+pytest: install $(CHROMIUM)
+	$(BIN)/pytest
+
+bench: install
+	$(BIN)/python bench/engine.py
+
+clean:
+	rm -rf $(VENV) node_modules static/vendor build dist *.egg-info tests/artifacts

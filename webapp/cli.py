@@ -1,0 +1,135 @@
+"""The ``tictactoe`` console command: serve, play, simulate, solve, stats, selfplay."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import random
+import sys
+from collections.abc import Iterable, Sequence
+from typing import TextIO
+
+from . import engine
+from .board import Board, RuleError, cell_name
+
+
+def solve_lines(boards: Iterable[str], out: TextIO) -> int:
+    """Print one JSON analysis per board; return 2 if any board was invalid, else 0."""
+    status = 0
+    for text in boards:
+        try:
+            record = engine.analyse(Board.parse(text)).to_dict()
+        except RuleError as err:
+            record = {"board": text, "error": {"code": err.code, "message": err.message}}
+            status = 2
+        out.write(json.dumps(record) + "\n")
+    return status
+
+
+def _stdin_boards() -> Iterable[str]:
+    for line in sys.stdin:
+        text = line.rstrip("\r\n")
+        if text.strip():
+            yield text
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    """Analyse boards from the arguments, or one per line from stdin."""
+    return solve_lines(args.boards or _stdin_boards(), sys.stdout)
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    """Print the counts of the complete game tree."""
+    stats = dataclasses.asdict(engine.tree_stats())
+    if args.json:
+        print(json.dumps(stats))
+    else:
+        width = max(len(k) for k in stats)
+        for key, count in stats.items():
+            print(f"{key.replace('_', ' '):<{width}}  {count:>7,}")
+    return 0
+
+
+def draw_board(board: Board) -> str:
+    """The board as a labelled grid, columns a-c and rows 1-3 from the top."""
+    lines = ["    a   b   c"]
+    for number, row in enumerate(board.rows(), start=1):
+        marks = [" " if ch == "." else ch for ch in row]
+        lines.append(f"{number}   {' | '.join(marks)}")
+        if number < 3:
+            lines.append("   ---+---+---")
+    return "\n".join(lines)
+
+
+def cmd_selfplay(args: argparse.Namespace) -> int:
+    """Play one AI-vs-AI game and print it board by board."""
+    rng = random.Random(args.seed)
+    players = {
+        "X": engine.strategy(args.x, depth=args.depth),
+        "O": engine.strategy(args.o, depth=args.depth),
+    }
+    board = Board()
+    print(f"X: {args.x}   O: {args.o}\n\n{draw_board(board)}")
+    while not board.is_over():
+        mover = board.to_move
+        cell = players[mover](board, rng)
+        board = board.apply_move(cell)
+        print(f"\n{mover} ({args.x if mover == 'X' else args.o}) plays {cell_name(cell)}")
+        print(draw_board(board))
+    outcome = board.outcome()
+    assert outcome is not None
+    print(f"\nResult: {outcome.winner + ' wins' if outcome.winner else 'draw'}")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Run the production web server."""
+    from .app import serve
+
+    serve(host=args.host, port=args.port)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for every subcommand."""
+    parser = argparse.ArgumentParser(prog="tictactoe", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the web server")
+    serve.add_argument("--host", default=None, help="address to listen on (env HOST)")
+    serve.add_argument("--port", type=int, default=None, help="port to listen on (env PORT)")
+    serve.set_defaults(func=cmd_serve)
+
+    solve = sub.add_parser("solve", help="analyse boards under perfect play, as JSON lines")
+    solve.add_argument("boards", nargs="*", help="9-character boards (X, O, .); stdin if none")
+    solve.set_defaults(func=cmd_solve)
+
+    stats = sub.add_parser("stats", help="count positions and games of the whole game tree")
+    stats.add_argument("--json", action="store_true", help="print one JSON object")
+    stats.set_defaults(func=cmd_stats)
+
+    selfplay = sub.add_parser("selfplay", help="watch two strategies play one game")
+    for side in ("x", "o"):
+        selfplay.add_argument(
+            f"--{side}", choices=engine.STRATEGY_NAMES, default="perfect", help=f"{side.upper()}"
+        )
+    selfplay.add_argument("--depth", type=int, default=2, help="plies for lookahead (2)")
+    selfplay.add_argument("--seed", type=int, default=None, help="seed for reproducible games")
+    selfplay.set_defaults(func=cmd_selfplay)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``tictactoe`` command."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
