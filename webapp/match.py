@@ -1,0 +1,384 @@
+"""The HP match: rules, difficulty, the AI's move policy and scoring, as pure values.
+
+A match is a series of games between a human and the AI. In adaptive mode both
+sides have hit points; the AI's difficulty is ``100 - AI HP`` and on each of its
+turns it rolls 0..99: under the difficulty it plays the perfect move, otherwise a
+random one. So the more the AI loses, the better it plays. The fixed modes use
+one strategy throughout and keep only a win/loss/draw record.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal, cast, get_args
+
+from . import engine
+from .board import Board, Cell, Mark, RuleError, check_cell
+
+Mode = Literal["adaptive", "easy", "medium", "hard", "impossible"]
+Side = Literal["human", "ai"]
+Status = Literal["playing", "human_won", "ai_won", "draw"]
+MODES: tuple[Mode, ...] = get_args(Mode)
+FORMAT_VERSION = 1
+
+# The strategy each fixed mode plays, and the name its moves are recorded under.
+FIXED_POLICIES: dict[str, tuple[str, str]] = {
+    "easy": ("random", "random"),
+    "medium": ("heuristic", "heuristic"),
+    "hard": ("lookahead", "lookahead"),
+    "impossible": ("perfect", "minimax"),
+}
+
+
+class MatchError(RuleError):
+    """An illegal match transition or setting; ``code`` is stable for clients."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every number of the HP mechanic in one place; defaults follow the original game."""
+
+    human_hp: int = 100
+    ai_hp: int = 100
+    max_hp: int = 100
+    human_win_ai_damage: int = 10
+    human_win_human_heal: int = 10
+    ai_win_human_damage: int = 34
+    draw_ai_damage: int = 2
+    draw_human_damage: int = 10
+    lookahead_depth: int = 2
+
+    def __post_init__(self) -> None:
+        for name in ("human_hp", "ai_hp"):
+            hp = getattr(self, name)
+            if isinstance(hp, bool) or not isinstance(hp, int) or not 1 <= hp <= self.max_hp:
+                raise MatchError(
+                    "bad_setting", f"{name} must be an integer from 1 to {self.max_hp}, got {hp!r}"
+                )
+
+
+@dataclass(frozen=True)
+class Record:
+    """Games won, lost and drawn by the human."""
+
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+
+
+@dataclass(frozen=True)
+class AiMove:
+    """One AI move and why it was chosen: the roll against the difficulty, or the strategy."""
+
+    cell: Cell
+    decision: str
+    roll: int | None = None
+    difficulty: int | None = None
+    think_us: int = 0
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game of a match: who played first (as X) and the moves so far."""
+
+    first: Side
+    history: tuple[tuple[Side, Cell], ...] = ()
+    ai_moves: tuple[AiMove, ...] = ()
+    board: Board = field(default_factory=Board)
+
+    def mark_of(self, side: Side) -> Mark:
+        """The mark ``side`` plays in this game: the first player is X."""
+        return "X" if side == self.first else "O"
+
+    @property
+    def turn(self) -> Side | None:
+        """Whose move it is, or None once the game is over."""
+        if self.board.is_over():
+            return None
+        return self.first if self.board.to_move == "X" else _opponent(self.first)
+
+    @property
+    def status(self) -> Status:
+        """Playing, or who won, or a draw."""
+        outcome = self.board.outcome()
+        if outcome is None:
+            return "playing"
+        if outcome.winner is None:
+            return "draw"
+        return "human_won" if outcome.winner == self.mark_of("human") else "ai_won"
+
+    def play(self, side: Side, cell: object, ai_move: AiMove | None = None) -> Game:
+        """The game after ``side`` plays ``cell``."""
+        board = self.board.apply_move(cell)
+        played = (*self.history, (side, check_cell(cell)))
+        ai_moves = self.ai_moves if ai_move is None else (*self.ai_moves, ai_move)
+        return dataclasses.replace(self, history=played, ai_moves=ai_moves, board=board)
+
+
+def _opponent(side: Side) -> Side:
+    return "ai" if side == "human" else "human"
+
+
+@dataclass(frozen=True)
+class Match:
+    """The whole state of one player's match; every transition returns a new value."""
+
+    mode: Mode
+    rules: Rules
+    human_hp: int
+    ai_hp: int
+    game: Game
+    game_number: int = 1
+    record: Record = Record()
+    last_hp_change: tuple[int, int] | None = None
+    version: int = 1
+
+    @property
+    def adaptive(self) -> bool:
+        """True in the HP mode."""
+        return self.mode == "adaptive"
+
+    @property
+    def difficulty(self) -> int | None:
+        """Chance in percent that the AI plays perfectly (adaptive mode only)."""
+        return difficulty(self.ai_hp) if self.adaptive else None
+
+    @property
+    def winner(self) -> Side | None:
+        """Who won the match, once one side's HP has run out."""
+        if not self.adaptive:
+            return None
+        if self.human_hp <= 0:
+            return "ai"
+        return "human" if self.ai_hp <= 0 else None
+
+    @property
+    def over(self) -> bool:
+        """True once the match has a winner; only a new match can follow."""
+        return self.winner is not None
+
+    @property
+    def games_finished(self) -> int:
+        """Games of this match that have ended."""
+        return self.game_number - (0 if self.game.turn is None else 1)
+
+
+def difficulty(ai_hp: int) -> int:
+    """``100 - AI HP``, clamped to 0..100."""
+    return max(0, min(100, 100 - ai_hp))
+
+
+def hp_after_game(rules: Rules, human_hp: int, ai_hp: int, status: Status) -> tuple[int, int]:
+    """Both sides' HP after a game ends with ``status``; healing stops at max HP."""
+    if status == "human_won":
+        human_hp = min(rules.max_hp, human_hp + rules.human_win_human_heal)
+        ai_hp -= rules.human_win_ai_damage
+    elif status == "ai_won":
+        human_hp -= rules.ai_win_human_damage
+    elif status == "draw":
+        human_hp -= rules.draw_human_damage
+        ai_hp -= rules.draw_ai_damage
+    return human_hp, ai_hp
+
+
+def new_match(
+    rng: random.Random,
+    *,
+    mode: str = "adaptive",
+    human_hp: object = None,
+    ai_hp: object = None,
+    rules: Rules | None = None,
+    version: int = 0,
+) -> Match:
+    """A fresh match; ``version`` is the one it replaces, so versions keep growing."""
+    if mode not in MODES:
+        raise MatchError("bad_setting", f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    base = rules or Rules()
+    settings = {
+        name: value
+        for name, value in (("human_hp", human_hp), ("ai_hp", ai_hp))
+        if value is not None
+    }
+    chosen = dataclasses.replace(base, **cast(dict[str, Any], settings))
+    return Match(
+        mode=cast(Mode, mode),
+        rules=chosen,
+        human_hp=chosen.human_hp,
+        ai_hp=chosen.ai_hp,
+        game=Game(first=_draw_first(rng)),
+        version=version + 1,
+    )
+
+
+def _draw_first(rng: random.Random) -> Side:
+    return "human" if rng.random() < 0.5 else "ai"
+
+
+def _bump(match: Match, **changes: Any) -> Match:
+    return dataclasses.replace(match, version=match.version + 1, **changes)
+
+
+def _check_playing(match: Match, side: Side) -> None:
+    if match.over:
+        raise MatchError("match_over", "the match is over: start a new match")
+    turn = match.game.turn
+    if turn is None:
+        raise MatchError("game_over", "this game is over: start the next game")
+    if turn != side:
+        raise MatchError("not_your_turn", f"it is not the {side}'s turn: wait for the {turn}")
+
+
+def human_move(match: Match, cell: object) -> Match:
+    """The match after the human plays ``cell``, scored if that ends the game."""
+    check_cell(cell)
+    _check_playing(match, "human")
+    return _after_move(match, match.game.play("human", cell))
+
+
+def choose_ai_move(match: Match, rng: random.Random) -> AiMove:
+    """The AI's next move with its decision record, without applying it."""
+    _check_playing(match, "ai")
+    board = match.game.board
+    started = time.perf_counter_ns()
+    if match.adaptive:
+        level = difficulty(match.ai_hp)
+        roll = rng.randrange(100)
+        perfect = roll < level
+        cell = engine.perfect_move(board, rng) if perfect else engine.random_move(board, rng)
+        decision, extra = ("minimax" if perfect else "random"), {"roll": roll, "difficulty": level}
+    else:
+        name, decision = FIXED_POLICIES[match.mode]
+        cell = engine.strategy(name, depth=match.rules.lookahead_depth)(board, rng)
+        extra = {}
+    think_us = (time.perf_counter_ns() - started) // 1000
+    return AiMove(cell=cell, decision=decision, think_us=think_us, **extra)
+
+
+def apply_ai_move(match: Match, move: AiMove) -> Match:
+    """The match after the AI plays ``move``, scored if that ends the game."""
+    _check_playing(match, "ai")
+    return _after_move(match, match.game.play("ai", move.cell, move))
+
+
+def ai_move(match: Match, rng: random.Random) -> Match:
+    """Choose and play the AI's move."""
+    return apply_ai_move(match, choose_ai_move(match, rng))
+
+
+def _after_move(match: Match, game: Game) -> Match:
+    status = game.status
+    if status == "playing":
+        return _bump(match, game=game)
+    return _bump(score_game(match, status), game=game)
+
+
+def score_game(match: Match, status: Status) -> Match:
+    """The match with a finished game counted: record, and HP in adaptive mode."""
+    record = Record(
+        wins=match.record.wins + (status == "human_won"),
+        losses=match.record.losses + (status == "ai_won"),
+        draws=match.record.draws + (status == "draw"),
+    )
+    if not match.adaptive:
+        return dataclasses.replace(match, record=record)
+    human_hp, ai_hp = hp_after_game(match.rules, match.human_hp, match.ai_hp, status)
+    change = (human_hp - match.human_hp, ai_hp - match.ai_hp)
+    return dataclasses.replace(
+        match, record=record, human_hp=human_hp, ai_hp=ai_hp, last_hp_change=change
+    )
+
+
+def next_game(match: Match, rng: random.Random) -> Match:
+    """Start the next game once the current one is over; the first player is drawn anew."""
+    if match.over:
+        raise MatchError("match_over", "the match is over: start a new match")
+    if match.game.turn is not None:
+        raise MatchError("game_over", "the current game is not over yet")
+    return _bump(match, game=Game(first=_draw_first(rng)), game_number=match.game_number + 1)
+
+
+# --- plain data -------------------------------------------------------------------
+
+
+def to_dict(match: Match) -> dict[str, Any]:
+    """The match as JSON-compatible data with a format version, for storage."""
+    game = match.game
+    return {
+        "format": FORMAT_VERSION,
+        "version": match.version,
+        "mode": match.mode,
+        "rules": dataclasses.asdict(match.rules),
+        "human_hp": match.human_hp,
+        "ai_hp": match.ai_hp,
+        "game_number": match.game_number,
+        "record": dataclasses.asdict(match.record),
+        "last_hp_change": list(match.last_hp_change) if match.last_hp_change else None,
+        "game": {
+            "first": game.first,
+            "history": [[side, cell] for side, cell in game.history],
+            "ai_moves": [dataclasses.asdict(m) for m in game.ai_moves],
+        },
+    }
+
+
+def from_dict(data: dict[str, Any]) -> Match:
+    """Rebuild a match from ``to_dict`` output, replaying the moves to check them."""
+    if data.get("format") != FORMAT_VERSION:
+        raise MatchError("bad_state", f"unsupported match format {data.get('format')!r}")
+    try:
+        stored = data["game"]
+        game = Game(first=stored["first"])
+        ai_moves = iter(AiMove(**m) for m in stored["ai_moves"])
+        for side, cell in stored["history"]:
+            game = game.play(side, cell, next(ai_moves) if side == "ai" else None)
+        change = data["last_hp_change"]
+        return Match(
+            mode=data["mode"],
+            rules=Rules(**data["rules"]),
+            human_hp=data["human_hp"],
+            ai_hp=data["ai_hp"],
+            game=game,
+            game_number=data["game_number"],
+            record=Record(**data["record"]),
+            last_hp_change=(change[0], change[1]) if change else None,
+            version=data["version"],
+        )
+    except (KeyError, TypeError, StopIteration) as err:
+        raise MatchError("bad_state", f"stored match is damaged: {err!r}") from err
+
+
+def snapshot(match: Match) -> dict[str, Any]:
+    """The ``state`` event of the protocol: everything a client renders."""
+    game = match.game
+    outcome = game.board.outcome()
+    last = game.ai_moves[-1] if game.ai_moves else None
+    change = match.last_hp_change
+    return {
+        "version": match.version,
+        "mode": match.mode,
+        "board": game.board.cells,
+        "human": game.mark_of("human"),
+        "ai": game.mark_of("ai"),
+        "first": game.first,
+        "turn": game.turn,
+        "status": game.status,
+        "winning_line": list(outcome.line) if outcome and outcome.line else None,
+        "history": [{"by": side, "cell": cell} for side, cell in game.history],
+        "last_ai_move": dataclasses.asdict(last) if last else None,
+        "match": {
+            "human_hp": match.human_hp,
+            "ai_hp": match.ai_hp,
+            "difficulty": match.difficulty,
+            "start_human_hp": match.rules.human_hp,
+            "start_ai_hp": match.rules.ai_hp,
+            "over": match.over,
+            "winner": match.winner,
+            "game": match.game_number,
+            "games": match.games_finished,
+            "record": dataclasses.asdict(match.record),
+            "last_hp_change": {"human": change[0], "ai": change[1]} if change else None,
+        },
+    }
