@@ -85,6 +85,10 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the production web server."""
+    # gevent must patch the standard library before anything else imports it.
+    from gevent import monkey
+
+    monkey.patch_all()
     from .app import serve
 
     serve(host=args.host, port=args.port)
