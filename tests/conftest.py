@@ -26,10 +26,9 @@ ARTIFACTS = Path(__file__).parent / "artifacts"
 
 @pytest.fixture
 def app(tmp_path: Path) -> Flask:
-    """The app with a temp data dir, no AI pause and a seeded generator."""
-    return create_app(
-        {"TESTING": True, "DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "SEED": 7}
-    )
+    """The app with a temp data dir, no AI pause, a seeded generator and room for bursts."""
+    settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "SEED": 7, "RATE_BURST": 10_000}
+    return create_app({"TESTING": True, **settings})
 
 
 @pytest.fixture
@@ -172,7 +171,9 @@ class ServerProcess:
 
 
 @pytest.fixture
-def server_factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., ServerProcess]]:
+def server_factory(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Callable[..., ServerProcess]]:
     """Start real servers with extra environment settings; all are stopped afterwards."""
     started: list[ServerProcess] = []
 

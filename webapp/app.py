@@ -126,7 +126,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         cors_allowed_origins=_origins(app.config["ALLOWED_ORIGINS"]),
         max_http_buffer_size=app.config["MAX_PAYLOAD_BYTES"],
     )
-    register(socketio, Games(app.config, store, socketio))
+    games = Games(app.config, store, socketio)
+    app.extensions["tictactoe"] = games
+    register(socketio, games)
     return app
 
 
