@@ -54,6 +54,12 @@ def connect(app: Flask, client: FlaskClient) -> SocketIOTestClient:
     return socketio.test_client(app, flask_test_client=client)
 
 
+def player_of(client: FlaskClient) -> str:
+    """The player id in the client's session cookie."""
+    with client.session_transaction() as sess:
+        return str(sess["player"])
+
+
 def states(sock: SocketIOTestClient) -> list[dict[str, Any]]:
     """The ``state`` snapshots received since the last call, oldest first."""
     return [e["args"][0] for e in sock.get_received() if e["name"] == "state"]

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Actions, connect, states
+from conftest import Actions, connect, player_of, states
 from flask import Flask
 from flask.testing import FlaskClient
 from flask_socketio import SocketIOTestClient
@@ -47,12 +47,6 @@ MATCH_KEYS = {
     "start_human_hp",
     "start_ai_hp",
 }
-
-
-def player_of(client: FlaskClient) -> str:
-    """The player id in the client's session cookie."""
-    with client.session_transaction() as sess:
-        return str(sess["player"])
 
 
 def stage(app: Flask, client: FlaskClient, first: Side, cells: list[int], **fields: Any) -> Match:

@@ -1,0 +1,75 @@
+"""Arbitrary events and payloads through the protocol never break the server."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import connect, player_of, states
+from flask import Flask
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from webapp.app import create_app
+
+KNOWN_CODES = {
+    "bad_payload",
+    "cell_out_of_range",
+    "cell_taken",
+    "not_your_turn",
+    "game_over",
+    "match_over",
+    "bad_setting",
+    "rate_limited",
+    "unknown_event",
+}
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+fields = st.sampled_from(["cell", "mode", "human_hp", "ai_hp", "x"])
+near_valid = st.dictionaries(
+    fields,
+    st.integers(-2, 102) | st.sampled_from(["adaptive", "hard", "nope", "4"]) | json_values,
+    max_size=3,
+)
+events = st.sampled_from(["move", "next_game", "new_match", "hint"]) | st.text(
+    min_size=1, max_size=10
+)
+
+
+@pytest.fixture(scope="module")
+def fuzz_app(tmp_path_factory: pytest.TempPathFactory) -> Flask:
+    """One app for all examples, with no rate limit in the way."""
+    data_dir = str(tmp_path_factory.mktemp("fuzz"))
+    return create_app(
+        {"TESTING": True, "DATA_DIR": data_dir, "AI_DELAY_MS": 0, "SEED": 3, "RATE_BURST": 10**9}
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(event=events, payload=near_valid | json_values)
+def test_any_event_answers_ok_or_a_known_error(
+    fuzz_app: Flask, event: str, payload: object
+) -> None:
+    app = fuzz_app
+    client = app.test_client()
+    client.get("/")
+    sock = connect(app, client)
+    before = states(sock)[-1]
+    if event in {"connect", "disconnect", "message", "json"}:
+        return  # reserved by Socket.IO itself, not part of the protocol
+    ack = sock.emit(event, payload, callback=True)
+    assert isinstance(ack, dict)
+    after = states(sock)
+    if ack.get("ok") is True:
+        assert event in {"move", "next_game", "new_match", "hint"}
+    else:
+        assert ack["error"]["code"] in KNOWN_CODES, ack
+        assert after == []  # a refused event emits no new state
+        assert (
+            app.extensions["tictactoe"].store.load(player_of(client)).version == before["version"]
+        )
+    assert sock.is_connected()
+    sock.disconnect()
