@@ -12,6 +12,7 @@ from typing import TextIO
 
 from . import engine
 from .board import Board, RuleError, cell_name
+from .match import MODES, MatchError
 
 
 def solve_lines(boards: Iterable[str], out: TextIO) -> int:
@@ -95,6 +96,44 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _refuse(command: str, err: MatchError) -> int:
+    print(f"tictactoe {command}: error: {err.message}", file=sys.stderr)
+    return 2
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """Play a match against the AI in the terminal."""
+    from .terminal import play_match
+
+    rng = random.Random(args.seed)
+    try:
+        return play_match(
+            sys.stdin, sys.stdout, rng, mode=args.mode, human_hp=args.human_hp, ai_hp=args.ai_hp
+        )
+    except MatchError as err:
+        return _refuse("play", err)
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    """Simulate adaptive matches against a scripted human and print the summary."""
+    from .terminal import render_json, render_text, simulate
+
+    rng = random.Random(args.seed)
+    try:
+        result = simulate(args.player, args.matches, rng, human_hp=args.human_hp, ai_hp=args.ai_hp)
+    except MatchError as err:
+        return _refuse("simulate", err)
+    print(render_json(result) if args.json else render_text(result))
+    return 0
+
+
+def _add_hp_settings(parser: argparse.ArgumentParser) -> None:
+    for side in ("human", "ai"):
+        parser.add_argument(
+            f"--{side}-hp", type=int, default=None, help=f"starting {side} HP, 1-100 (100)"
+        )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
     parser = argparse.ArgumentParser(prog="tictactoe", description=__doc__)
@@ -121,6 +160,22 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--depth", type=int, default=2, help="plies for lookahead (2)")
     selfplay.add_argument("--seed", type=int, default=None, help="seed for reproducible games")
     selfplay.set_defaults(func=cmd_selfplay)
+
+    play = sub.add_parser("play", help="play a match against the AI in the terminal")
+    play.add_argument("--mode", choices=MODES, default="adaptive", help="AI level (adaptive)")
+    play.add_argument("--seed", type=int, default=None, help="seed for a reproducible match")
+    _add_hp_settings(play)
+    play.set_defaults(func=cmd_play)
+
+    simulate = sub.add_parser("simulate", help="simulate adaptive matches with a scripted human")
+    simulate.add_argument(
+        "--player", choices=("random", "heuristic", "perfect"), default="random", help="(random)"
+    )
+    simulate.add_argument("--matches", type=int, default=1000, help="matches to play (1000)")
+    simulate.add_argument("--seed", type=int, default=None, help="seed for reproducible results")
+    simulate.add_argument("--json", action="store_true", help="print one JSON object")
+    _add_hp_settings(simulate)
+    simulate.set_defaults(func=cmd_simulate)
     return parser
 
 

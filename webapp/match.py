@@ -204,7 +204,7 @@ def new_match(
     }
     chosen = dataclasses.replace(base, **cast(dict[str, Any], settings))
     return Match(
-        mode=cast(Mode, mode),
+        mode=mode,
         rules=chosen,
         human_hp=chosen.human_hp,
         ai_hp=chosen.ai_hp,
@@ -330,9 +330,13 @@ def from_dict(data: dict[str, Any]) -> Match:
         raise MatchError("bad_state", f"unsupported match format {data.get('format')!r}")
     try:
         stored = data["game"]
+        if data["mode"] not in MODES or stored["first"] not in ("human", "ai"):
+            raise MatchError("bad_state", "unknown mode or first player")
         game = Game(first=stored["first"])
         ai_moves = iter(AiMove(**m) for m in stored["ai_moves"])
         for side, cell in stored["history"]:
+            if side != game.turn:
+                raise MatchError("bad_state", f"a stored move by {side!r} out of turn")
             game = game.play(side, cell, next(ai_moves) if side == "ai" else None)
         change = data["last_hp_change"]
         return Match(
@@ -346,7 +350,9 @@ def from_dict(data: dict[str, Any]) -> Match:
             last_hp_change=(change[0], change[1]) if change else None,
             version=data["version"],
         )
-    except (KeyError, TypeError, StopIteration) as err:
+    except (KeyError, TypeError, ValueError, StopIteration) as err:
+        if isinstance(err, MatchError) and err.code == "bad_state":
+            raise
         raise MatchError("bad_state", f"stored match is damaged: {err!r}") from err
 
 
