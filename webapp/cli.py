@@ -31,7 +31,7 @@ def solve_lines(boards: Iterable[str], out: TextIO) -> int:
 def _stdin_boards() -> Iterable[str]:
     for line in sys.stdin:
         text = line.rstrip("\r\n")
-        if text.strip():
+        if text:  # a line of nine spaces is an empty board, so only skip empty lines
             yield text
 
 

@@ -1,0 +1,244 @@
+"""The ``tictactoe`` command: solve, stats and selfplay, in-process and as a real process."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webapp import engine
+from webapp.board import Board
+from webapp.cli import main
+
+STATS = {
+    "positions": 5_478,
+    "positions_symmetric": 765,
+    "terminal": 958,
+    "terminal_symmetric": 138,
+    "games": 255_168,
+    "x_wins": 131_184,
+    "o_wins": 77_904,
+    "draws": 46_080,
+    "tree_nodes": 549_946,
+}
+
+
+def run(
+    capsys: pytest.CaptureFixture[str], argv: list[str], stdin: str | None = None
+) -> tuple[int, str]:
+    """Run the command in-process; return its exit code and stdout."""
+    if stdin is not None:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(sys, "stdin", io.StringIO(stdin))
+            code = main(argv)
+    else:
+        code = main(argv)
+    return code, capsys.readouterr().out
+
+
+def json_lines(out: str) -> list[dict[str, Any]]:
+    """One JSON object per non-empty line."""
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def results(out: str) -> list[str]:
+    """The ``Result:`` lines of selfplay output."""
+    return re.findall(r"^Result: (.+)$", out, re.MULTILINE)
+
+
+def tictactoe_command() -> list[str]:
+    """The installed console script if present, else the module."""
+    script = Path(sys.executable).with_name("tictactoe")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "webapp.cli"]
+
+
+# --- solve ------------------------------------------------------------------------------
+
+
+def test_solve_boards_from_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, ["solve", "XX.OO....", ".X...XOOX", "........."])
+    assert code == 0
+    records = json_lines(out)
+    assert [r["board"] for r in records] == ["XX.OO....", ".X...XOOX", "........."]
+    assert records[0] == engine.analyse(Board.parse("XX.OO....")).to_dict()
+    assert records[0]["best"] == [2]
+    assert records[0]["result"] == "win"
+    assert records[1]["best"] == [2]
+    assert (records[1]["result"], records[1]["plies"]) == ("loss", 4)
+    assert (records[2]["result"], records[2]["plies"]) == ("draw", 9)
+    assert records[2]["best"] == list(range(9))
+
+
+def test_solve_normalises_input_spellings(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, ["solve", "xx-oo    "])
+    assert code == 0
+    (record,) = json_lines(out)
+    assert record["board"] == "XX.OO...."
+    assert record["best"] == [2]
+
+
+def test_solve_reads_one_board_per_line_from_stdin(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, ["solve"], stdin="XX.OO....\n\nOXO.X.X..\r\nX...O...X\n")
+    assert code == 0
+    records = json_lines(out)
+    assert [r["board"] for r in records] == ["XX.OO....", "OXO.X.X..", "X...O...X"]
+    assert records[1]["best"] == [7]
+    assert records[2]["best"] == [1, 3, 5, 7]
+
+
+def test_solve_reports_invalid_boards_and_continues(capsys: pytest.CaptureFixture[str]) -> None:
+    stdin = "XX.OO....\nXXXOOO...\nbad\nX..Z.....\nOXO.X.X..\n"
+    code, out = run(capsys, ["solve"], stdin=stdin)
+    assert code == 2
+    records = json_lines(out)
+    assert len(records) == 5
+    assert "error" not in records[0]
+    assert [r["board"] for r in records[1:4]] == ["XXXOOO...", "bad", "X..Z....."]
+    codes = [r["error"]["code"] for r in records[1:4]]
+    assert codes == ["two_winners", "bad_length", "bad_character"]
+    for record in records[1:4]:
+        assert set(record) == {"board", "error"}
+        assert set(record["error"]) == {"code", "message"}
+        assert record["error"]["message"]
+    assert records[4]["best"] == [7]
+
+
+def test_solve_invalid_argument_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, ["solve", "XX.......", "........."])
+    assert code == 2
+    first, second = json_lines(out)
+    assert first["error"]["code"] == "bad_counts"
+    assert second["result"] == "draw"
+
+
+def test_solve_every_valid_position(capsys: pytest.CaptureFixture[str]) -> None:
+    boards = sorted(engine.solved())
+    code, out = run(capsys, ["solve"], stdin="\n".join(boards) + "\n")
+    assert code == 0
+    records = json_lines(out)
+    assert [r["board"] for r in records] == boards
+    assert all("error" not in r for r in records)
+
+
+# --- stats ------------------------------------------------------------------------------
+
+
+def test_stats_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, ["stats", "--json"])
+    assert code == 0
+    assert json.loads(out) == STATS
+
+
+def test_stats_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, ["stats"])
+    assert code == 0
+    assert re.search(r"^positions\s+5,478$", out, re.MULTILINE)
+    assert re.search(r"^tree nodes\s+549,946$", out, re.MULTILINE)
+    assert len(out.splitlines()) == len(STATS)
+
+
+# --- selfplay ---------------------------------------------------------------------------
+
+
+def test_selfplay_random_vs_perfect(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, ["selfplay", "--x", "random", "--o", "perfect", "--seed", "1"])
+    assert code == 0
+    assert out.startswith("X: random   O: perfect")
+    boards = out.count("    a   b   c")
+    moves = re.findall(r"^([XO]) \((random|perfect)\) plays ([abc][123])$", out, re.MULTILINE)
+    assert boards == len(moves) + 1
+    assert [mover for mover, _, _ in moves] == ["X", "O"] * (len(moves) // 2) + ["X"] * (
+        len(moves) % 2
+    )
+    assert all(name == ("random" if mover == "X" else "perfect") for mover, name, _ in moves)
+    assert results(out) in (["O wins"], ["draw"])
+
+
+def test_selfplay_is_reproducible_with_a_seed(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["selfplay", "--x", "random", "--o", "random", "--seed", "5"]
+    _, first = run(capsys, argv)
+    _, second = run(capsys, argv)
+    assert first == second
+    games = {run(capsys, [*argv[:-1], str(seed)])[1] for seed in range(6)}
+    assert len(games) > 1
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_selfplay_perfect_vs_perfect_is_a_draw(
+    capsys: pytest.CaptureFixture[str], seed: int
+) -> None:
+    code, out = run(capsys, ["selfplay", "--seed", str(seed)])
+    assert code == 0
+    assert results(out) == ["draw"]
+    assert len(re.findall(r"plays [abc][123]$", out, re.MULTILINE)) == 9
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_selfplay_perfect_never_loses_to_random(
+    capsys: pytest.CaptureFixture[str], seed: int
+) -> None:
+    _, out = run(capsys, ["selfplay", "--x", "perfect", "--o", "random", "--seed", str(seed)])
+    assert results(out) in (["X wins"], ["draw"])
+
+
+def test_selfplay_rejects_unknown_strategy(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["selfplay", "--x", "genius"])
+    assert caught.value.code == 2
+    assert "genius" in capsys.readouterr().err
+
+
+def test_no_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main([])
+    assert caught.value.code == 2
+    assert "usage" in capsys.readouterr().err
+
+
+# --- as a real process ----------------------------------------------------------------
+
+
+def test_solve_as_a_subprocess() -> None:
+    proc = subprocess.run(
+        [*tictactoe_command(), "solve"],
+        input="OXO.X.X..\nnope\n.X...XOOX\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 2
+    first, bad, last = json_lines(proc.stdout)
+    assert first["best"] == [7]
+    assert bad == {"board": "nope", "error": bad["error"]}
+    assert bad["error"]["code"] == "bad_length"
+    assert last["best"] == [2]
+
+
+def test_stats_as_a_subprocess() -> None:
+    proc = subprocess.run(
+        [*tictactoe_command(), "stats", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert json.loads(proc.stdout) == STATS
+
+
+def test_selfplay_as_a_subprocess() -> None:
+    proc = subprocess.run(
+        [*tictactoe_command(), "selfplay", "--x", "random", "--o", "perfect", "--seed", "1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert proc.stdout.count("    a   b   c") >= 6
+    assert results(proc.stdout) in (["O wins"], ["draw"])
