@@ -19,7 +19,7 @@ install: $(INSTALLED) $(CLIENT)
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(INSTALLED): pyproject.toml | $(BIN)/python
+$(INSTALLED): pyproject.toml | $(BIN)/python $(CLIENT)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
