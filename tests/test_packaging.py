@@ -40,7 +40,7 @@ def expected_assets(root: Path) -> set[str]:
         folder = root / source
         if folder.is_dir():
             for path in folder.rglob("*"):
-                if path.is_file():
+                if path.is_file() and not path.name.startswith("."):  # skip placeholders
                     found.add(f"{target}/{path.relative_to(folder).as_posix()}")
     return found
 

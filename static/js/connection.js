@@ -1,0 +1,30 @@
+// The one Socket.IO connection: state snapshots in, intentions out (answered by acks).
+import { io } from "../vendor/socket.io.esm.min.js";
+
+const ACK_TIMEOUT_MS = 5000;
+
+/**
+ * Connect on the page's origin. `onState(snapshot)` gets every `state`;
+ * `onStatus("online" | "offline" | "refused")` follows the socket.
+ */
+export function connect({ onState, onStatus }) {
+  const socket = io({ transports: ["websocket", "polling"] });
+  socket.on("state", onState);
+  socket.on("connect", () => onStatus("online"));
+  socket.on("disconnect", () => onStatus("offline"));
+  // An active socket keeps retrying by itself; an inactive one was turned away.
+  socket.on("connect_error", () => onStatus(socket.active ? "offline" : "refused"));
+
+  /** Emit `event` and resolve with the server's ack ({ok: ...}); never rejects. */
+  function send(event, payload = {}) {
+    const fail = (code) => ({ ok: false, error: { code, message: code } });
+    if (!socket.connected) return Promise.resolve(fail("offline"));
+    return new Promise((resolve) => {
+      socket.timeout(ACK_TIMEOUT_MS).emit(event, payload, (err, reply) => {
+        resolve(err ? fail("timeout") : (reply ?? fail("bad_reply")));
+      });
+    });
+  }
+
+  return { send };
+}

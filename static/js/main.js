@@ -1,0 +1,45 @@
+// Wires the socket to the view: snapshots are rendered, clicks become events.
+import { connect } from "./connection.js";
+import { createView } from "./view.js";
+
+let current = null;
+let hintsOn = false;
+
+const view = createView({
+  play: (cell) => request("move", { cell }),
+  nextGame: () => request("next_game"),
+  newMatch: (settings) => request("new_match", settings),
+  toggleHints(on) {
+    hintsOn = on;
+    refreshHints();
+  },
+});
+
+const connection = connect({
+  onState(state) {
+    // Snapshots only move forward; after a reconnect the server's word is final.
+    if (current && state.version < current.version) return;
+    current = state;
+    view.render(state);
+    refreshHints();
+  },
+  onStatus(status) {
+    // Socket.IO delivers the first snapshot of a connection before "connect", so the
+    // version check is relaxed while disconnected rather than on reconnect.
+    if (status !== "online") current = null;
+    view.setConnection(status);
+  },
+});
+
+async function request(event, payload) {
+  const reply = await connection.send(event, payload);
+  if (!reply.ok) view.showError(reply.error?.code);
+  return reply;
+}
+
+async function refreshHints() {
+  const state = current;
+  if (!hintsOn || !state || state.status !== "playing" || state.turn !== "human") return;
+  const reply = await request("hint");
+  if (reply.ok && hintsOn && current === state) view.showHints(reply.analysis);
+}

@@ -1,0 +1,398 @@
+"""End-to-end: the real server and Chromium, asserting what the player sees."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from playwright.sync_api import BrowserContext, Locator, Page, expect
+
+EMPTY = re.compile(r"^[abc][123], empty$")
+SETTLED = re.compile(r"^(human|none)$")
+HINT = re.compile(r"^(win in \d|draw|loss in \d)$")
+RESULT = re.compile(r"You win|AI wins|Draw")
+PAGE_BUDGET_BYTES = 100 * 1024
+
+
+def cell_name(cell: int) -> str:
+    """a1..c3: column letter, then row number from the top."""
+    return f"{'abc'[cell % 3]}{cell // 3 + 1}"
+
+
+def board(page: Page) -> Locator:
+    """The game board, an ARIA grid."""
+    return page.get_by_role("grid", name="Board")
+
+
+def cell(page: Page, index: int) -> Locator:
+    """The button of one cell, whatever it holds."""
+    return page.get_by_role("button", name=re.compile(f"^{cell_name(index)}, "))
+
+
+def marks(page: Page) -> str:
+    """The board as nine characters (X, O, .), read from the cells' accessible names."""
+    labels = page.locator("[data-cell]").evaluate_all(
+        "cells => cells.map(c => c.getAttribute('aria-label'))"
+    )
+    return "".join("." if label.endswith("empty") else label[-1] for label in labels)
+
+
+def settle(page: Page) -> str:
+    """Wait until the human is to move or the game is over; return data-turn."""
+    expect(board(page)).to_have_attribute("data-turn", SETTLED)
+    return board(page).get_attribute("data-turn") or ""
+
+
+def open_game(page: Page, url: str) -> None:
+    """Load the page and wait for the first snapshot and the human's turn (or game over)."""
+    page.goto(url)
+    expect(board(page)).to_have_attribute("data-version", re.compile(r"^\d+$"))
+    settle(page)
+
+
+def play(page: Page, index: int) -> None:
+    """Click an empty cell and wait for the AI's answer (or the end of the game)."""
+    name = cell_name(index)
+    page.get_by_role("gridcell", name=f"{name}, empty", exact=True).click()
+    expect(cell(page, index)).not_to_have_accessible_name(f"{name}, empty")
+    settle(page)
+
+
+def first_empty(page: Page) -> int:
+    """The first empty cell in reading order."""
+    return marks(page).index(".")
+
+
+def play_game(page: Page, choose: Callable[[Page], int] = first_empty) -> str:
+    """Play the current game out by clicks; return the status line."""
+    while settle(page) == "human":
+        play(page, choose(page))
+    status = page.locator("#status-text")
+    expect(status).to_have_text(RESULT)
+    return status.inner_text()
+
+
+def start_match(page: Page, mode: str, human_hp: int = 100, ai_hp: int = 100) -> None:
+    """Start a new match from the settings panel and wait for its first position."""
+    before = int(board(page).get_attribute("data-version") or 0)
+    page.get_by_role("radio", name=mode, exact=True).check()
+    sliders = page.get_by_role("group", name="Starting HP")
+    if mode == "Adaptive":
+        sliders.get_by_role("slider", name="You", exact=True).fill(str(human_hp))
+        sliders.get_by_role("slider", name="AI", exact=True).fill(str(ai_hp))
+    else:
+        expect(sliders).to_be_hidden()
+    page.get_by_role("button", name="Start match").click()
+    expect(board(page)).to_have_attribute("data-mode", mode.lower())
+    page.wait_for_function(
+        "v => Number(document.getElementById('board').dataset.version) > v", arg=before
+    )
+    expect(page.get_by_text(re.compile(r"^Game 1 · You play [XO]"))).to_be_visible()
+    settle(page)
+
+
+def test_impossible_mode_never_loses(page: Page, server: Any) -> None:
+    open_game(page, server.url)
+    start_match(page, "Impossible")
+    expect(page.locator("#mode-chip")).to_have_text("Impossible")
+    expect(page.get_by_role("meter", name="Your HP")).to_be_hidden()
+    expect(page.get_by_text("Losses", exact=True)).to_be_visible()
+    result = play_game(page)
+    assert result != "You win!"
+    said = r"^AI played the perfect move at [abc][123] \(thought for [\d.]+ [µm]?s\)$"
+    expect(page.get_by_text(re.compile(said))).to_be_visible()
+    record = {"AI wins": "#losses", "Draw": "#draws"}[result]
+    expect(page.locator(record)).to_have_text("1")
+    expect(page.get_by_role("button", name="Next game")).to_be_visible()
+
+
+def hp_of(page: Page, side: str) -> int:
+    """The HP number shown for ``side`` ("human" or "ai")."""
+    return int(page.locator(f"#{side}-hp").inner_text())
+
+
+def expect_bar(page: Page, side: str, hp: int) -> None:
+    """The bar of ``side`` is ``hp`` percent wide once its transition has run."""
+    width = max(0, min(100, hp))
+    fill = page.locator(f"#{side}-fill")
+    expect(fill).to_have_attribute("style", f"width: {width}%;")
+    page.wait_for_function(
+        """([side, width]) => {
+            const fill = document.getElementById(side + '-fill');
+            const ratio = fill.offsetWidth / fill.parentElement.clientWidth;
+            return Math.abs(ratio * 100 - width) < 1.5;
+        }""",
+        arg=[side, width],
+    )
+
+
+def test_adaptive_game_updates_hp_bars(page: Page, server: Any) -> None:
+    open_game(page, server.url)
+    start_match(page, "Adaptive", human_hp=50, ai_hp=1)
+    you = page.get_by_role("meter", name="Your HP")
+    expect(you).to_have_attribute("aria-valuenow", "50")
+    expect(page.locator("#human-hp")).to_have_text("50")
+    expect(page.locator("#ai-hp")).to_have_text("1")
+    expect(page.locator("#difficulty")).to_have_text("99")
+    expect_bar(page, "human", 50)
+
+    play_game(page)
+
+    expect(
+        page.get_by_text(re.compile(r"^AI rolled \d+( under difficulty|, not under) 99: "))
+    ).to_be_visible()
+    expect(page.locator("#explain")).to_contain_text(re.compile(r"at [abc][123] \(thought for "))
+    for side, start in (("human", 50), ("ai", 1)):
+        delta = page.locator(f"#{side}-delta")
+        expect(delta).to_be_visible()
+        change = delta.inner_text()
+        assert re.fullmatch(r"[+-]\d+|±0", change), change
+        shown = hp_of(page, side)
+        assert shown == start + (0 if change == "±0" else int(change))
+        expect_bar(page, side, shown)
+    assert (hp_of(page, "human"), hp_of(page, "ai")) != (50, 1)
+
+
+def test_refresh_resumes_game(page: Page, server: Any) -> None:
+    open_game(page, server.url)
+    play(page, first_empty(page))
+    before = marks(page)
+    assert before.count(".") < 9
+
+    page.reload()
+    expect(board(page)).to_have_attribute("data-version", re.compile(r"^\d+$"))
+    settle(page)
+    assert marks(page) == before
+
+
+def expect_marks(page: Page, expected: str) -> None:
+    """Every cell of ``page`` shows what ``expected`` holds."""
+    for index, mark in enumerate(expected):
+        name = f"{cell_name(index)}, {'empty' if mark == '.' else mark}"
+        expect(cell(page, index)).to_have_accessible_name(name)
+
+
+def test_two_tabs_stay_in_sync(context: BrowserContext, server: Any) -> None:
+    first, second = context.new_page(), context.new_page()
+    open_game(first, server.url)
+    open_game(second, server.url)
+    for _ in range(2):
+        if settle(first) != "human":
+            break
+        play(first, first_empty(first))
+        expect_marks(second, marks(first))
+    expect(second.locator("#status-text")).to_have_text(first.locator("#status-text").inner_text())
+
+
+def test_second_browser_gets_its_own_game(
+    page: Page, new_context: Callable[..., BrowserContext], server: Any
+) -> None:
+    open_game(page, server.url)
+    play(page, first_empty(page))
+    mine = marks(page)
+
+    other = new_context().new_page()
+    open_game(other, server.url)
+    theirs = marks(other)
+    assert theirs != mine
+    assert theirs.count(".") >= 8
+
+
+def test_server_restart_resumes_game(page: Page, server: Any) -> None:
+    open_game(page, server.url)
+    play(page, first_empty(page))
+    before = marks(page)
+
+    server.kill()
+    expect(page.get_by_text("Reconnecting")).to_be_visible()
+    server.start()
+    expect(page.get_by_text("Reconnecting")).to_be_hidden(timeout=20_000)
+    expect_marks(page, before)
+    if settle(page) == "human":
+        play(page, first_empty(page))
+        assert marks(page).count(".") < before.count(".")
+
+
+def test_reconnect_notice_while_server_down(page: Page, server: Any) -> None:
+    open_game(page, server.url)
+    notice = page.get_by_role("status").filter(has_text="Reconnecting")
+    expect(notice).to_be_hidden()
+
+    server.kill()
+    expect(notice).to_be_visible()
+    for index in range(9):
+        expect(cell(page, index)).to_have_attribute("aria-disabled", "true")
+
+    server.start()
+    expect(notice).to_be_hidden(timeout=20_000)
+    if settle(page) == "human":
+        expect(cell(page, first_empty(page))).to_have_attribute("aria-disabled", "false")
+
+
+def focused_cell(page: Page) -> int:
+    """The data-cell of the focused element (-1 outside the board)."""
+    return int(page.evaluate("document.activeElement?.dataset?.cell ?? -1"))
+
+
+def walk_to(page: Page, target: int) -> None:
+    """Move the focus to ``target`` with the arrow keys."""
+    here = focused_cell(page)
+    rows, cols = target // 3 - here // 3, target % 3 - here % 3
+    for key, steps in (("ArrowDown", rows), ("ArrowUp", -rows)):
+        for _ in range(max(steps, 0)):
+            page.keyboard.press(key)
+    for key, steps in (("ArrowRight", cols), ("ArrowLeft", -cols)):
+        for _ in range(max(steps, 0)):
+            page.keyboard.press(key)
+    assert focused_cell(page) == target
+
+
+def expect_one_tab_stop(page: Page) -> None:
+    """Roving tabindex: exactly one cell is in the tab order."""
+    expect(page.locator('[data-cell][tabindex="0"]')).to_have_count(1)
+    expect(page.locator('[data-cell][tabindex="-1"]')).to_have_count(8)
+
+
+def test_keyboard_only_game(page: Page, server: Any) -> None:
+    open_game(page, server.url)
+    page.keyboard.press("Tab")
+    assert focused_cell(page) >= 0, "the board is the first tab stop"
+    expect_one_tab_stop(page)
+
+    keys = ["Enter", "Space", "digit"]
+    turn = 0
+    while settle(page) == "human":
+        target = marks(page).index(".")
+        key = keys[turn % len(keys)]
+        if key == "digit":
+            page.keyboard.press(str(target + 1))
+        else:
+            walk_to(page, target)
+            expect(page.locator(":focus-visible")).to_have_attribute("data-cell", str(target))
+            page.keyboard.press(key)
+        expect(cell(page, target)).not_to_have_accessible_name(f"{cell_name(target)}, empty")
+        expect_one_tab_stop(page)
+        turn += 1
+
+    expect(page.locator("#status-text")).to_have_text(RESULT)
+    next_game = page.get_by_role("button", name="Next game")
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        if next_game.evaluate("b => b === document.activeElement"):
+            break
+    page.keyboard.press("Enter")
+    expect(page.get_by_text(re.compile(r"^Game 2 · "))).to_be_visible()
+    settle(page)
+    assert focused_cell(page) >= 0, "the focus returns to the board"
+
+
+def test_hint_shows_values(page: Page, server: Any) -> None:
+    open_game(page, server.url)
+    hint = page.get_by_role("button", name="Hint")
+    expect(hint).to_have_attribute("aria-pressed", "false")
+    hint.click()
+    expect(hint).to_have_attribute("aria-pressed", "true")
+
+    for _ in range(2):
+        if settle(page) != "human":
+            break
+        empty = page.get_by_role("gridcell", name=EMPTY)
+        count = empty.count()
+        assert count > 0
+        for index in range(count):
+            expect(empty.nth(index)).to_have_text(HINT)
+            expect(empty.nth(index).get_by_role("button")).to_have_accessible_description(
+                re.compile(r"^hint: ")
+            )
+        play(page, first_empty(page))
+
+    hint.click()
+    expect(hint).to_have_attribute("aria-pressed", "false")
+    expect(page.get_by_role("gridcell", name=EMPTY).filter(has_text=HINT)).to_have_count(0)
+
+
+def test_thinking_indicator_during_ai_delay(page: Page, server_factory: Any) -> None:
+    slow = server_factory(TICTACTOE_AI_DELAY_MS="600")
+    page.goto(slow.url)
+    thinking = page.get_by_text("AI is thinking")
+    expect(board(page)).to_have_attribute("data-turn", re.compile(r"^(human|ai)$"))
+    if board(page).get_attribute("data-turn") == "ai":
+        expect(thinking).to_be_visible()
+    settle(page)
+    expect(thinking).to_be_hidden()
+
+    index = first_empty(page)
+    page.get_by_role("gridcell", name=f"{cell_name(index)}, empty").click()
+    expect(thinking).to_be_visible()
+    expect(page.locator("#thinking")).to_be_visible()
+    expect(cell(page, index)).to_have_attribute("aria-disabled", "true")
+    settle(page)
+    expect(thinking).to_be_hidden()
+
+
+def test_page_is_self_contained_and_small(page: Page, server: Any) -> None:
+    origin = urlsplit(server.url).netloc
+    requested: list[str] = []
+    finished: list[Any] = []
+    sockets: list[str] = []
+    page.on("request", lambda request: requested.append(request.url))
+    page.on("requestfinished", lambda request: finished.append(request))
+    page.on("websocket", lambda ws: sockets.append(ws.url))
+
+    open_game(page, server.url)
+    page.wait_for_load_state("networkidle")
+
+    assert requested
+    assert all(urlsplit(url).netloc == origin for url in requested + sockets), requested
+    assert all(urlsplit(url).scheme in ("http", "ws") for url in requested + sockets)
+    total = 0
+    for request in finished:
+        sizes = request.sizes()
+        total += sizes["responseBodySize"] + sizes["responseHeadersSize"]
+    assert total < PAGE_BUDGET_BYTES, f"{total} bytes"
+
+
+def test_refused_event_is_shown_briefly(page: Page, server_factory: Any) -> None:
+    strict = server_factory(TICTACTOE_RATE_BURST="3", TICTACTOE_RATE_PER_SECOND="0.2")
+    open_game(page, strict.url)
+    hint = page.get_by_role("button", name="Hint")
+    notice = page.get_by_text("Slow down a little")
+    for _ in range(4):
+        hint.click()
+        hint.click()
+    expect(notice).to_be_visible()
+    expect(notice).not_to_be_visible(timeout=8_000)
+
+
+VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 375, "height": 740}}
+
+
+def shoot(page: Page, artifacts: Path, moment: str) -> None:
+    """Screenshots of the page as it is, on both screens in both colour schemes."""
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        for device, viewport in VIEWPORTS.items():
+            page.set_viewport_size(viewport)
+            page.evaluate("window.scrollTo(0, 0)")
+            page.wait_for_timeout(150)
+            path = artifacts / f"{moment}-{device}-{scheme}.png"
+            page.screenshot(path=str(path), animations="disabled")
+            assert path.stat().st_size > 0
+
+
+def test_screenshots(page: Page, server: Any, artifacts: Path) -> None:
+    open_game(page, server.url)
+    start_match(page, "Adaptive", human_hp=60, ai_hp=30)
+    play(page, first_empty(page))
+    if settle(page) == "human":
+        page.get_by_role("button", name="Hint").click()
+        expect(page.get_by_role("gridcell", name=EMPTY).first).to_have_text(HINT)
+    shoot(page, artifacts, "mid-game")
+
+    play_game(page)
+    expect(page.get_by_role("button", name="Next game")).to_be_visible()
+    page.wait_for_timeout(1500)  # the HP bars' transition
+    shoot(page, artifacts, "game-over")
