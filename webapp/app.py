@@ -2,20 +2,34 @@
 
 from __future__ import annotations
 
+import gc
+import json
 import logging
 import os
 import secrets
-from collections.abc import Mapping
+import socket
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Flask, Response, jsonify, render_template, request, session
-from flask.sessions import SecureCookieSessionInterface
-from flask_socketio import SocketIO
+import orjson
+from flask import (
+    Blueprint,
+    Flask,
+    Request,
+    Response,
+    jsonify,
+    render_template,
+    request,
+    session,
+)
+from flask.sessions import SecureCookieSessionInterface, SessionMixin
+from socketio.packet import BINARY_EVENT, EVENT, Packet
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from . import __version__
+from . import __version__, engine
+from .board import Board
 from .store import SQLiteStore
 
 log = logging.getLogger(__name__)
@@ -32,7 +46,7 @@ DEFAULTS: dict[str, Any] = {
     "IDLE_DAYS": 30,
     "RATE_PER_SECOND": 20.0,
     "RATE_BURST": 40,
-    "MAX_PAYLOAD_BYTES": 4096,
+    "MAX_PAYLOAD_BYTES": 2048,  # one event's JSON payload; the transport allows a bit more
     "ASYNC_MODE": "threading",
     "SEED": None,
 }
@@ -50,6 +64,12 @@ ENV_SETTINGS: dict[str, Any] = {
     "RATE_BURST": int,
 }
 UNPREFIXED = ("HOST", "PORT")
+# How `tictactoe serve` serves: gevent's WSGI server with gevent-websocket, on a listener
+# with Nagle's algorithm off (docs/performance.md has the measurements behind this).
+SERVING_WAY = "pywsgi-gws-nodelay"
+PROXY_HOPS = {"x_for": 1, "x_proto": 1, "x_host": 1, "x_port": 1}  # one reverse proxy
+TRANSPORT_SLACK_BYTES = 1024  # the event name, ack id and framing around a payload
+LISTEN_BACKLOG = 2048
 
 pages = Blueprint("pages", __name__)
 
@@ -77,6 +97,52 @@ class _SessionInterface(SecureCookieSessionInterface):
 
     def get_cookie_secure(self, app: Flask) -> bool:
         return bool(app.config["SESSION_COOKIE_SECURE"] or request.is_secure)
+
+    def open_session(self, app: Flask, request: Request) -> SessionMixin | None:  # type: ignore[override]
+        """The cookie's session; for a socket's later events, the copy made at connect.
+
+        Flask-SocketIO swaps that copy in for every event anyway, so checking the
+        cookie's signature again on each event would only cost time.
+        """
+        saved: SessionMixin | None = request.environ.get("saved_session")
+        return saved if saved is not None else super().open_session(app, request)
+
+
+class _Json:
+    """The JSON of Socket.IO packets: orjson out (ten times faster), the standard library in.
+
+    Incoming packets keep the standard parser, which takes what clients may send and
+    orjson refuses (integers over 64 bits, NaN); outgoing text that orjson cannot
+    write (a lone surrogate echoed in an error message) falls back to it as well.
+    """
+
+    @staticmethod
+    def dumps(data: object, **_: object) -> str:
+        try:
+            return orjson.dumps(data).decode()
+        except TypeError:
+            return json.dumps(data, separators=(",", ":"))
+
+    loads = staticmethod(json.loads)
+
+
+class _Packet(Packet):  # type: ignore[misc]
+    """Socket.IO packets without the search for binary data in every outgoing one.
+
+    The server only ever sends JSON; clients' binary attachments are still decoded.
+    """
+
+    uses_binary_events = False
+    json = _Json
+
+    def decode(self, encoded_packet: str | bytes) -> int:
+        attachments = int(super().decode(encoded_packet) or 0)
+        # python-socketio takes an event named "*" for its catch-all and cannot dispatch
+        # it; renamed, it reaches the catch-all and is refused as an unknown event.
+        is_event = self.packet_type in (EVENT, BINARY_EVENT)
+        if is_event and isinstance(self.data, list) and self.data[:1] == ["*"]:
+            self.data[0] = "(*)"
+        return attachments
 
 
 def _secret_key(data_dir: Path) -> str:
@@ -111,31 +177,55 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         PERMANENT_SESSION_LIFETIME=timedelta(days=app.config["IDLE_DAYS"]),
     )
     app.session_interface = _SessionInterface()
-    if app.config["TRUST_PROXY"]:
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=1, x_proto=1, x_host=1, x_port=1)  # type: ignore[method-assign]
     app.register_blueprint(pages)
     app.after_request(_security_headers)
 
-    from .events import Games, register
+    from .events import Games, GatedSocketIO, register
 
     store = SQLiteStore(data_dir / "matches.sqlite3")
     store.prune(app.config["IDLE_DAYS"] * 86400)
-    socketio = SocketIO(
+    check = origin_check(_origins(app.config["ALLOWED_ORIGINS"]))
+    app.extensions["origin_check"] = check
+    socketio = GatedSocketIO(
         app,
         async_mode=app.config["ASYNC_MODE"],
-        cors_allowed_origins=_origins(app.config["ALLOWED_ORIGINS"]),
-        max_http_buffer_size=app.config["MAX_PAYLOAD_BYTES"],
+        cors_allowed_origins=check,
+        max_http_buffer_size=transport_limit(app.config["MAX_PAYLOAD_BYTES"]),
+        serializer=_Packet,
     )
+    if app.config["TRUST_PROXY"]:
+        # Outermost, so that the Socket.IO handshake sees the proxy's scheme and host too.
+        app.wsgi_app = ProxyFix(app.wsgi_app, **PROXY_HOPS)  # type: ignore[method-assign]
     games = Games(app.config, store, socketio)
     app.extensions["tictactoe"] = games
     register(socketio, games)
     return app
 
 
+def transport_limit(payload_limit: int) -> int:
+    """Socket.IO's message limit: a bit above the app's, so the app answers ``bad_payload``."""
+    return int(payload_limit) + TRANSPORT_SLACK_BYTES
+
+
 def _origins(setting: str | None) -> list[str] | None:
     if not setting:
         return None
     return [origin.strip() for origin in setting.split(",") if origin.strip()]
+
+
+def origin_check(allowed: list[str] | None) -> Callable[[str | None, Mapping[str, Any]], bool]:
+    """Accept the configured origins, else only our own scheme and host.
+
+    The scheme and host are the request's own, which ProxyFix has already taken from
+    X-Forwarded-* when (and only when) TRUST_PROXY is on.
+    """
+
+    def check(origin: str | None, environ: Mapping[str, Any]) -> bool:
+        if allowed is not None:
+            return origin in allowed
+        return origin == f"{environ.get('wsgi.url_scheme')}://{environ.get('HTTP_HOST')}"
+
+    return check
 
 
 def _security_headers(response: Response) -> Response:
@@ -167,12 +257,86 @@ def healthz() -> Response:
     return jsonify(status="ok", version=__version__)
 
 
+def production_app() -> Flask:
+    """The app as production serves it, on gevent (the caller has monkey-patched)."""
+    return create_app({"ASYNC_MODE": "gevent"})
+
+
+def handshake_allowed(app: Flask, environ: dict[str, Any]) -> bool:
+    """Whether a request's Origin (if any) passes the check Engine.IO applies."""
+    origin = environ.get("HTTP_ORIGIN")
+    if not origin:
+        return True
+    seen = environ
+    if app.config["TRUST_PROXY"]:
+        seen = {}
+
+        def capture(fixed: dict[str, Any], start_response: object) -> list[bytes]:
+            seen.update(fixed)
+            return []
+
+        ProxyFix(capture, **PROXY_HOPS)(dict(environ), lambda *_: None)  # type: ignore[arg-type]
+    return bool(app.extensions["origin_check"](origin, seen))
+
+
+def origin_checking_handler() -> type:
+    """gevent-websocket's handler class, refusing a foreign Origin before the upgrade.
+
+    gevent-websocket completes the websocket handshake before the app runs, so
+    Engine.IO's own origin check could only close a socket already open; this answers
+    400 instead, as Engine.IO does over the other servers.
+    """
+    from geventwebsocket.handler import WebSocketHandler
+
+    class OriginCheckingHandler(WebSocketHandler):  # type: ignore[misc]
+        def upgrade_websocket(self) -> Any:
+            if not handshake_allowed(self.application, self.environ):
+                self.start_response("400 BAD REQUEST", [("Content-Type", "text/plain")])
+                return [b"Not an accepted origin."]
+            return super().upgrade_websocket()
+
+    return OriginCheckingHandler
+
+
+def listener(host: str, port: int) -> socket.socket:
+    """A listening TCP socket whose connections send small messages at once.
+
+    With Nagle's algorithm on, the second and third of a move's replies (state, state,
+    ack) wait for the client's delayed ACK, which adds up to 40 ms to a round trip.
+    Accepted sockets inherit TCP_NODELAY from the listener.
+    """
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.bind((host, port))
+    sock.listen(LISTEN_BACKLOG)
+    return sock
+
+
+def settle() -> None:
+    """Build the engine's tables now, then keep everything built so far out of the GC's way.
+
+    Full collections otherwise walk every long-lived object (the solved table and its
+    analyses, the app and its modules) and stall all connections at once.
+    """
+    for cells in engine.solved():
+        engine.analyse(Board(cells))
+    gc.collect()
+    gc.freeze()
+
+
 def serve(*, host: str | None = None, port: int | None = None) -> None:
     """Run the production server (gevent; the caller has monkey-patched) until interrupted."""
+    from gevent import pywsgi
+
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
-    app = create_app({"ASYNC_MODE": "gevent"})
-    socketio: SocketIO = app.extensions["socketio"]
+    app = production_app()
+    settle()
     host = host or app.config["HOST"]
     port = port or app.config["PORT"]
+    # What socketio.run(app) builds with gevent-websocket installed, on our own listener.
+    server = pywsgi.WSGIServer(
+        listener(host, port), app, handler_class=origin_checking_handler(), log=None
+    )
     log.info("tictactoe %s listening on http://%s:%s", __version__, host, port)
-    socketio.run(app, host=host, port=port, log_output=False)
+    server.serve_forever()

@@ -3,22 +3,29 @@
 Each player has one row holding the serialised match and its version. Writes are
 compare-and-set on that version, so two requests racing on one match (two tabs,
 or two server processes) cannot both win: the loser re-reads and re-validates.
+
+SQLite stays the only source of truth: every load reads the row. Kept in memory is
+only the parsed form of the rows seen lately, reused while the row's text is exactly
+the text it was parsed from, which saves rebuilding the match on every event.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
+
+import orjson
 
 from . import match as matches
 from .match import Match
 
 Update = Callable[[Match | None], Match]
+PARSED_ROWS = 2048  # parsed matches kept in memory, least recently used dropped first
 
 
 class Store(Protocol):
@@ -41,10 +48,17 @@ class Conflict(RuntimeError):
     """A write kept losing races; the request should be retried later."""
 
 
-def update(store: Store, player: str, change: Update, *, attempts: int = 5) -> Match:
-    """Apply ``change`` to the stored match and save it, retrying when another writer won."""
-    for _ in range(attempts):
-        current = store.load(player)
+def update(
+    store: Store, player: str, change: Update, *, attempts: int = 5, known: Match | None = None
+) -> Match:
+    """Apply ``change`` to the stored match and save it, retrying when another writer won.
+
+    ``known`` is the match as this process just saved it: the first attempt starts from
+    it instead of reading it back; if anyone wrote since, compare-and-set refuses the
+    write and the next attempt reads the row.
+    """
+    for attempt in range(attempts):
+        current = known if known is not None and attempt == 0 else store.load(player)
         changed = change(current)
         if changed is current:
             return changed
@@ -58,6 +72,7 @@ class SQLiteStore:
 
     def __init__(self, path: str | Path) -> None:
         self._lock = threading.Lock()
+        self._parsed: OrderedDict[str, tuple[str, Match]] = OrderedDict()
         self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         # WAL with synchronous=NORMAL keeps every committed write across a crash of the
         # process (only a power cut can lose the last ones) and keeps writes cheap.
@@ -76,11 +91,19 @@ class SQLiteStore:
             row = self._db.execute(
                 "SELECT data FROM matches WHERE player = ?", (player,)
             ).fetchone()
-        return matches.from_dict(json.loads(row[0])) if row else None
+            if row is None:
+                return None
+            parsed = self._parsed.get(player)
+            if parsed is not None and parsed[0] == row[0]:
+                self._parsed.move_to_end(player)
+                return parsed[1]
+        match = matches.from_dict(orjson.loads(row[0]))
+        self._remember(player, row[0], match)
+        return match
 
     def save(self, player: str, match: Match, *, expected: int | None) -> bool:
         """Write ``match`` if the stored version is still ``expected`` (None: no row yet)."""
-        data = json.dumps(matches.to_dict(match), separators=(",", ":"))
+        data = orjson.dumps(matches.to_dict(match)).decode()
         now = time.time()
         with self._lock:
             if expected is None:
@@ -95,7 +118,17 @@ class SQLiteStore:
                     " WHERE player = ? AND version = ?",
                     (match.version, data, now, player, expected),
                 )
-        return cursor.rowcount == 1
+        saved = cursor.rowcount == 1
+        if saved:
+            self._remember(player, data, match)
+        return saved
+
+    def _remember(self, player: str, data: str, match: Match) -> None:
+        with self._lock:
+            self._parsed[player] = (data, match)
+            self._parsed.move_to_end(player)
+            while len(self._parsed) > PARSED_ROWS:
+                self._parsed.popitem(last=False)
 
     def prune(self, idle_seconds: float) -> int:
         """Delete matches untouched for ``idle_seconds``; return how many."""
@@ -103,9 +136,60 @@ class SQLiteStore:
             cursor = self._db.execute(
                 "DELETE FROM matches WHERE updated < ?", (time.time() - idle_seconds,)
             )
+            self._parsed.clear()
         return cursor.rowcount
 
     def close(self) -> None:
         """Close the database."""
         with self._lock:
             self._db.close()
+            self._parsed.clear()
+
+
+# Compare-and-set in one round trip: write only if the stored version is the expected
+# one ("" means the player must have no match yet), and refresh the idle expiry.
+_SAVE_SCRIPT = """
+local stored = redis.call('HGET', KEYS[1], 'version')
+if ARGV[1] == '' then
+  if stored then return 0 end
+elseif stored ~= ARGV[1] then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'data', ARGV[3])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+return 1
+"""
+
+
+class RedisStore:
+    """Matches in Redis, one hash per player with an idle expiry; shared by processes."""
+
+    def __init__(self, url: str, *, idle_seconds: float, prefix: str = "tictactoe:match:") -> None:
+        import redis
+
+        self._redis = redis.Redis.from_url(url)
+        self._save = self._redis.register_script(_SAVE_SCRIPT)
+        self._ttl = max(1, int(idle_seconds))
+        self._prefix = prefix
+
+    def load(self, player: str) -> Match | None:
+        """The player's match, or None if there is none."""
+        data = cast(bytes | None, self._redis.hget(self._prefix + player, "data"))
+        return matches.from_dict(orjson.loads(data)) if data else None
+
+    def save(self, player: str, match: Match, *, expected: int | None) -> bool:
+        """Write ``match`` if the stored version is still ``expected`` (None: no row yet)."""
+        data = orjson.dumps(matches.to_dict(match)).decode()
+        stored = self._save(
+            keys=[self._prefix + player],
+            args=["" if expected is None else expected, match.version, data, self._ttl],
+        )
+        return bool(stored)
+
+    def prune(self, idle_seconds: float) -> int:
+        """Nothing to do: Redis expires idle matches by itself."""
+        return 0
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._redis.close()

@@ -8,7 +8,11 @@ const ACK_TIMEOUT_MS = 5000;
  * `onStatus("online" | "offline" | "refused")` follows the socket.
  */
 export function connect({ onState, onStatus }) {
-  const socket = io({ transports: ["websocket", "polling"] });
+  // The server says which transports it allows: websocket alone by default, so that
+  // several server processes need no sticky sessions; polling only where configured.
+  const meta = document.querySelector('meta[name="socket-transports"]');
+  const transports = (meta?.content || "websocket").split(",");
+  const socket = io({ transports });
   socket.on("state", onState);
   socket.on("connect", () => onStatus("online"));
   socket.on("disconnect", () => onStatus("offline"));

@@ -1,0 +1,261 @@
+"""Bounded protocol fuzz against the real production server, over websocket.
+
+A longer run than tests/test_fuzz.py: ``--events`` random events (100,000 by default)
+from ``--connections`` players, each its own session. Events are the protocol's four
+and random names; payloads are near-valid objects, arbitrary JSON, wrong arities,
+and objects just over the app's payload limit. A small share of frames is junk at the
+transport level (broken packets, binary attachments, frames over the transport limit):
+the server may drop that connection, which then reconnects.
+
+Checks every answer: an acknowledgement that is ``{"ok": true}`` (for a protocol event)
+or a known error code; a refused event sends no ``state``; versions only grow; the
+server stays healthy. Prints the counts and exits 1 on any violation.
+
+The rate limit is raised for this run (it would otherwise answer most events with
+``rate_limited``, which tests/test_protocol.py already covers).
+
+    .venv/bin/python bench/fuzz.py --events 100000
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import string
+import sys
+import time
+import urllib.request
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from load import Client, Refused, Server, session_cookie
+from websockets.exceptions import WebSocketException
+
+KNOWN_CODES = {
+    "bad_payload",
+    "cell_out_of_range",
+    "cell_taken",
+    "not_your_turn",
+    "game_over",
+    "match_over",
+    "bad_setting",
+    "rate_limited",
+    "unknown_event",
+    "busy",
+}
+PROTOCOL = ("move", "next_game", "new_match", "hint")
+RESERVED = {"connect", "disconnect", "message", "json", "connect_error"}
+FIELDS = ("cell", "mode", "human_hp", "ai_hp", "x")
+JUNK_SHARE = 0.01
+
+
+def json_value(rng: random.Random, depth: int = 0) -> Any:
+    """A random JSON value, small and sometimes nested."""
+    kind = rng.randrange(8 if depth < 3 else 5)
+    if kind == 0:
+        return None
+    if kind == 1:
+        return rng.random() < 0.5
+    if kind == 2:
+        return rng.choice([rng.randint(-3, 12), rng.randint(-(2**70), 2**70)])
+    if kind == 3:
+        return rng.choice([rng.uniform(-1e9, 1e9), 4.0, -0.0, 1e308])
+    if kind == 4:
+        alphabet = string.printable + "é✓\u2028\x00"
+        return "".join(rng.choice(alphabet) for _ in range(rng.randrange(10)))
+    if kind in (5, 6):
+        return {
+            rng.choice([*FIELDS, "", "__proto__"]): json_value(rng, depth + 1)
+            for _ in range(rng.randrange(4))
+        }
+    return [json_value(rng, depth + 1) for _ in range(rng.randrange(4))]
+
+
+def payload(rng: random.Random, limit: int) -> list[Any]:
+    """The arguments after the event name: usually one, sometimes none or two."""
+    roll = rng.random()
+    if roll < 0.05:
+        return []
+    if roll < 0.08:
+        return [json_value(rng), json_value(rng)]
+    if roll < 0.10:  # just over the app's limit, under the transport's
+        return [{"mode": "x" * (limit + rng.randrange(1, 200))}]
+    if roll < 0.55:
+        fields = rng.sample(FIELDS, rng.randrange(0, 3))
+        choices = [rng.randint(-2, 102), "adaptive", "hard", "nope", "4", None, 4.0, True]
+        return [{name: rng.choice([*choices, json_value(rng)]) for name in fields}]
+    return [json_value(rng)]
+
+
+def event_name(rng: random.Random) -> str:
+    """Mostly the protocol's events, else a random name (never a reserved one)."""
+    if rng.random() < 0.8:
+        return rng.choice(PROTOCOL)
+    name = "".join(rng.choice(string.ascii_letters + "_-.:") for _ in range(rng.randint(1, 12)))
+    return name if name not in RESERVED else "x" + name
+
+
+def junk(rng: random.Random, transport_limit: int) -> str:
+    """A frame the Socket.IO parser should refuse, or one over the transport limit."""
+    return rng.choice(
+        [
+            '42["move"',
+            "42{not json}",
+            "4",
+            "49[]",
+            '451-["move",{"_placeholder":true,"num":0}]',
+            "42" + json.dumps(["move", {"cell": "y" * transport_limit}]),
+            "9",
+            "",
+        ]
+    )
+
+
+class Fuzzer:
+    """One connection sending events one at a time and checking every answer."""
+
+    def __init__(self, server: Server, rng: random.Random, tally: Counter[str]) -> None:
+        self.server, self.rng, self.tally = server, rng, tally
+        self.client = Client()
+        self.version = 0
+        self.violations: list[str] = []
+
+    async def connect(self) -> None:
+        """Open a new connection with a new session."""
+        self.client = Client()
+        await self.client.open(self.server.port, await session_cookie(self.server.port))
+        state = await self.client.wait_state(lambda s: True)
+        self.version = state["version"]
+
+    async def one(self, limit: int, transport_limit: int) -> None:
+        """Send one event (or one junk frame) and check what comes back."""
+        if self.rng.random() < JUNK_SHARE:
+            await self.junk(transport_limit)
+            return
+        event, args = event_name(self.rng), payload(self.rng, limit)
+        self.client.arrivals.clear()
+        ack = await self.client.call(event, *args)
+        self.tally["events"] += 1
+        states = [s for _, s in self.client.arrivals]
+        if not isinstance(ack, dict) or not isinstance(ack.get("ok"), bool):
+            self.violate(f"{event} {args!r}: ack {ack!r}")
+        elif ack["ok"]:
+            self.tally["ok"] += 1
+            if event not in PROTOCOL:
+                self.violate(f"{event}: ok for an unknown event")
+        else:
+            code = ack.get("error", {}).get("code")
+            self.tally[str(code)] += 1
+            if code not in KNOWN_CODES:
+                self.violate(f"{event} {args!r}: unknown code {code!r}")
+            if states:
+                self.violate(f"{event} {args!r}: refused ({code}) yet sent a state")
+        for state in states:
+            if state["version"] <= self.version:
+                self.violate(f"version went from {self.version} to {state['version']}")
+            self.version = state["version"]
+
+    async def junk(self, transport_limit: int) -> None:
+        """Send one junk frame, then start over on a new connection whatever happened."""
+        self.tally["junk"] += 1
+        self.client._write(junk(self.rng, transport_limit))
+        await asyncio.sleep(0.05)
+        if self.client.reader is None or self.client.reader.done():
+            self.tally["junk: server closed the connection"] += 1
+        await self.client.close()
+        await self.connect()
+
+    def violate(self, message: str) -> None:
+        """Record one broken promise of the protocol."""
+        self.tally["violations"] += 1
+        if len(self.violations) < 20:
+            self.violations.append(message)
+
+
+async def fuzz(server: Server, args: argparse.Namespace) -> tuple[Counter[str], list[str]]:
+    """Run ``args.events`` events over ``args.connections`` fuzzers."""
+    tally: Counter[str] = Counter()
+    fuzzers = [Fuzzer(server, random.Random(args.seed + i), tally) for i in range(args.connections)]
+    for fuzzer in fuzzers:
+        await fuzzer.connect()
+    budget = iter(range(args.events))
+
+    async def drive(fuzzer: Fuzzer) -> None:
+        for _ in budget:
+            try:
+                await fuzzer.one(args.payload_limit, args.transport_limit)
+            except (TimeoutError, ConnectionError, Refused, WebSocketException) as err:
+                tally[f"lost: {type(err).__name__}"] += 1
+                await fuzzer.connect()
+
+    await asyncio.gather(*(drive(f) for f in fuzzers))
+    for fuzzer in fuzzers:
+        await fuzzer.client.close()
+    return tally, [v for f in fuzzers for v in f.violations]
+
+
+def healthy(server: Server) -> bool:
+    """True when the server still answers /healthz."""
+    try:
+        with urllib.request.urlopen(server.url + "/healthz", timeout=5) as reply:
+            return bool(reply.status == 200)
+    except OSError:
+        return False
+
+
+def main() -> int:
+    """Start the server, fuzz it, print the counts."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--events", type=int, default=100_000, help="events to send (100000)")
+    parser.add_argument("--connections", type=int, default=20, help="players at once (20)")
+    parser.add_argument("--seed", type=int, default=1, help="random seed (1)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    server = Server("serve", "game", {"TICTACTOE_RATE_BURST": str(10**9)})
+    server.start()
+    try:
+        args.payload_limit, args.transport_limit = limits(server)
+        started = time.perf_counter()
+        tally, violations = asyncio.run(fuzz(server, args))
+        elapsed = time.perf_counter() - started
+        alive = healthy(server)
+        rss = server.rss_kb()
+    finally:
+        server.stop()
+    report = {
+        "events": tally["events"],
+        "seconds": round(elapsed, 1),
+        "events_per_s": round(tally["events"] / elapsed),
+        "answers": {k: v for k, v in sorted(tally.items()) if k != "events"},
+        "violations": violations,
+        "server_healthy_after": alive,
+        "server_rss_mb": round(rss / 1024, 1),
+    }
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"fuzzed {report['events']:,} events in {report['seconds']} s")
+        for key, count in report["answers"].items():
+            print(f"  {key:<26} {count:>8,}")
+        print(f"server healthy after: {alive}; RSS {report['server_rss_mb']} MB")
+        for violation in violations:
+            print(f"VIOLATION {violation}")
+    ok = alive and not violations and tally["events"] >= args.events
+    return 0 if ok else 1
+
+
+def limits(server: Server) -> tuple[int, int]:
+    """The app's payload limit and the transport's message limit, from the server itself."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from webapp.app import DEFAULTS, transport_limit
+
+    return int(DEFAULTS["MAX_PAYLOAD_BYTES"]), transport_limit(int(DEFAULTS["MAX_PAYLOAD_BYTES"]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,326 @@
+"""Production hosting: security headers, cookies, one proxy hop, payload and rate limits."""
+
+from __future__ import annotations
+
+import gc
+import json
+import random
+import socket
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import socketio
+from conftest import Actions, ServerProcess, connect, player_of, states
+from flask import Flask
+from flask.testing import FlaskClient
+from test_server_process import Player, session_cookie
+
+from webapp import match as matches
+from webapp.app import (
+    DEFAULTS,
+    create_app,
+    env_config,
+    handshake_allowed,
+    listener,
+    settle,
+    transport_limit,
+)
+from webapp.store import SQLiteStore, update
+
+PROXY_HEADERS = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "public.example"}
+PUBLIC = "https://public.example"
+
+
+def proxied_app(tmp_path: Path, *, trust: bool) -> Flask:
+    """The app as it runs behind a reverse proxy, trusting it or not."""
+    return create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "TRUST_PROXY": trust})
+
+
+def set_cookie(client: FlaskClient, **headers: str) -> str:
+    """The Set-Cookie header of the page."""
+    return str(client.get("/", headers=headers).headers["Set-Cookie"])
+
+
+def error_code(ack: dict[str, Any]) -> str:
+    assert ack["ok"] is False, ack
+    return str(ack["error"]["code"])
+
+
+# --- pages ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["/", "/healthz"])
+def test_security_headers(client: FlaskClient, path: str) -> None:
+    headers = client.get(path).headers
+    directives = (part.partition(" ") for part in headers["Content-Security-Policy"].split("; "))
+    policy = {name: value for name, _, value in directives}
+    assert policy["default-src"] == "'self'"
+    assert policy["script-src"] == "'self'"  # no 'unsafe-inline', no other host
+    assert policy["frame-ancestors"] == "'none'"
+    assert "unsafe" not in headers["Content-Security-Policy"]
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["Referrer-Policy"] == "no-referrer"
+
+
+def test_page_has_no_inline_script(client: FlaskClient) -> None:
+    page = client.get("/").get_data(as_text=True)
+    for tag in page.split("<script")[1:]:
+        opening = tag.split(">", 1)[0]
+        assert "src=" in opening, f"inline script: <script{opening}>"
+    assert " on" + "click=" not in page and "javascript:" not in page
+
+
+def test_session_cookie_flags_over_http(app: Flask) -> None:
+    cookie = set_cookie(app.test_client())
+    assert "HttpOnly" in cookie and "SameSite=Lax" in cookie
+    assert "Secure" not in cookie
+
+
+def test_session_cookie_is_secure_over_https(app: Flask) -> None:
+    cookie = app.test_client().get("/", base_url="https://localhost").headers["Set-Cookie"]
+    assert "Secure" in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie
+
+
+# --- behind one proxy hop ----------------------------------------------------------
+
+
+def test_forwarded_https_marks_the_cookie_secure_when_trusted(tmp_path: Path) -> None:
+    cookie = set_cookie(proxied_app(tmp_path, trust=True).test_client(), **PROXY_HEADERS)
+    assert "Secure" in cookie
+
+
+def test_forwarded_headers_are_ignored_without_trust(tmp_path: Path) -> None:
+    cookie = set_cookie(proxied_app(tmp_path, trust=False).test_client(), **PROXY_HEADERS)
+    assert "Secure" not in cookie
+
+
+def test_trust_proxy_is_read_from_the_environment() -> None:
+    assert env_config({"TICTACTOE_TRUST_PROXY": "1"}) == {"TRUST_PROXY": True}
+    assert env_config({"TICTACTOE_TRUST_PROXY": "off"}) == {"TRUST_PROXY": False}
+
+
+def open_socket(server: ServerProcess, cookie: str, origin: str, **headers: str) -> socketio.Client:
+    """A websocket-only Socket.IO client sending exactly one Origin header."""
+    client = socketio.Client(reconnection=False, websocket_extra_options={"origin": origin})
+    client.connect(
+        server.url, headers={"Cookie": cookie, **headers}, transports=["websocket"], wait_timeout=5
+    )
+    return client
+
+
+def test_real_server_behind_a_trusted_proxy(server_factory: Callable[..., ServerProcess]) -> None:
+    server = server_factory(TICTACTOE_TRUST_PROXY="1")
+    cookie = session_cookie(server.url)
+    accepted = open_socket(server, cookie, PUBLIC, **PROXY_HEADERS)
+    assert accepted.call("hint", {}, timeout=5)["ok"] is True
+    accepted.disconnect()
+    for origin, headers in [
+        (PUBLIC, {}),  # the proxy did not vouch for the public host
+        ("https://attacker.example", PROXY_HEADERS),
+        ("http://public.example", PROXY_HEADERS),  # the scheme must match too
+    ]:
+        with pytest.raises(socketio.exceptions.ConnectionError):
+            open_socket(server, cookie, origin, **headers)
+
+
+def test_real_server_refuses_forwarded_origin_without_trust(server: ServerProcess) -> None:
+    cookie = session_cookie(server.url)
+    with pytest.raises(socketio.exceptions.ConnectionError):
+        open_socket(server, cookie, PUBLIC, **PROXY_HEADERS)
+    with pytest.raises(socketio.exceptions.ConnectionError):
+        open_socket(server, cookie, "http://attacker.example")
+    open_socket(server, cookie, server.url).disconnect()  # same origin is fine
+
+
+@pytest.mark.parametrize(
+    ("trust", "origin", "headers", "allowed"),
+    [
+        (True, PUBLIC, PROXY_HEADERS, True),
+        (True, "http://localhost", {}, True),
+        (True, PUBLIC, {}, False),
+        (False, PUBLIC, PROXY_HEADERS, False),
+        (False, "http://localhost", PROXY_HEADERS, True),
+        (False, "http://attacker.example", {}, False),
+        (False, None, {}, True),  # no Origin: not a browser, nothing to check
+    ],
+)
+def test_handshake_origin_check(
+    tmp_path: Path, trust: bool, origin: str | None, headers: dict[str, str], allowed: bool
+) -> None:
+    app = proxied_app(tmp_path, trust=trust)
+    environ = {"wsgi.url_scheme": "http", "HTTP_HOST": "localhost", "REMOTE_ADDR": "127.0.0.1"}
+    environ.update({f"HTTP_{k.upper().replace('-', '_')}": v for k, v in headers.items()})
+    if origin:
+        environ["HTTP_ORIGIN"] = origin
+    assert handshake_allowed(app, environ) is allowed
+
+
+def test_real_server_cookie_behind_a_trusted_proxy(
+    server_factory: Callable[..., ServerProcess],
+) -> None:
+    import urllib.request
+
+    server = server_factory(TICTACTOE_TRUST_PROXY="1")
+    request = urllib.request.Request(server.url + "/", headers=PROXY_HEADERS)
+    with urllib.request.urlopen(request) as reply:
+        cookie = reply.headers["Set-Cookie"]
+    assert "Secure" in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie
+
+
+# --- payload limits -------------------------------------------------------------------
+
+
+def test_transport_limit_sits_a_little_above_the_app_limit() -> None:
+    app_limit = int(DEFAULTS["MAX_PAYLOAD_BYTES"])
+    assert 1024 <= app_limit < transport_limit(app_limit) <= 8192
+
+
+@pytest.mark.parametrize(
+    ("event", "payload"),
+    [
+        ("new_match", {"mode": "x" * 3000}),  # would be bad_setting if it were short
+        ("move", {"cell": "9" * 3000}),  # would be cell_out_of_range
+        ("hint", {"x": ["y" * 100] * 30}),
+    ],
+)
+def test_oversized_payload_is_bad_payload(play: Actions, event: str, payload: object) -> None:
+    assert len(json.dumps(payload)) > int(DEFAULTS["MAX_PAYLOAD_BYTES"])
+    before = play.state
+    assert error_code(play.emit(event, payload)) == "bad_payload"
+    assert play.state == before
+
+
+@pytest.mark.parametrize("event", ["move", "next_game", "new_match", "hint"])
+@pytest.mark.parametrize("payload", [[1], "x", 3, 2.5, True])
+def test_non_object_payload_is_bad_payload(play: Actions, event: str, payload: object) -> None:
+    before = play.state
+    assert error_code(play.emit(event, payload)) == "bad_payload"
+    assert play.state == before
+
+
+def test_real_server_payload_limits(server: ServerProcess) -> None:
+    """Over the app's limit: a bad_payload ack. Over the transport's: the socket is dropped."""
+    cookie = session_cookie(server.url)
+    player = Player(server.url, cookie)
+    state = player.human_turn()
+    app_limit = int(DEFAULTS["MAX_PAYLOAD_BYTES"])
+    between = {"mode": "x" * (app_limit + 100)}
+    assert len(json.dumps(["new_match", between])) + 4 < transport_limit(app_limit)
+    ack = player.client.call("new_match", between, timeout=5)
+    assert error_code(ack) == "bad_payload"
+    assert player.states[-1] == state and player.client.connected
+
+    dropped = Player(server.url, cookie)
+    with pytest.raises(socketio.exceptions.SocketIOError):
+        dropped.client.call("new_match", {"mode": "x" * transport_limit(app_limit)}, timeout=5)
+    deadline = time.monotonic() + 5
+    while dropped.client.connected and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not dropped.client.connected
+    # The server lives on: the first player still plays.
+    assert player.move(state["board"].index(".")) == {"ok": True}
+    player.close()
+
+
+def test_event_named_star_is_an_unknown_event(play: Actions) -> None:
+    """python-socketio reserves "*" for catch-all handlers; a client may still send it."""
+    before = play.state
+    for payload in (None, {}):
+        assert error_code(play.emit("*", payload)) == "unknown_event"
+    assert play.state == before and play.sock.is_connected()
+
+
+# --- rate limit ---------------------------------------------------------------------
+
+
+def test_rate_limited_events_change_nothing(app: Flask, client: FlaskClient) -> None:
+    app.extensions["tictactoe"].rate = (1.0, 2)
+    play = Actions(connect(app, client))
+    store = app.extensions["tictactoe"].store
+    assert play.emit("hint")["ok"] and play.emit("hint")["ok"]
+    before = store.load(player_of(client))
+    cell = play.state["board"].index(".")
+    assert error_code(play.emit("move", {"cell": cell})) == "rate_limited"
+    assert states(play.sock) == []
+    assert store.load(player_of(client)) == before
+
+
+def test_rate_limit_settings_come_from_the_environment() -> None:
+    found = env_config({"TICTACTOE_RATE_PER_SECOND": "50", "TICTACTOE_RATE_BURST": "80"})
+    assert found == {"RATE_PER_SECOND": 50.0, "RATE_BURST": 80}
+
+
+def test_each_connection_has_its_own_bucket(app: Flask, client: FlaskClient) -> None:
+    app.extensions["tictactoe"].rate = (1.0, 1)
+    first, second = connect(app, client), connect(app, client)
+    assert first.emit("hint", callback=True)["ok"]
+    assert error_code(first.emit("hint", callback=True)) == "rate_limited"
+    assert second.emit("hint", callback=True)["ok"]
+
+
+def test_disconnect_forgets_the_connection(app: Flask, client: FlaskClient) -> None:
+    games = app.extensions["tictactoe"]
+    for _ in range(5):
+        sock = connect(app, client)
+        sock.emit("hint", callback=True)
+        sock.disconnect()
+    assert games.buckets == {}
+    assert games.pending == set()
+
+
+# --- serving ------------------------------------------------------------------------
+
+
+def test_listener_turns_nagle_off() -> None:
+    """Small replies (state, state, ack) must not wait for the client's delayed ACK."""
+    sock = listener("127.0.0.1", 0)
+    try:
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+        client = socket.create_connection(sock.getsockname())
+        accepted, _ = sock.accept()
+        assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+        accepted.close()
+        client.close()
+    finally:
+        sock.close()
+
+
+def test_settle_freezes_what_startup_built() -> None:
+    settle()
+    try:
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+
+
+# --- the store's parsed rows -----------------------------------------------------
+
+
+def test_store_sees_a_row_written_by_another_process(tmp_path: Path) -> None:
+    """Parsed matches are reused only while the row is unchanged: SQLite stays the truth."""
+    rng = random.Random(3)
+    path = tmp_path / "shared.sqlite3"
+    ours, theirs = SQLiteStore(path), SQLiteStore(path)
+    first = update(ours, "p", lambda current: current or matches.new_match(rng))
+    assert ours.load("p") is first  # parsed once, reused
+    moved = update(theirs, "p", lambda m: matches.ai_move(m, rng) if m.game.turn == "ai" else m)
+    moved = update(theirs, "p", lambda m: matches.human_move(m, m.game.board.cells.index(".")))
+    seen = ours.load("p")
+    assert seen == moved and seen is not first
+    stale = ours.save("p", matches.new_match(rng, version=first.version), expected=first.version)
+    assert not stale  # compare-and-set still refuses a write based on the old version
+    assert ours.load("p") == moved
+
+
+def test_store_keeps_a_bounded_number_of_parsed_rows(tmp_path: Path) -> None:
+    import webapp.store
+
+    rng = random.Random(4)
+    store = SQLiteStore(tmp_path / "many.sqlite3")
+    for index in range(webapp.store.PARSED_ROWS + 50):
+        update(store, f"p{index}", lambda current: current or matches.new_match(rng))
+    assert len(store._parsed) == webapp.store.PARSED_ROWS
+    assert store.load("p0") is not None  # dropped from memory, still in SQLite
