@@ -6,13 +6,14 @@ BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 CLIENT := static/vendor/socket.io.esm.min.js
 CHROMIUM ?= /usr/bin/chromium
+REDIS_SERVER ?= /usr/bin/redis-server
 
 .PHONY: run test lint typecheck pytest install bench clean
 
 run: install
 	$(BIN)/tictactoe serve
 
-test: install $(CHROMIUM) lint typecheck pytest
+test: install $(CHROMIUM) $(REDIS_SERVER) lint typecheck pytest
 
 install: $(INSTALLED) $(CLIENT)
 
@@ -32,10 +33,15 @@ $(CLIENT): node_modules/socket.io-client/package.json
 	mkdir -p static/vendor
 	cp node_modules/socket.io-client/dist/socket.io.esm.min.js $@
 
-# Debian's Chromium drives the browser tests; installed only when missing.
+# Debian's Chromium drives the browser tests and redis-server backs the several-process
+# tests (each test run starts its own, on a free loopback port); installed when missing.
 /usr/bin/chromium:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium
+
+/usr/bin/redis-server:
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server
 
 lint: install
 	$(BIN)/ruff check .
@@ -44,7 +50,7 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-pytest: install $(CHROMIUM)
+pytest: install $(CHROMIUM) $(REDIS_SERVER)
 	$(BIN)/pytest
 
 bench: install

@@ -124,7 +124,7 @@ def free_port() -> int:
 class ServerProcess:
     """``tictactoe serve`` in a child process on a fixed port and data dir."""
 
-    def __init__(self, data_dir: Path, env: dict[str, str]) -> None:
+    def __init__(self, data_dir: Path, env: dict[str, str], args: tuple[str, ...] = ()) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.data_dir = data_dir
@@ -134,13 +134,14 @@ class ServerProcess:
             "TICTACTOE_AI_DELAY_MS": "0",
             **env,
         }
+        self.args = args
         self.process: subprocess.Popen[bytes] | None = None
         self.log = data_dir / "server.log"
 
     def start(self) -> None:
         """Start the server and wait until it answers /healthz."""
         command = [str(Path(sys.executable).parent / "tictactoe"), "serve"]
-        command += ["--host", "127.0.0.1", "--port", str(self.port)]
+        command += ["--host", "127.0.0.1", "--port", str(self.port), *self.args]
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(command, env=self.env, stdout=log, stderr=log)
         deadline = time.monotonic() + 20
@@ -180,11 +181,11 @@ class ServerProcess:
 def server_factory(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Callable[..., ServerProcess]]:
-    """Start real servers with extra environment settings; all are stopped afterwards."""
+    """Start real servers with extra arguments and environment; all are stopped afterwards."""
     started: list[ServerProcess] = []
 
-    def start(**env: str) -> ServerProcess:
-        server = ServerProcess(tmp_path_factory.mktemp("server"), env)
+    def start(*args: str, **env: str) -> ServerProcess:
+        server = ServerProcess(tmp_path_factory.mktemp("server"), env, args)
         started.append(server)
         server.start()
         return server

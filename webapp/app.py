@@ -19,6 +19,7 @@ from flask import (
     Flask,
     Request,
     Response,
+    current_app,
     jsonify,
     render_template,
     request,
@@ -30,7 +31,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import __version__, engine
 from .board import Board
-from .store import SQLiteStore
+from .store import RedisStore, SQLiteStore, Store
 
 log = logging.getLogger(__name__)
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -49,6 +50,8 @@ DEFAULTS: dict[str, Any] = {
     "MAX_PAYLOAD_BYTES": 2048,  # one event's JSON payload; the transport allows a bit more
     "ASYNC_MODE": "threading",
     "SEED": None,
+    "REDIS_URL": None,  # None: SQLite in the data dir, one process
+    "POLLING": False,  # let browsers fall back to long-polling (needs sticky sessions)
 }
 # Environment variables that override the defaults, and how to read each one.
 ENV_SETTINGS: dict[str, Any] = {
@@ -62,6 +65,8 @@ ENV_SETTINGS: dict[str, Any] = {
     "IDLE_DAYS": float,
     "RATE_PER_SECOND": float,
     "RATE_BURST": int,
+    "REDIS_URL": str,
+    "POLLING": lambda v: v.strip().lower() in ("1", "true", "yes", "on"),
 }
 UNPREFIXED = ("HOST", "PORT")
 # How `tictactoe serve` serves: gevent's WSGI server with gevent-websocket, on a listener
@@ -182,8 +187,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     from .events import Games, GatedSocketIO, register
 
-    store = SQLiteStore(data_dir / "matches.sqlite3")
-    store.prune(app.config["IDLE_DAYS"] * 86400)
+    store = open_store(app.config)
     check = origin_check(_origins(app.config["ALLOWED_ORIGINS"]))
     app.extensions["origin_check"] = check
     socketio = GatedSocketIO(
@@ -192,6 +196,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         cors_allowed_origins=check,
         max_http_buffer_size=transport_limit(app.config["MAX_PAYLOAD_BYTES"]),
         serializer=_Packet,
+        message_queue=app.config["REDIS_URL"],
     )
     if app.config["TRUST_PROXY"]:
         # Outermost, so that the Socket.IO handshake sees the proxy's scheme and host too.
@@ -200,6 +205,16 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["tictactoe"] = games
     register(socketio, games)
     return app
+
+
+def open_store(config: Mapping[str, Any]) -> Store:
+    """Redis when ``REDIS_URL`` is set (several processes), else SQLite in the data dir."""
+    idle_seconds = float(config["IDLE_DAYS"]) * 86400
+    if config["REDIS_URL"]:
+        return RedisStore(config["REDIS_URL"], idle_seconds=idle_seconds)
+    store = SQLiteStore(Path(config["DATA_DIR"]) / "matches.sqlite3")
+    store.prune(idle_seconds)
+    return store
 
 
 def transport_limit(payload_limit: int) -> int:
@@ -248,7 +263,8 @@ def index() -> str:
     if "player" not in session:
         session["player"] = secrets.token_urlsafe(18)
     session.permanent = True
-    return render_template("index.html", version=__version__)
+    transports = "websocket,polling" if current_app.config["POLLING"] else "websocket"
+    return render_template("index.html", version=__version__, transports=transports)
 
 
 @pages.get("/healthz")
@@ -325,18 +341,71 @@ def settle() -> None:
     gc.freeze()
 
 
-def serve(*, host: str | None = None, port: int | None = None) -> None:
-    """Run the production server (gevent; the caller has monkey-patched) until interrupted."""
+def serve(*, host: str | None = None, port: int | None = None, workers: int = 1) -> None:
+    """Run the production server (gevent; the caller has monkey-patched) until stopped.
+
+    With several workers, forked processes share one listening socket and meet in
+    Redis for matches and messages, so any of them can serve any player's socket.
+    """
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    settings = {**DEFAULTS, **env_config(os.environ)}
+    if workers > 1 and not settings["REDIS_URL"]:
+        raise SystemExit(
+            "several workers share their matches through Redis: set TICTACTOE_REDIS_URL"
+        )
+    host = host or settings["HOST"]
+    port = port or settings["PORT"]
+    sock = listener(host, port)
+    settle()  # before forking, so that workers share the engine's tables
+    log.info(
+        "tictactoe %s listening on http://%s:%s (%d worker(s))", __version__, host, port, workers
+    )
+    if workers == 1:
+        _serve_on(sock)
+    else:
+        _supervise(sock, workers)
+
+
+def _serve_on(sock: socket.socket) -> None:
     from gevent import pywsgi
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     app = production_app()
-    settle()
-    host = host or app.config["HOST"]
-    port = port or app.config["PORT"]
     # What socketio.run(app) builds with gevent-websocket installed, on our own listener.
-    server = pywsgi.WSGIServer(
-        listener(host, port), app, handler_class=origin_checking_handler(), log=None
-    )
-    log.info("tictactoe %s listening on http://%s:%s", __version__, host, port)
+    server = pywsgi.WSGIServer(sock, app, handler_class=origin_checking_handler(), log=None)
     server.serve_forever()
+
+
+def _supervise(sock: socket.socket, workers: int) -> None:
+    """Fork ``workers`` servers on ``sock``, replace any that dies, stop all on a signal."""
+    import signal
+
+    import gevent
+
+    children: set[int] = set()
+    stopping = False
+
+    def spawn() -> None:
+        pid = gevent.fork()
+        if pid == 0:
+            try:
+                _serve_on(sock)
+            finally:
+                os._exit(0)
+        children.add(pid)
+
+    def stop(signum: int, _frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+        for pid in children:
+            os.kill(pid, signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    for _ in range(workers):
+        spawn()
+    while children:
+        pid, status = os.waitpid(-1, 0)
+        children.discard(pid)
+        if not stopping:
+            log.warning("worker %d ended (status %d); starting another", pid, status)
+            spawn()

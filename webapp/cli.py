@@ -92,7 +92,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     monkey.patch_all()
     from .app import serve
 
-    serve(host=args.host, port=args.port)
+    serve(host=args.host, port=args.port, workers=args.workers)
     return 0
 
 
@@ -142,6 +142,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the web server")
     serve.add_argument("--host", default=None, help="address to listen on (env HOST)")
     serve.add_argument("--port", type=int, default=None, help="port to listen on (env PORT)")
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="server processes sharing the port (more than 1 needs TICTACTOE_REDIS_URL)",
+    )
     serve.set_defaults(func=cmd_serve)
 
     solve = sub.add_parser("solve", help="analyse boards under perfect play, as JSON lines")

@@ -1,0 +1,221 @@
+"""Several server processes sharing one Redis: store, message queue, crash of one process."""
+
+from __future__ import annotations
+
+import os
+import random
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from conftest import ServerProcess, free_port
+from test_server_process import Player, session_cookie
+
+from webapp import match as matches
+from webapp.store import RedisStore
+
+REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A private redis-server on a free loopback port, without persistence."""
+    port = free_port()
+    workdir = tmp_path_factory.mktemp("redis")
+    command = [REDIS_SERVER, "--bind", "127.0.0.1", "--port", str(port), "--save", ""]
+    command += ["--appendonly", "no", "--dir", str(workdir), "--protected-mode", "yes"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    url = f"redis://127.0.0.1:{port}/0"
+    client = redis.Redis.from_url(url)
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise
+            time.sleep(0.05)
+    yield url
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture
+def redis_url(redis_server: str) -> str:
+    """The shared Redis, emptied for this test."""
+    redis.Redis.from_url(redis_server).flushall()
+    return redis_server
+
+
+@pytest.fixture
+def cluster(
+    server_factory: Callable[..., ServerProcess], redis_url: str
+) -> Callable[..., list[ServerProcess]]:
+    """Start ``count`` server processes on one Redis and one secret key."""
+    key = secrets.token_hex(16)
+
+    def start(count: int = 2, **env: str) -> list[ServerProcess]:
+        shared = {"TICTACTOE_REDIS_URL": redis_url, "TICTACTOE_SECRET_KEY": key, **env}
+        return [server_factory(**shared) for _ in range(count)]
+
+    return start
+
+
+def test_both_sockets_on_two_processes_receive_every_state(
+    cluster: Callable[..., list[ServerProcess]],
+) -> None:
+    a, b = cluster(2)
+    cookie = session_cookie(a.url)
+    on_a, on_b = Player(a.url, cookie), Player(b.url, cookie)
+    state = on_a.human_turn()
+    assert on_b.human_turn()["version"] == state["version"]
+    assert on_a.move(state["board"].index(".")) == {"ok": True}
+    after = on_a.wait_for(lambda s: s["version"] > state["version"] and s["turn"] != "ai")
+    assert on_b.wait_for(lambda s: s["version"] == after["version"]) == after
+    versions_b = [s["version"] for s in on_b.states if s["version"] > state["version"]]
+    assert versions_b == list(range(state["version"] + 1, after["version"] + 1))
+    on_a.close()
+    on_b.close()
+
+
+def test_move_through_a_reply_pushed_to_b(cluster: Callable[..., list[ServerProcess]]) -> None:
+    a, b = cluster(2, TICTACTOE_AI_DELAY_MS="200")
+    cookie = session_cookie(b.url)
+    on_a, on_b = Player(a.url, cookie), Player(b.url, cookie)
+    state = on_a.human_turn()
+    cell = state["board"].index(".")
+    assert on_a.move(cell) == {"ok": True}
+    replied = on_b.wait_for(lambda s: s["version"] == state["version"] + 2)
+    assert replied["history"][-2] == {"by": "human", "cell": cell}
+    assert replied["history"][-1]["by"] == "ai"
+    assert (
+        len([h for h in replied["history"] if h["by"] == "ai"])
+        == len([h for h in state["history"] if h["by"] == "ai"]) + 1
+    )  # the reply was chosen once, although two processes saw the state
+    on_a.close()
+    on_b.close()
+
+
+def test_kill_one_process_player_finishes_on_the_other(
+    cluster: Callable[..., list[ServerProcess]],
+) -> None:
+    a, b = cluster(2, TICTACTOE_AI_DELAY_MS="300")
+    cookie = session_cookie(a.url)
+    on_a = Player(a.url, cookie)
+    state = on_a.human_turn()
+    assert on_a.move(state["board"].index(".")) == {"ok": True}
+    a.kill()  # the AI reply was still pending inside process A
+    on_b = Player(b.url, cookie)
+    state = on_b.human_turn()  # B sees the AI to move with nothing pending, and replies
+    while state["status"] == "playing":
+        version = state["version"]
+        assert on_b.move(state["board"].index(".")) == {"ok": True}
+        state = on_b.wait_for(
+            lambda s, v=version: s["version"] > v and s["turn"] != "ai"  # type: ignore[misc]
+        )
+    assert state["status"] in {"human_won", "ai_won", "draw"}
+    on_b.close()
+
+
+def test_racing_moves_on_two_processes_exactly_one_wins(
+    cluster: Callable[..., list[ServerProcess]],
+) -> None:
+    a, b = cluster(2, TICTACTOE_AI_DELAY_MS="2000")
+    cookie = session_cookie(a.url)
+    on_a, on_b = Player(a.url, cookie), Player(b.url, cookie)
+    state = on_a.human_turn()
+    on_b.wait_for(lambda s: s["version"] == state["version"])
+    empty = [i for i, c in enumerate(state["board"]) if c == "."]
+    acks: list[Any] = []
+
+    threads = [
+        threading.Thread(target=lambda p=p, c=c: acks.append(p.move(c)))
+        for p, c in ((on_a, empty[0]), (on_b, empty[1]))
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert sorted(ack["ok"] for ack in acks) == [False, True]
+    refused = next(ack for ack in acks if not ack["ok"])
+    assert refused["error"]["code"] in {"not_your_turn", "cell_taken"}
+    on_a.close()
+    on_b.close()
+
+
+def test_redis_store_semantics(redis_url: str) -> None:
+    store = RedisStore(redis_url, idle_seconds=60)
+    first = matches.new_match(random.Random(1))
+    assert store.load("p") is None
+    assert store.save("p", first, expected=None)
+    assert not store.save("p", first, expected=None)
+    assert store.load("p") == first
+    newer = matches.new_match(random.Random(2), version=first.version)
+    assert store.save("p", newer, expected=first.version)
+    assert not store.save("p", newer, expected=first.version)
+    assert store.load("p") == newer
+    ttl = redis.Redis.from_url(redis_url).ttl("tictactoe:match:p")
+    assert 0 < ttl <= 60
+
+
+def test_data_dir_is_not_needed_for_matches(
+    cluster: Callable[..., list[ServerProcess]], tmp_path: Path
+) -> None:
+    (a,) = cluster(1)
+    cookie = session_cookie(a.url)
+    Player(a.url, cookie).close()
+    assert not (a.data_dir / "matches.sqlite3").exists()
+
+
+def worker_pids(server: ServerProcess) -> set[int]:
+    """The worker processes forked by a ``serve --workers`` supervisor."""
+    assert server.process is not None
+    children = Path(f"/proc/{server.process.pid}/task/{server.process.pid}/children")
+    return {int(pid) for pid in children.read_text().split()}
+
+
+def test_workers_share_one_port_and_are_replaced(
+    server_factory: Callable[..., ServerProcess], redis_url: str
+) -> None:
+    server = server_factory("--workers", "2", TICTACTOE_REDIS_URL=redis_url)
+    workers = worker_pids(server)
+    assert len(workers) == 2
+    cookie = session_cookie(server.url)
+    players = [Player(server.url, cookie) for _ in range(6)]  # spread over both workers
+    state = players[0].human_turn()
+    assert players[0].move(state["board"].index(".")) == {"ok": True}
+    after = players[0].wait_for(lambda s: s["version"] > state["version"] and s["turn"] != "ai")
+    for other in players[1:]:  # whichever worker holds the socket, every tab sees the change
+        assert other.wait_for(lambda s: s["version"] == after["version"]) == after
+    for player in players:
+        player.close()
+    victim = min(workers)
+    os.kill(victim, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and (
+        victim in worker_pids(server) or len(worker_pids(server)) < 2
+    ):
+        time.sleep(0.1)
+    assert victim not in worker_pids(server) and len(worker_pids(server)) == 2
+    again = Player(server.url, cookie)
+    assert again.wait_for(lambda s: True)["version"] == after["version"]
+    again.close()
+
+
+def test_several_workers_need_redis(tmp_path: Path) -> None:
+    command = [str(Path(sys.executable).parent / "tictactoe"), "serve", "--workers", "2"]
+    env = {**os.environ, "TICTACTOE_DATA_DIR": str(tmp_path)}
+    env.pop("TICTACTOE_REDIS_URL", None)
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=30)
+    assert done.returncode != 0
+    assert "TICTACTOE_REDIS_URL" in done.stderr
