@@ -270,6 +270,10 @@ class Refused(Exception):
 
 async def session_cookie(port: int) -> str:
     """GET / like a browser and return the Cookie header it would send back."""
+    return await asyncio.wait_for(_session_cookie(port), CALL_TIMEOUT)
+
+
+async def _session_cookie(port: int) -> str:
     reader, writer = await asyncio.open_connection(HOST, port)
     writer.write(f"GET / HTTP/1.1\r\nHost: {HOST}:{port}\r\nConnection: close\r\n\r\n".encode())
     head = await reader.readuntil(b"\r\n\r\n")
@@ -618,7 +622,10 @@ async def idle_phase(server: Server, count: int, concurrency: int = 50) -> dict[
         except (OSError, Refused, TimeoutError, WebSocketException) as err:
             errors[type(err).__name__] += 1
         finally:
-            await client.close()
+            try:
+                await asyncio.wait_for(client.close(), CALL_TIMEOUT)
+            except TimeoutError:
+                errors["close: TimeoutError"] += 1
 
     async def worker() -> None:
         for _ in queue:
