@@ -219,3 +219,15 @@ def test_several_workers_need_redis(tmp_path: Path) -> None:
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=30)
     assert done.returncode != 0
     assert "TICTACTOE_REDIS_URL" in done.stderr
+
+
+def test_stopping_the_supervisor_stops_its_workers(
+    server_factory: Callable[..., ServerProcess], redis_url: str
+) -> None:
+    server = server_factory("--workers", "2", TICTACTOE_REDIS_URL=redis_url)
+    workers = worker_pids(server)
+    server.stop()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(Path(f"/proc/{pid}").exists() for pid in workers):
+        time.sleep(0.1)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in workers)

@@ -387,6 +387,9 @@ def _supervise(sock: socket.socket, workers: int) -> None:
     def spawn() -> None:
         pid = gevent.fork()
         if pid == 0:
+            # A worker stops on the signals the supervisor sends; it has no children.
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
             try:
                 _serve_on(sock)
             finally:
