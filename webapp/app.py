@@ -75,6 +75,7 @@ SERVING_WAY = "pywsgi-gws-nodelay"
 PROXY_HOPS = {"x_for": 1, "x_proto": 1, "x_host": 1, "x_port": 1}  # one reverse proxy
 TRANSPORT_SLACK_BYTES = 1024  # the event name, ack id and framing around a payload
 LISTEN_BACKLOG = 2048
+PRUNE_EVERY_SECONDS = 6 * 3600
 
 pages = Blueprint("pages", __name__)
 
@@ -370,9 +371,19 @@ def _serve_on(sock: socket.socket) -> None:
     from gevent import pywsgi
 
     app = production_app()
+    app.extensions["socketio"].start_background_task(_prune_forever, app)
     # What socketio.run(app) builds with gevent-websocket installed, on our own listener.
     server = pywsgi.WSGIServer(sock, app, handler_class=origin_checking_handler(), log=None)
     server.serve_forever()
+
+
+def _prune_forever(app: Flask) -> None:
+    """Delete idle matches every few hours, for servers that run for months."""
+    idle_seconds = float(app.config["IDLE_DAYS"]) * 86400
+    while True:
+        app.extensions["socketio"].sleep(PRUNE_EVERY_SECONDS)
+        pruned = app.extensions["tictactoe"].store.prune(idle_seconds)
+        log.info("pruned %d idle match(es)", pruned)
 
 
 def _supervise(sock: socket.socket, workers: int) -> None:
