@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import json
 import os
 import random
@@ -742,6 +743,24 @@ def round_line(index: int, kinds: dict[str, list[Sample]]) -> str:
     return f"round {index + 1}: " + "; ".join(parts)
 
 
+def start_redis() -> str:
+    """A private redis-server without persistence on a free port, stopped at exit."""
+    port = free_port()
+    process = subprocess.Popen(
+        ["redis-server", "--bind", HOST, "--port", str(port), "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
+    atexit.register(process.terminate)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection((HOST, port), timeout=0.5):
+                return f"redis://{HOST}:{port}/0"
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError("redis-server did not start")
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     """Rounds of windows: echo, game (and game with a flooder) in turn; then idle sessions."""
     env = {}
@@ -749,6 +768,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         env["TICTACTOE_RATE_PER_SECOND"] = str(args.rate)
     if args.burst:
         env["TICTACTOE_RATE_BURST"] = str(args.burst)
+    if args.workers > 1 or args.redis:
+        env["TICTACTOE_REDIS_URL"] = start_redis()
+        env["TICTACTOE_WORKERS"] = str(args.workers)
     report: dict[str, Any] = {"way": args.server, "clients": args.clients, "settings": env}
     servers, stop = Servers(args.server, env), asyncio.Event()
     pools: dict[str, Pool] = {}
@@ -801,6 +823,12 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=None, help="TICTACTOE_RATE_PER_SECOND")
     parser.add_argument("--burst", type=int, default=None, help="TICTACTOE_RATE_BURST")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--workers", type=int, default=1, help="serve with N processes on one port, on Redis (1)"
+    )
+    parser.add_argument(
+        "--redis", action="store_true", help="store matches in a private redis-server"
+    )
     args = parser.parse_args()
     report = asyncio.run(run(args))
     lines = summarise(report)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import random
 import sys
 from collections.abc import Iterable, Sequence
@@ -145,8 +146,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--workers",
         type=int,
-        default=1,
-        help="server processes sharing the port (more than 1 needs TICTACTOE_REDIS_URL)",
+        default=int(os.environ.get("TICTACTOE_WORKERS", "1")),
+        help="server processes sharing the port (env TICTACTOE_WORKERS; more than 1 needs"
+        " TICTACTOE_REDIS_URL)",
     )
     serve.set_defaults(func=cmd_serve)
 
