@@ -8,7 +8,7 @@ CLIENT := static/vendor/socket.io.esm.min.js
 CHROMIUM ?= /usr/bin/chromium
 REDIS_SERVER ?= /usr/bin/redis-server
 
-.PHONY: run test lint typecheck pytest install bench clean
+.PHONY: run test lint typecheck pytest install bench bench-load clean
 
 run: install
 	$(BIN)/tictactoe serve
@@ -55,6 +55,11 @@ pytest: install $(CHROMIUM) $(REDIS_SERVER)
 
 bench: install
 	$(BIN)/python bench/engine.py
+
+# The server under 200 players, against a bare echo server (a few minutes).
+bench-load: install
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	$(BIN)/python bench/load.py --clients 200 --flood 1000 --idle-sessions 10000
 
 clean:
 	rm -rf $(VENV) node_modules static/vendor build dist *.egg-info tests/artifacts

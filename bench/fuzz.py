@@ -5,7 +5,8 @@ from ``--connections`` players, each its own session. Events are the protocol's 
 and random names; payloads are near-valid objects, arbitrary JSON, wrong arities,
 and objects just over the app's payload limit. A small share of frames is junk at the
 transport level (broken packets, binary attachments, frames over the transport limit):
-the server may drop that connection, which then reconnects.
+the server may drop that connection, which then reconnects. Junk frames come on top of
+the ``--events`` count.
 
 Checks every answer: an acknowledgement that is ``{"ok": true}`` (for a protocol event)
 or a known error code; a refused event sends no ``state``; versions only grow; the
@@ -96,6 +97,8 @@ def event_name(rng: random.Random) -> str:
     """Mostly the protocol's events, else a random name (never a reserved one)."""
     if rng.random() < 0.8:
         return rng.choice(PROTOCOL)
+    if rng.random() < 0.02:
+        return "*"  # python-socketio's catch-all name
     name = "".join(rng.choice(string.ascii_letters + "_-.:") for _ in range(rng.randint(1, 12)))
     return name if name not in RESERVED else "x" + name
 
@@ -133,10 +136,9 @@ class Fuzzer:
         self.version = state["version"]
 
     async def one(self, limit: int, transport_limit: int) -> None:
-        """Send one event (or one junk frame) and check what comes back."""
+        """Send one event (after a junk frame, now and then) and check what comes back."""
         if self.rng.random() < JUNK_SHARE:
             await self.junk(transport_limit)
-            return
         event, args = event_name(self.rng), payload(self.rng, limit)
         self.client.arrivals.clear()
         ack = await self.client.call(event, *args)

@@ -315,6 +315,7 @@ class Client:
             additional_headers={"Cookie": cookie, **headers},
             ping_interval=None,
             open_timeout=CALL_TIMEOUT,
+            close_timeout=1,  # simple-websocket servers may never answer the close frame
             max_queue=None,
         )
         self.connected = _quiet_future()

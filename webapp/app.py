@@ -371,6 +371,8 @@ def _serve_on(sock: socket.socket) -> None:
     from gevent import pywsgi
 
     app = production_app()
+    gc.collect()
+    gc.freeze()  # the app's long-lived objects too, not only the engine's tables
     app.extensions["socketio"].start_background_task(_prune_forever, app)
     # What socketio.run(app) builds with gevent-websocket installed, on our own listener.
     server = pywsgi.WSGIServer(sock, app, handler_class=origin_checking_handler(), log=None)
