@@ -37,18 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from load import Client, Refused, Server, session_cookie
 from websockets.exceptions import WebSocketException
 
-KNOWN_CODES = {
-    "bad_payload",
-    "cell_out_of_range",
-    "cell_taken",
-    "not_your_turn",
-    "game_over",
-    "match_over",
-    "bad_setting",
-    "rate_limited",
-    "unknown_event",
-    "busy",
-}
+from webapp.events import ERROR_CODES
+
 PROTOCOL = ("move", "next_game", "new_match", "hint")
 RESERVED = {"connect", "disconnect", "message", "json", "connect_error"}
 FIELDS = ("cell", "mode", "human_hp", "ai_hp", "x")
@@ -153,7 +143,7 @@ class Fuzzer:
         else:
             code = ack.get("error", {}).get("code")
             self.tally[str(code)] += 1
-            if code not in KNOWN_CODES:
+            if code not in ERROR_CODES:
                 self.violate(f"{event} {args!r}: unknown code {code!r}")
             if states:
                 self.violate(f"{event} {args!r}: refused ({code}) yet sent a state")

@@ -10,6 +10,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,39 @@ from flask.testing import FlaskClient
 from flask_socketio import SocketIO, SocketIOTestClient
 
 from webapp.app import create_app
+from webapp.board import Board
 
+# The published counts of the whole game tree, which the engine must reproduce.
+TREE_STATS = {
+    "positions": 5_478,
+    "positions_symmetric": 765,
+    "terminal": 958,
+    "terminal_symmetric": 138,
+    "games": 255_168,
+    "x_wins": 131_184,
+    "o_wins": 77_904,
+    "draws": 46_080,
+    "tree_nodes": 549_946,
+}
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).parent / "artifacts"
+
+
+@cache
+def reachable_positions() -> dict[str, Board]:
+    """Every position reachable from the empty board by legal moves (breadth first)."""
+    seen = {Board().cells: Board()}
+    layer = [Board()]
+    while layer:
+        following = []
+        for board in layer:
+            for cell in board.legal_moves():
+                child = board.apply_move(cell)
+                if child.cells not in seen:
+                    seen[child.cells] = child
+                    following.append(child)
+        layer = following
+    return seen
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import itertools
 from functools import cache
 
 import pytest
+from conftest import reachable_positions
 
 from webapp.board import (
     CELLS,
@@ -20,22 +21,6 @@ from webapp.board import (
     other,
     parse_cell,
 )
-
-
-def reachable_positions() -> set[str]:
-    """Every position reachable from the empty board by legal moves (breadth first)."""
-    seen = {Board().cells}
-    layer = [Board()]
-    while layer:
-        following = []
-        for board in layer:
-            for cell in board.legal_moves():
-                child = board.apply_move(cell)
-                if child.cells not in seen:
-                    seen.add(child.cells)
-                    following.append(child)
-        layer = following
-    return seen
 
 
 def all_strings() -> list[str]:
@@ -133,7 +118,7 @@ def test_exactly_5478_of_all_3_to_the_9_boards_parse() -> None:
 
 def test_valid_boards_are_exactly_the_reachable_ones() -> None:
     valid, _ = parse_all_strings()
-    assert valid == reachable_positions()
+    assert valid == set(reachable_positions())
 
 
 def test_a_double_line_made_by_one_move_is_valid() -> None:

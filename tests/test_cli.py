@@ -11,22 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import TREE_STATS
 
 from webapp import engine
 from webapp.board import Board
 from webapp.cli import main
-
-STATS = {
-    "positions": 5_478,
-    "positions_symmetric": 765,
-    "terminal": 958,
-    "terminal_symmetric": 138,
-    "games": 255_168,
-    "x_wins": 131_184,
-    "o_wins": 77_904,
-    "draws": 46_080,
-    "tree_nodes": 549_946,
-}
 
 
 def run(
@@ -132,7 +121,7 @@ def test_solve_every_valid_position(capsys: pytest.CaptureFixture[str]) -> None:
 def test_stats_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run(capsys, ["stats", "--json"])
     assert code == 0
-    assert json.loads(out) == STATS
+    assert json.loads(out) == TREE_STATS
 
 
 def test_stats_table(capsys: pytest.CaptureFixture[str]) -> None:
@@ -140,7 +129,7 @@ def test_stats_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     assert re.search(r"^positions\s+5,478$", out, re.MULTILINE)
     assert re.search(r"^tree nodes\s+549,946$", out, re.MULTILINE)
-    assert len(out.splitlines()) == len(STATS)
+    assert len(out.splitlines()) == len(TREE_STATS)
 
 
 # --- selfplay ---------------------------------------------------------------------------
@@ -229,7 +218,7 @@ def test_stats_as_a_subprocess() -> None:
         timeout=60,
         check=True,
     )
-    assert json.loads(proc.stdout) == STATS
+    assert json.loads(proc.stdout) == TREE_STATS
 
 
 def test_selfplay_as_a_subprocess() -> None:

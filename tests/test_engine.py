@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from functools import cache
 
 import pytest
+from conftest import reachable_positions
 
 from webapp import engine
 from webapp.board import CELLS, LINES, Board, Mark, RuleError, other
@@ -34,21 +35,9 @@ def reference(cells: str) -> tuple[int, int]:
     return max(options, key=lambda option: (option[0], -option[1] * option[0]))
 
 
-@cache
 def all_positions() -> tuple[Board, ...]:
     """Every position reachable from the empty board, found with the board rules."""
-    seen = {Board().cells: Board()}
-    layer = [Board()]
-    while layer:
-        following = []
-        for board in layer:
-            for cell in board.legal_moves():
-                child = board.apply_move(cell)
-                if child.cells not in seen:
-                    seen[child.cells] = child
-                    following.append(child)
-        layer = following
-    return tuple(seen.values())
+    return tuple(reachable_positions().values())
 
 
 def playable_positions() -> list[Board]:

@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import TREE_STATS
 
 ROOT = Path(__file__).resolve().parent.parent
 # Directories mapped into the package by pyproject's package-dir, and where they land.
@@ -19,17 +20,6 @@ ASSET_DIRS = {
     "static/css": "webapp/static/css",
     "static/js": "webapp/static/js",
     "static/vendor": "webapp/static/vendor",
-}
-EXPECTED_STATS = {
-    "positions": 5_478,
-    "positions_symmetric": 765,
-    "terminal": 958,
-    "terminal_symmetric": 138,
-    "games": 255_168,
-    "x_wins": 131_184,
-    "o_wins": 77_904,
-    "draws": 46_080,
-    "tree_nodes": 549_946,
 }
 
 
@@ -121,7 +111,7 @@ def test_installed_wheel_runs_tictactoe(source: Path, wheel: Path, tmp_path: Pat
     run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], cwd=tmp_path)
 
     stats = run([str(venv / "bin" / "tictactoe"), "stats", "--json"], cwd=tmp_path)
-    assert json.loads(stats.stdout) == EXPECTED_STATS
+    assert json.loads(stats.stdout) == TREE_STATS
 
     # The installed package is the one that runs, and it finds its assets beside it.
     listing = run(

@@ -29,6 +29,21 @@ Ack = dict[str, Any]
 OK: Ack = {"ok": True}
 NEW_MATCH_FIELDS = frozenset({"mode", "human_hp", "ai_hp"})
 EVENTS = ("move", "next_game", "new_match", "hint")
+# Every code a refused event can carry (docs/protocol.md), but for "internal", a fault.
+ERROR_CODES = frozenset(
+    {
+        "bad_payload",
+        "cell_out_of_range",
+        "cell_taken",
+        "not_your_turn",
+        "game_over",
+        "match_over",
+        "bad_setting",
+        "rate_limited",
+        "unknown_event",
+        "busy",
+    }
+)
 
 
 class BadPayload(RuleError):
