@@ -1,3 +1,3 @@
-"""Tic-tac-toe against a perfect minimax AI whose strength adapts through hit points."""
+"""Tic-tac-toe against a perfect-play AI whose strength adapts through hit points."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

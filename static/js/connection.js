@@ -1,7 +1,11 @@
 // The one Socket.IO connection: state snapshots in, intentions out (answered by acks).
 import { io } from "../vendor/socket.io.esm.min.js";
+import { REFUSALS } from "./protocol.js";
 
 const ACK_TIMEOUT_MS = 5000;
+
+const meta = (name, fallback) =>
+  document.querySelector(`meta[name="${name}"]`)?.content || fallback;
 
 /**
  * Connect on the page's origin. `onState(snapshot)` gets every `state`;
@@ -10,14 +14,21 @@ const ACK_TIMEOUT_MS = 5000;
 export function connect({ onState, onStatus }) {
   // The server says which transports it allows: websocket alone by default, so that
   // several server processes need no sticky sessions; polling only where configured.
-  const meta = document.querySelector('meta[name="socket-transports"]');
-  const transports = (meta?.content || "websocket").split(",");
-  const socket = io({ transports });
+  const transports = meta("socket-transports", "websocket").split(",");
+  // The page says which release it is; a server of another release refuses it, and the
+  // page reloads to get the server's own.
+  const socket = io({ transports, auth: { release: meta("release", "") } });
   socket.on("state", onState);
   socket.on("connect", () => onStatus("online"));
   socket.on("disconnect", () => onStatus("offline"));
-  // An active socket keeps retrying by itself; an inactive one was turned away.
-  socket.on("connect_error", () => onStatus(socket.active ? "offline" : "refused"));
+  socket.on("connect_error", (err) => {
+    if (err?.data?.code === REFUSALS.reload) {
+      window.location.reload();
+      return;
+    }
+    // An active socket keeps retrying by itself; an inactive one was turned away.
+    onStatus(socket.active ? "offline" : "refused");
+  });
 
   /** Emit `event` and resolve with the server's ack ({ok: ...}); never rejects. */
   function send(event, payload = {}) {

@@ -1,14 +1,15 @@
 // Wires the socket to the view: snapshots are rendered, clicks become events.
 import { connect } from "./connection.js";
+import { EVENTS } from "./protocol.js";
 import { createView } from "./view.js";
 
 let current = null;
 let hintsOn = false;
 
 const view = createView({
-  play: (cell) => request("move", { cell }),
-  nextGame: () => request("next_game"),
-  newMatch: (settings) => request("new_match", settings),
+  play: (cell) => request(EVENTS.move, { cell }),
+  nextGame: () => request(EVENTS.nextGame),
+  newMatch: (settings) => request(EVENTS.newMatch, settings),
   toggleHints(on) {
     hintsOn = on;
     refreshHints();
@@ -40,6 +41,6 @@ async function request(event, payload) {
 async function refreshHints() {
   const state = current;
   if (!hintsOn || !state || state.status !== "playing" || state.turn !== "human") return;
-  const reply = await request("hint");
+  const reply = await request(EVENTS.hint);
   if (reply.ok && hintsOn && current === state) view.showHints(reply.analysis);
 }

@@ -1,42 +1,21 @@
 // The page: renders server snapshots into the DOM and turns input into intentions.
 // No game rules live here; every decision comes from the server's `state`.
 
+import { CLIENT_ERROR_MESSAGES, ERROR_MESSAGES, cellName } from "./protocol.js";
+
 const SVG_NS = "http://www.w3.org/2000/svg";
 const NOTICE_MS = 3500;
 
-const MODES = {
-  adaptive: "Adaptive",
-  easy: "Easy",
-  medium: "Medium",
-  hard: "Hard",
-  impossible: "Impossible",
-};
-
 const RESULTS = { human_won: "You win!", ai_won: "AI wins", draw: "Draw" };
 
-const ERRORS = {
-  bad_payload: "The server did not understand that",
-  cell_out_of_range: "There is no such cell",
-  cell_taken: "That cell is taken",
-  not_your_turn: "Wait for the AI’s move",
-  game_over: "This game is over",
-  match_over: "The match is over: start a new one",
-  bad_setting: "Those settings are out of range",
-  rate_limited: "Slow down a little",
-  busy: "The game is busy: try again",
-  offline: "Not connected: wait a moment",
-  timeout: "The server did not answer",
-};
 
 const STRATEGIES = {
-  minimax: (name) => `AI played the perfect move at ${name}`,
+  perfect: (name) => `AI played the perfect move at ${name}`,
   lookahead: (name) => `AI played ${name} by lookahead (depth 2)`,
   heuristic: (name) => `AI played ${name} by heuristic: the best odds`,
   random: (name) => `AI played a random move at ${name}`,
 };
 
-/** The a1..c3 name of a cell: column letter, then row number from the top. */
-export const cellName = (cell) => `${"abc"[cell % 3]}${Math.floor(cell / 3) + 1}`;
 
 const formatDelta = (n) => (n > 0 ? `+${n}` : n < 0 ? `-${-n}` : "±0");
 
@@ -76,7 +55,7 @@ function explanation(state) {
   const name = cellName(move.cell);
   const time = move.think_us == null ? "" : ` (thought for ${formatMicros(move.think_us)})`;
   if (move.roll != null && move.difficulty != null) {
-    const perfect = move.decision === "minimax";
+    const perfect = move.decision === "perfect";
     const roll = perfect
       ? `AI rolled ${move.roll} under difficulty ${move.difficulty}: perfect move`
       : `AI rolled ${move.roll}, not under ${move.difficulty}: random move`;
@@ -274,7 +253,8 @@ export function createView(actions) {
   function renderMatch(state) {
     const match = state.match;
     const adaptive = state.mode === "adaptive";
-    $("mode-chip").textContent = MODES[state.mode] ?? state.mode;
+    // The mode's name is the label of its option in the new-match form.
+    $("mode-chip").textContent = $(`mode-${state.mode}`)?.labels[0]?.textContent ?? state.mode;
     $("game-number").textContent = `Game ${match.game}`;
     $("hp-bars").hidden = !adaptive;
     if (adaptive) {
@@ -347,7 +327,8 @@ export function createView(actions) {
 
   function showError(code) {
     const notice = $("notice");
-    notice.textContent = ERRORS[code] ?? "Something went wrong";
+    notice.textContent =
+      ERROR_MESSAGES[code] ?? CLIENT_ERROR_MESSAGES[code] ?? "Something went wrong";
     notice.classList.add("is-visible");
     clearTimeout(noticeTimer);
     noticeTimer = setTimeout(() => {

@@ -1,6 +1,7 @@
 """Where matches live: one small interface, SQLite by default.
 
-Each player has one row holding the serialised match and its version. Writes are
+Each player has one row holding the match as a versioned record (webapp/game/records.py,
+which upgrades rows written by earlier releases as they are loaded) and its version. Writes are
 compare-and-set on that version, so two requests racing on one match (two tabs,
 or two server processes) cannot both win: the loser re-reads and re-validates.
 
@@ -15,14 +16,14 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 import orjson
 
-from . import match as matches
-from .match import Match
+from ..game.match import Match
+from ..game.records import from_record, to_record
 
 Update = Callable[[Match | None], Match]
 PARSED_ROWS = 2048  # parsed matches kept in memory, least recently used dropped first
@@ -97,13 +98,13 @@ class SQLiteStore:
             if parsed is not None and parsed[0] == row[0]:
                 self._parsed.move_to_end(player)
                 return parsed[1]
-        match = matches.from_dict(orjson.loads(row[0]))
+        match = from_record(orjson.loads(row[0]))
         self._remember(player, row[0], match)
         return match
 
     def save(self, player: str, match: Match, *, expected: int | None) -> bool:
         """Write ``match`` if the stored version is still ``expected`` (None: no row yet)."""
-        data = orjson.dumps(matches.to_dict(match)).decode()
+        data = orjson.dumps(to_record(match)).decode()
         now = time.time()
         with self._lock:
             if expected is None:
@@ -175,11 +176,11 @@ class RedisStore:
     def load(self, player: str) -> Match | None:
         """The player's match, or None if there is none."""
         data = cast(bytes | None, self._redis.hget(self._prefix + player, "data"))
-        return matches.from_dict(orjson.loads(data)) if data else None
+        return from_record(orjson.loads(data)) if data else None
 
     def save(self, player: str, match: Match, *, expected: int | None) -> bool:
         """Write ``match`` if the stored version is still ``expected`` (None: no row yet)."""
-        data = orjson.dumps(matches.to_dict(match)).decode()
+        data = orjson.dumps(to_record(match)).decode()
         stored = self._save(
             keys=[self._prefix + player],
             args=["" if expected is None else expected, match.version, data, self._ttl],
@@ -193,3 +194,13 @@ class RedisStore:
     def close(self) -> None:
         """Close the connection pool."""
         self._redis.close()
+
+
+def open_store(config: Mapping[str, Any]) -> Store:
+    """Redis when ``REDIS_URL`` is set (several processes), else SQLite in the data dir."""
+    idle_seconds = float(config["IDLE_DAYS"]) * 86400
+    if config["REDIS_URL"]:
+        return RedisStore(config["REDIS_URL"], idle_seconds=idle_seconds)
+    store = SQLiteStore(Path(config["DATA_DIR"]) / "matches.sqlite3")
+    store.prune(idle_seconds)
+    return store

@@ -5,15 +5,17 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import random
 import sys
 from collections.abc import Iterable, Sequence
 from typing import TextIO
 
-from . import engine
-from .board import Board, RuleError, cell_name
-from .match import MODES, MatchError
+from ..game import engine, strategies, tree
+from ..game.board import Board, RuleError, cell_name
+from ..game.match import MODES, MatchError
+from ..game.simulation import PLAYERS, simulate
+from .report import render_json, render_text
+from .terminal import draw_board, play_match
 
 
 def solve_lines(boards: Iterable[str], out: TextIO) -> int:
@@ -43,7 +45,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 def cmd_stats(args: argparse.Namespace) -> int:
     """Print the counts of the complete game tree."""
-    stats = dataclasses.asdict(engine.tree_stats())
+    stats = dataclasses.asdict(tree.tree_stats())
     if args.json:
         print(json.dumps(stats))
     else:
@@ -53,23 +55,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
-def draw_board(board: Board) -> str:
-    """The board as a labelled grid, columns a-c and rows 1-3 from the top."""
-    lines = ["    a   b   c"]
-    for number, row in enumerate(board.rows(), start=1):
-        marks = [" " if ch == "." else ch for ch in row]
-        lines.append(f"{number}   {' | '.join(marks)}")
-        if number < 3:
-            lines.append("   ---+---+---")
-    return "\n".join(lines)
-
-
 def cmd_selfplay(args: argparse.Namespace) -> int:
     """Play one AI-vs-AI game and print it board by board."""
     rng = random.Random(args.seed)
     players = {
-        "X": engine.strategy(args.x, depth=args.depth),
-        "O": engine.strategy(args.o, depth=args.depth),
+        "X": strategies.strategy(args.x, depth=args.depth),
+        "O": strategies.strategy(args.o, depth=args.depth),
     }
     board = Board()
     print(f"X: {args.x}   O: {args.o}\n\n{draw_board(board)}")
@@ -86,15 +77,10 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Run the production web server."""
-    # gevent must patch the standard library before anything else imports it.
-    from gevent import monkey
+    """Run the web server under gunicorn's arbiter."""
+    from ..server.serve import serve
 
-    monkey.patch_all()
-    from .app import serve
-
-    serve(host=args.host, port=args.port, workers=args.workers)
-    return 0
+    return serve(host=args.host, port=args.port, workers=args.workers)
 
 
 def _refuse(command: str, err: MatchError) -> int:
@@ -104,8 +90,6 @@ def _refuse(command: str, err: MatchError) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Play a match against the AI in the terminal."""
-    from .terminal import play_match
-
     rng = random.Random(args.seed)
     try:
         return play_match(
@@ -117,8 +101,6 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     """Simulate adaptive matches against a scripted human and print the summary."""
-    from .terminal import render_json, render_text, simulate
-
     rng = random.Random(args.seed)
     try:
         result = simulate(args.player, args.matches, rng, human_hp=args.human_hp, ai_hp=args.ai_hp)
@@ -146,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "--workers",
         type=int,
-        default=int(os.environ.get("TICTACTOE_WORKERS", "1")),
+        default=None,
         help="server processes sharing the port (env TICTACTOE_WORKERS; more than 1 needs"
         " TICTACTOE_REDIS_URL)",
     )
@@ -163,7 +145,10 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay = sub.add_parser("selfplay", help="watch two strategies play one game")
     for side in ("x", "o"):
         selfplay.add_argument(
-            f"--{side}", choices=engine.STRATEGY_NAMES, default="perfect", help=f"{side.upper()}"
+            f"--{side}",
+            choices=strategies.STRATEGY_NAMES,
+            default="perfect",
+            help=f"{side.upper()}",
         )
     selfplay.add_argument("--depth", type=int, default=2, help="plies for lookahead (2)")
     selfplay.add_argument("--seed", type=int, default=None, help="seed for reproducible games")
@@ -176,9 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(func=cmd_play)
 
     simulate = sub.add_parser("simulate", help="simulate adaptive matches with a scripted human")
-    simulate.add_argument(
-        "--player", choices=("random", "heuristic", "perfect"), default="random", help="(random)"
-    )
+    simulate.add_argument("--player", choices=PLAYERS, default="random", help="(random)")
     simulate.add_argument("--matches", type=int, default=1000, help="matches to play (1000)")
     simulate.add_argument("--seed", type=int, default=None, help="seed for reproducible results")
     simulate.add_argument("--json", action="store_true", help="print one JSON object")

@@ -11,25 +11,26 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast, get_args
 
-from . import engine
+from . import strategies
 from .board import Board, Cell, Mark, RuleError, check_cell
 
 Mode = Literal["adaptive", "easy", "medium", "hard", "impossible"]
 Side = Literal["human", "ai"]
 Status = Literal["playing", "human_won", "ai_won", "draw"]
 MODES: tuple[Mode, ...] = get_args(Mode)
-FORMAT_VERSION = 1
+Clock = Callable[[], int]
+"""Nanoseconds from an arbitrary start, such as ``time.perf_counter_ns``."""
 
-# The strategy each fixed mode plays, and the name its moves are recorded under.
-FIXED_POLICIES: dict[str, tuple[str, str]] = {
-    "easy": ("random", "random"),
-    "medium": ("heuristic", "heuristic"),
-    "hard": ("lookahead", "lookahead"),
-    "impossible": ("perfect", "minimax"),
+# The strategy each fixed mode plays; its moves are recorded under the same name.
+FIXED_STRATEGIES: dict[str, str] = {
+    "easy": "random",
+    "medium": "heuristic",
+    "hard": "lookahead",
+    "impossible": "perfect",
 }
 
 
@@ -41,8 +42,8 @@ class MatchError(RuleError):
 class Rules:
     """Every number of the HP mechanic in one place; defaults follow the original game."""
 
-    human_hp: int = 100
-    ai_hp: int = 100
+    start_human_hp: int = 100
+    start_ai_hp: int = 100
     max_hp: int = 100
     human_win_ai_damage: int = 10
     human_win_human_heal: int = 10
@@ -52,7 +53,7 @@ class Rules:
     lookahead_depth: int = 2
 
     def __post_init__(self) -> None:
-        for name in ("human_hp", "ai_hp"):
+        for name in ("start_human_hp", "start_ai_hp"):
             hp = getattr(self, name)
             if isinstance(hp, bool) or not isinstance(hp, int) or not 1 <= hp <= self.max_hp:
                 raise MatchError(
@@ -199,15 +200,15 @@ def new_match(
     base = rules or Rules()
     settings = {
         name: value
-        for name, value in (("human_hp", human_hp), ("ai_hp", ai_hp))
+        for name, value in (("start_human_hp", human_hp), ("start_ai_hp", ai_hp))
         if value is not None
     }
     chosen = dataclasses.replace(base, **cast(dict[str, Any], settings))
     return Match(
         mode=mode,
         rules=chosen,
-        human_hp=chosen.human_hp,
-        ai_hp=chosen.ai_hp,
+        human_hp=chosen.start_human_hp,
+        ai_hp=chosen.start_ai_hp,
         game=Game(first=_draw_first(rng)),
         version=version + 1,
     )
@@ -238,22 +239,27 @@ def human_move(match: Match, cell: object) -> Match:
     return _after_move(match, match.game.play("human", cell))
 
 
-def choose_ai_move(match: Match, rng: random.Random) -> AiMove:
-    """The AI's next move with its decision record, without applying it."""
+def _no_clock() -> int:
+    return 0
+
+
+def choose_ai_move(match: Match, rng: random.Random, *, clock: Clock = _no_clock) -> AiMove:
+    """The AI's next move with its decision record, without applying it.
+
+    ``clock`` times the choice for the record's ``think_us``; without one it is 0.
+    """
     _check_playing(match, "ai")
     board = match.game.board
-    started = time.perf_counter_ns()
+    started = clock()
     if match.adaptive:
         level = difficulty(match.ai_hp)
         roll = rng.randrange(100)
-        perfect = roll < level
-        cell = engine.perfect_move(board, rng) if perfect else engine.random_move(board, rng)
-        decision, extra = ("minimax" if perfect else "random"), {"roll": roll, "difficulty": level}
+        decision = "perfect" if roll < level else "random"
+        extra: dict[str, int] = {"roll": roll, "difficulty": level}
     else:
-        name, decision = FIXED_POLICIES[match.mode]
-        cell = engine.strategy(name, depth=match.rules.lookahead_depth)(board, rng)
-        extra = {}
-    think_us = (time.perf_counter_ns() - started) // 1000
+        decision, extra = FIXED_STRATEGIES[match.mode], {}
+    cell = strategies.strategy(decision, depth=match.rules.lookahead_depth)(board, rng)
+    think_us = (clock() - started) // 1000
     return AiMove(cell=cell, decision=decision, think_us=think_us, **extra)
 
 
@@ -263,9 +269,9 @@ def apply_ai_move(match: Match, move: AiMove) -> Match:
     return _after_move(match, match.game.play("ai", move.cell, move))
 
 
-def ai_move(match: Match, rng: random.Random) -> Match:
+def ai_move(match: Match, rng: random.Random, *, clock: Clock = _no_clock) -> Match:
     """Choose and play the AI's move."""
-    return apply_ai_move(match, choose_ai_move(match, rng))
+    return apply_ai_move(match, choose_ai_move(match, rng, clock=clock))
 
 
 def _after_move(match: Match, game: Game) -> Match:
@@ -298,93 +304,3 @@ def next_game(match: Match, rng: random.Random) -> Match:
     if match.game.turn is not None:
         raise MatchError("game_over", "the current game is not over yet")
     return _bump(match, game=Game(first=_draw_first(rng)), game_number=match.game_number + 1)
-
-
-# --- plain data -------------------------------------------------------------------
-
-
-def to_dict(match: Match) -> dict[str, Any]:
-    """The match as JSON-compatible data with a format version, for storage."""
-    game = match.game
-    return {
-        "format": FORMAT_VERSION,
-        "version": match.version,
-        "mode": match.mode,
-        "rules": dataclasses.asdict(match.rules),
-        "human_hp": match.human_hp,
-        "ai_hp": match.ai_hp,
-        "game_number": match.game_number,
-        "record": dataclasses.asdict(match.record),
-        "last_hp_change": list(match.last_hp_change) if match.last_hp_change else None,
-        "game": {
-            "first": game.first,
-            "history": [[side, cell] for side, cell in game.history],
-            "ai_moves": [dataclasses.asdict(m) for m in game.ai_moves],
-        },
-    }
-
-
-def from_dict(data: dict[str, Any]) -> Match:
-    """Rebuild a match from ``to_dict`` output, replaying the moves to check them."""
-    if data.get("format") != FORMAT_VERSION:
-        raise MatchError("bad_state", f"unsupported match format {data.get('format')!r}")
-    try:
-        stored = data["game"]
-        if data["mode"] not in MODES or stored["first"] not in ("human", "ai"):
-            raise MatchError("bad_state", "unknown mode or first player")
-        game = Game(first=stored["first"])
-        ai_moves = iter(AiMove(**m) for m in stored["ai_moves"])
-        for side, cell in stored["history"]:
-            if side != game.turn:
-                raise MatchError("bad_state", f"a stored move by {side!r} out of turn")
-            game = game.play(side, cell, next(ai_moves) if side == "ai" else None)
-        change = data["last_hp_change"]
-        return Match(
-            mode=data["mode"],
-            rules=Rules(**data["rules"]),
-            human_hp=data["human_hp"],
-            ai_hp=data["ai_hp"],
-            game=game,
-            game_number=data["game_number"],
-            record=Record(**data["record"]),
-            last_hp_change=(change[0], change[1]) if change else None,
-            version=data["version"],
-        )
-    except (KeyError, TypeError, ValueError, StopIteration) as err:
-        if isinstance(err, MatchError) and err.code == "bad_state":
-            raise
-        raise MatchError("bad_state", f"stored match is damaged: {err!r}") from err
-
-
-def snapshot(match: Match) -> dict[str, Any]:
-    """The ``state`` event of the protocol: everything a client renders."""
-    game = match.game
-    outcome = game.board.outcome()
-    last = game.ai_moves[-1] if game.ai_moves else None
-    change = match.last_hp_change
-    return {
-        "version": match.version,
-        "mode": match.mode,
-        "board": game.board.cells,
-        "human": game.mark_of("human"),
-        "ai": game.mark_of("ai"),
-        "first": game.first,
-        "turn": game.turn,
-        "status": game.status,
-        "winning_line": list(outcome.line) if outcome and outcome.line else None,
-        "history": [{"by": side, "cell": cell} for side, cell in game.history],
-        "last_ai_move": dataclasses.asdict(last) if last else None,
-        "match": {
-            "human_hp": match.human_hp,
-            "ai_hp": match.ai_hp,
-            "difficulty": match.difficulty,
-            "start_human_hp": match.rules.human_hp,
-            "start_ai_hp": match.rules.ai_hp,
-            "over": match.over,
-            "winner": match.winner,
-            "game": match.game_number,
-            "games": match.games_finished,
-            "record": dataclasses.asdict(match.record),
-            "last_hp_change": {"human": change[0], "ai": change[1]} if change else None,
-        },
-    }

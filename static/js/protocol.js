@@ -1,0 +1,38 @@
+// The protocol's names as the page uses them (webapp/server/protocol.py is the source;
+// a test checks that both, and docs/protocol.md, list the same ones).
+
+/** Events the page sends. */
+export const EVENTS = Object.freeze({
+  move: "move",
+  nextGame: "next_game",
+  newMatch: "new_match",
+  hint: "hint",
+});
+
+/** What each refusal means to a player, by error code. */
+export const ERROR_MESSAGES = Object.freeze({
+  bad_payload: "The server did not understand that",
+  cell_out_of_range: "There is no such cell",
+  cell_taken: "That cell is taken",
+  not_your_turn: "Wait for the AI’s move",
+  game_over: "This game is over",
+  match_over: "The match is over: start a new one",
+  bad_setting: "Those settings are out of range",
+  rate_limited: "Slow down a little",
+  unknown_event: "The server did not understand that",
+  busy: "The game is busy: try again",
+  internal: "The server failed: try again",
+});
+
+/** Codes the page makes up itself, when no answer came. */
+export const CLIENT_ERROR_MESSAGES = Object.freeze({
+  offline: "Not connected: wait a moment",
+  timeout: "The server did not answer",
+  bad_reply: "The server’s answer was not understood",
+});
+
+/** Why the server refused the connection (`data.code` of connect_error). */
+export const REFUSALS = Object.freeze({ noSession: "no_session", reload: "reload" });
+
+/** The a1..c3 name of a cell: column letter, then row number from the top. */
+export const cellName = (cell) => `${"abc"[cell % 3]}${Math.floor(cell / 3) + 1}`;

@@ -1,0 +1,100 @@
+"""A match as stored data: the current schema, and upgrades from every earlier one.
+
+Each record carries its schema number in ``format``. Loading runs the chain of small
+upgrades (v1 -> v2 -> ...) before rebuilding the match, so a row written by any
+earlier release is read, never dropped. A change to what is stored adds one upgrade
+here and one fixture row to tests/fixtures/.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from .match import MODES, AiMove, Game, Match, MatchError, Record, Rules
+
+Data = dict[str, Any]
+SCHEMA = 2
+
+
+def _v1_to_v2(data: Data) -> Data:
+    """Release 0.2: the starting HP are named as such, and perfect play is "perfect"."""
+    rules = dict(data["rules"])
+    rules["start_human_hp"] = rules.pop("human_hp")
+    rules["start_ai_hp"] = rules.pop("ai_hp")
+    game = dict(data["game"])
+    game["ai_moves"] = [
+        {**move, "decision": "perfect" if move["decision"] == "minimax" else move["decision"]}
+        for move in game["ai_moves"]
+    ]
+    return {**data, "format": 2, "rules": rules, "game": game}
+
+
+# UPGRADES[n] turns a record of schema n into one of schema n + 1.
+UPGRADES: dict[int, Callable[[Data], Data]] = {1: _v1_to_v2}
+
+
+def upgrade(data: Data) -> Data:
+    """The record brought up to the current schema; refuses unknown or newer ones."""
+    schema = data.get("format")
+    if not isinstance(schema, int) or not 1 <= schema <= SCHEMA:
+        raise MatchError("bad_state", f"unsupported match format {schema!r}")
+    try:
+        while data["format"] < SCHEMA:
+            data = UPGRADES[data["format"]](data)
+    except (KeyError, TypeError, AttributeError) as err:
+        raise MatchError("bad_state", f"stored match is damaged: {err!r}") from err
+    return data
+
+
+def to_record(match: Match) -> Data:
+    """The match as JSON-compatible data in the current schema."""
+    game = match.game
+    return {
+        "format": SCHEMA,
+        "version": match.version,
+        "mode": match.mode,
+        "rules": dataclasses.asdict(match.rules),
+        "human_hp": match.human_hp,
+        "ai_hp": match.ai_hp,
+        "game_number": match.game_number,
+        "record": dataclasses.asdict(match.record),
+        "last_hp_change": list(match.last_hp_change) if match.last_hp_change else None,
+        "game": {
+            "first": game.first,
+            "history": [[side, cell] for side, cell in game.history],
+            "ai_moves": [dataclasses.asdict(m) for m in game.ai_moves],
+        },
+    }
+
+
+def from_record(data: Data) -> Match:
+    """Rebuild a match from a record of any known schema, replaying its moves to check them."""
+    data = upgrade(data)
+    try:
+        stored = data["game"]
+        if data["mode"] not in MODES or stored["first"] not in ("human", "ai"):
+            raise MatchError("bad_state", "unknown mode or first player")
+        game = Game(first=stored["first"])
+        ai_moves = iter(AiMove(**m) for m in stored["ai_moves"])
+        for side, cell in stored["history"]:
+            if side != game.turn:
+                raise MatchError("bad_state", f"a stored move by {side!r} out of turn")
+            game = game.play(side, cell, next(ai_moves) if side == "ai" else None)
+        change = data["last_hp_change"]
+        return Match(
+            mode=data["mode"],
+            rules=Rules(**data["rules"]),
+            human_hp=data["human_hp"],
+            ai_hp=data["ai_hp"],
+            game=game,
+            game_number=data["game_number"],
+            record=Record(**data["record"]),
+            last_hp_change=(change[0], change[1]) if change else None,
+            version=data["version"],
+        )
+    except (KeyError, TypeError, ValueError, StopIteration) as err:
+        if isinstance(err, MatchError) and err.code == "bad_state":
+            raise
+        raise MatchError("bad_state", f"stored match is damaged: {err!r}") from err

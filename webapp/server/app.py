@@ -1,0 +1,83 @@
+"""The application factory: settings, store, Socket.IO and handlers wired together."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+from . import config, datadir
+from .events import register
+from .limits import RateLimits
+from .matches import MatchService
+from .pages import pages
+from .patches import GatedSocketIO, JsonPacket, SessionInterface
+from .protocol import ErrorCode, error
+from .security import allowed_origins, origin_check, security_headers, trust_proxy
+from .store import open_store
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+TRANSPORT_SLACK_BYTES = 1024  # the event name, ack id and framing around a payload
+
+
+def resource_dir(name: str) -> Path:
+    """``templates`` or ``static``: inside the installed package, else beside it in a checkout."""
+    packaged = PACKAGE_DIR / name
+    return packaged if packaged.is_dir() else PACKAGE_DIR.parent / name
+
+
+def transport_limit(payload_limit: int) -> int:
+    """Socket.IO's message limit: a bit above the app's, so the app answers ``bad_payload``."""
+    return int(payload_limit) + TRANSPORT_SLACK_BYTES
+
+
+def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
+    """Build the app: defaults, then the environment, then ``test_config``."""
+    app = Flask(
+        "webapp",
+        template_folder=str(resource_dir("templates")),
+        static_folder=str(resource_dir("static")),
+        instance_path=str(PACKAGE_DIR.parent / "instance"),
+    )
+    app.config.update(config.load(os.environ))
+    app.config.update(test_config or {})
+    data_dir = Path(app.config["DATA_DIR"] or app.instance_path)
+    datadir.prepare(data_dir)
+    app.config["DATA_DIR"] = str(data_dir)
+    app.config["SECRET_KEY"] = app.config["SECRET_KEY"] or datadir.secret_key(data_dir)
+    app.config.update(
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        PERMANENT_SESSION_LIFETIME=timedelta(days=app.config["IDLE_DAYS"]),
+    )
+    app.session_interface = SessionInterface()
+    app.register_blueprint(pages)
+    app.after_request(security_headers)
+    _add_socketio(app)
+    return app
+
+
+def _add_socketio(app: Flask) -> None:
+    check = origin_check(allowed_origins(app.config["ALLOWED_ORIGINS"]))
+    app.extensions["origin_check"] = check
+    socketio = GatedSocketIO(
+        app,
+        async_mode=app.config["ASYNC_MODE"],
+        cors_allowed_origins=check,
+        max_http_buffer_size=transport_limit(app.config["MAX_PAYLOAD_BYTES"]),
+        serializer=JsonPacket,
+        message_queue=app.config["REDIS_URL"],
+    )
+    if app.config["TRUST_PROXY"]:
+        trust_proxy(app)
+    limits = RateLimits(float(app.config["RATE_PER_SECOND"]), int(app.config["RATE_BURST"]))
+    socketio.allow = limits.allow
+    socketio.refusal = error(ErrorCode.RATE_LIMITED, "too many events: slow down a little")
+    service = MatchService(app.config, open_store(app.config), socketio)
+    app.extensions["tictactoe"] = service
+    app.extensions["rate_limits"] = limits
+    register(socketio, service, limits, int(app.config["MAX_PAYLOAD_BYTES"]))

@@ -1,0 +1,207 @@
+"""Every setting of the server in one table: name, environment variable, default, parser, doc.
+
+``load(environ)`` reads the table from the environment; the app factory lays the test
+config over it. README's configuration table is checked against this one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+Parser = Callable[[str], Any]
+
+
+class SettingError(ValueError):
+    """A setting's value cannot be used; the message names the variable and the range."""
+
+
+def _bool(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError("expected 1/0, true/false, yes/no or on/off")
+
+
+def _integer(low: int, high: int) -> Parser:
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            value = low - 1
+        if not low <= value <= high:
+            raise ValueError(f"expected an integer from {low} to {high}")
+        return value
+
+    return parse
+
+
+def _number(low: float, high: float) -> Parser:
+    def parse(text: str) -> float:
+        try:
+            value = float(text.strip())
+        except ValueError:
+            value = float("nan")
+        if not low <= value <= high:  # also refuses NaN
+            raise ValueError(f"expected a number from {low:g} to {high:g}")
+        return value
+
+    return parse
+
+
+def _text(text: str) -> str:
+    return text.strip()
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: its key in ``app.config``, where it is read from and what it means."""
+
+    name: str
+    env: str | None  # None: set only by code (tests, the process manager)
+    default: Any
+    parse: Parser
+    doc: str
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        """Environment variables read for this setting, first found wins."""
+        return ((self.env,) if self.env else ()) + self.aliases
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("HOST", "TICTACTOE_HOST", "127.0.0.1", _text, "address to listen on", ("HOST",)),
+    Setting("PORT", "TICTACTOE_PORT", 5000, _integer(1, 65535), "port to listen on", ("PORT",)),
+    Setting(
+        "WORKERS",
+        "TICTACTOE_WORKERS",
+        1,
+        _integer(1, 64),
+        "server processes sharing the port (more than 1 needs `TICTACTOE_REDIS_URL`)",
+    ),
+    Setting(
+        "DATA_DIR",
+        "TICTACTOE_DATA_DIR",
+        None,
+        _text,
+        "the SQLite database and the secret key (unset: `instance/` beside the package)",
+    ),
+    Setting(
+        "SECRET_KEY",
+        "TICTACTOE_SECRET_KEY",
+        None,
+        _text,
+        "signs session cookies (unset: created once in the data dir, mode 0600)",
+    ),
+    Setting(
+        "AI_DELAY_MS",
+        "TICTACTOE_AI_DELAY_MS",
+        350,
+        _integer(0, 10_000),
+        "the AI's thinking pause before its move is pushed; 0 for none",
+    ),
+    Setting(
+        "ALLOWED_ORIGINS",
+        "TICTACTOE_ALLOWED_ORIGINS",
+        None,
+        _text,
+        "comma-separated origins allowed to open the websocket (unset: same origin only)",
+    ),
+    Setting(
+        "TRUST_PROXY",
+        "TICTACTOE_TRUST_PROXY",
+        False,
+        _bool,
+        "`1` behind one reverse proxy: honour its `X-Forwarded-*` headers",
+    ),
+    Setting(
+        "IDLE_DAYS",
+        "TICTACTOE_IDLE_DAYS",
+        30.0,
+        _number(0.001, 36_500),
+        "matches untouched for this long are deleted",
+    ),
+    Setting(
+        "RATE_PER_SECOND",
+        "TICTACTOE_RATE_PER_SECOND",
+        20.0,
+        _number(0.1, 10_000),
+        "socket events a connection may send per second, on average",
+    ),
+    Setting(
+        "RATE_BURST",
+        "TICTACTOE_RATE_BURST",
+        40,
+        _integer(1, 100_000),
+        "socket events a connection may send at once",
+    ),
+    Setting(
+        "MAX_PAYLOAD_BYTES",
+        "TICTACTOE_MAX_PAYLOAD_BYTES",
+        2048,
+        _integer(64, 1 << 20),
+        "largest JSON payload of one event",
+    ),
+    Setting(
+        "REDIS_URL",
+        "TICTACTOE_REDIS_URL",
+        None,
+        _text,
+        "e.g. `redis://127.0.0.1:6379/0`: matches and messages in Redis, for several "
+        "processes or hosts",
+    ),
+    Setting(
+        "POLLING",
+        "TICTACTOE_POLLING",
+        False,
+        _bool,
+        "`1` lets browsers fall back to long-polling (needs sticky sessions)",
+    ),
+    Setting(
+        "WORKER_CONNECTIONS",
+        "TICTACTOE_WORKER_CONNECTIONS",
+        10_000,
+        _integer(10, 1_000_000),
+        "connections one process holds at most",
+    ),
+    Setting(
+        "STOP_SECONDS",
+        "TICTACTOE_STOP_SECONDS",
+        3,
+        _integer(1, 600),
+        "on stop or reload, how long open connections get to finish",
+    ),
+    Setting(
+        "WORKER_TIMEOUT",
+        "TICTACTOE_WORKER_TIMEOUT",
+        30,
+        _integer(2, 3600),
+        "a process that stops answering its manager for this long is replaced",
+    ),
+    Setting("SEED", "TICTACTOE_SEED", None, _integer(0, 2**63), "seeds the AI's dice (tests)"),
+    Setting("ASYNC_MODE", None, "threading", _text, "Flask-SocketIO's async mode"),
+)
+BY_NAME = {setting.name: setting for setting in SETTINGS}
+DEFAULTS: dict[str, Any] = {setting.name: setting.default for setting in SETTINGS}
+
+
+def load(environ: Mapping[str, str]) -> dict[str, Any]:
+    """Every setting: its default, or the value of its environment variable."""
+    values = dict(DEFAULTS)
+    for setting in SETTINGS:
+        for variable in setting.variables:
+            if environ.get(variable):
+                values[setting.name] = _parse(setting, variable, environ[variable])
+                break
+    return values
+
+
+def _parse(setting: Setting, variable: str, text: str) -> Any:
+    try:
+        return setting.parse(text)
+    except ValueError as err:
+        raise SettingError(f"{variable}={text!r} is not valid: {err}") from None

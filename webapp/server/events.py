@@ -1,0 +1,148 @@
+"""Socket.IO handlers: check the payload, call the match service, answer through the ack.
+
+Every client event is answered with ``{"ok": true}`` or
+``{"ok": false, "error": {"code", "message"}}``; a refused event changes nothing.
+The protocol is documented in docs/protocol.md.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from flask import request, session
+from flask_socketio import ConnectionRefusedError, SocketIO, join_room
+
+from .. import __version__
+from ..game import engine
+from ..game.board import RuleError
+from ..game.match import MatchError, human_move, new_match, next_game
+from .limits import RateLimits
+from .matches import MatchService
+from .protocol import (
+    OK,
+    Ack,
+    BadPayload,
+    ErrorCode,
+    Event,
+    RefusalCode,
+    error,
+    payload_object,
+    payload_size,
+)
+from .store import Conflict
+
+log = logging.getLogger(__name__)
+Handler = Callable[[dict[str, Any]], Ack]
+
+
+def _player() -> str:
+    return str(session["player"])
+
+
+def _sid() -> str:
+    return str(request.sid)  # type: ignore[attr-defined]
+
+
+def checked(max_payload: int, event: Event) -> Callable[[Handler], Callable[..., Ack]]:
+    """Wrap a handler: check the payload's size and fields, turn domain errors into acks."""
+
+    def wrap(handler: Handler) -> Callable[..., Ack]:
+        @functools.wraps(handler)
+        def run(*args: object) -> Ack:
+            if len(args) > 1:
+                return error(ErrorCode.BAD_PAYLOAD, "send one JSON object")
+            payload = args[0] if args else None
+            if payload is not None and payload_size(payload) > max_payload:
+                return error(ErrorCode.BAD_PAYLOAD, f"the payload is over {max_payload} bytes")
+            try:
+                return handler(payload_object(payload, event))
+            except RuleError as err:
+                return error(err.code, err.message)
+            except Conflict:
+                return error(ErrorCode.BUSY, "the match is busy: try again")
+
+        return run
+
+    return wrap
+
+
+def refused(code: RefusalCode, message: str, **extra: object) -> ConnectionRefusedError:
+    """A refusal whose connect_error carries ``message`` and ``data.code``."""
+    return ConnectionRefusedError(message, {"code": str(code), **extra})
+
+
+def check_release(auth: object) -> None:
+    """Refuse a page from another release, so that it reloads and gets this one."""
+    release = auth.get("release") if isinstance(auth, dict) else None
+    if release != __version__:
+        raise refused(RefusalCode.RELOAD, "the server was updated: reload", release=__version__)
+
+
+def register(
+    socketio: SocketIO, service: MatchService, limits: RateLimits, max_payload: int
+) -> None:
+    """Attach the protocol's handlers to ``socketio``."""
+
+    def on(event: Event) -> Callable[[Handler], Any]:
+        return lambda handler: socketio.on(event)(checked(max_payload, event)(handler))
+
+    @socketio.on("connect")
+    def on_connect(auth: object = None) -> None:
+        if "player" not in session:
+            raise refused(RefusalCode.NO_SESSION, "no session: load the page first")
+        check_release(auth)
+        player = _player()
+        join_room(player)
+        match = service.open(player)
+        service.emit(player, match, to=_sid())
+        service.schedule_ai(player, match)
+
+    @socketio.on("disconnect")
+    def on_disconnect(*_: object) -> None:
+        limits.forget(_sid())
+
+    @on(Event.MOVE)
+    def on_move(fields: dict[str, Any]) -> Ack:
+        if "cell" not in fields:
+            raise BadPayload('a move needs a cell: {"cell": 0..8}')
+        service.change(_player(), lambda match: human_move(match, fields["cell"]))
+        return OK
+
+    @on(Event.NEXT_GAME)
+    def on_next_game(fields: dict[str, Any]) -> Ack:
+        service.change(_player(), lambda match: next_game(match, service.rng))
+        return OK
+
+    @on(Event.NEW_MATCH)
+    def on_new_match(fields: dict[str, Any]) -> Ack:
+        mode = fields.get("mode", "adaptive")
+        if not isinstance(mode, str):
+            raise MatchError(ErrorCode.BAD_SETTING, "mode must be a string")
+        human_hp, ai_hp = fields.get("human_hp"), fields.get("ai_hp")
+        service.change(
+            _player(),
+            lambda match: new_match(
+                service.rng, mode=mode, human_hp=human_hp, ai_hp=ai_hp, version=match.version
+            ),
+        )
+        return OK
+
+    @on(Event.HINT)
+    def on_hint(fields: dict[str, Any]) -> Ack:
+        match = service.open(_player())
+        if match.game.turn != "human" or match.over:
+            return {**OK, "analysis": {}}
+        return {**OK, "analysis": engine.analyse(match.game.board).to_dict()["moves"]}
+
+    @socketio.on("*")
+    def on_unknown(event: object, *_: object) -> Ack:
+        names = ", ".join(Event)
+        return error(ErrorCode.UNKNOWN_EVENT, f"unknown event {event!r}: use {names}")
+
+    @socketio.on_error_default
+    def on_error(err: Exception) -> Ack:
+        log.exception("unexpected error in a socket handler", exc_info=err)
+        return error(ErrorCode.INTERNAL, "the server failed to handle this event")

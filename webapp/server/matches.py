@@ -1,0 +1,82 @@
+"""The match service: load a player's match, change it (compare-and-set), save, emit, and
+schedule the AI's reply.
+
+Every change goes through ``update``: the transition is a pure function of the stored
+match, so a write that loses a race is simply computed again from the winner's match.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from flask_socketio import SocketIO
+
+from ..game.match import Match, ai_move, new_match
+from .protocol import ServerEvent, snapshot
+from .store import Conflict, Store, update
+
+Transition = Callable[[Match], Match]
+
+
+class _Stale(Exception):
+    """The AI reply was scheduled for a state that no longer exists."""
+
+
+class MatchService:
+    """Runs players' matches: store transitions, emit snapshots, schedule AI replies."""
+
+    def __init__(self, config: Mapping[str, Any], store: Store, socketio: SocketIO) -> None:
+        self.store = store
+        self.socketio = socketio
+        self.rng = random.Random(config["SEED"])
+        self.ai_delay = max(0, int(config["AI_DELAY_MS"])) / 1000
+        self.pending: set[tuple[str, int]] = set()  # (player, version) replies on their way
+
+    def open(self, player: str) -> Match:
+        """The player's match, created as a fresh adaptive match if there is none."""
+        return update(self.store, player, lambda current: current or new_match(self.rng))
+
+    def change(self, player: str, step: Transition) -> Match:
+        """Apply one transition to the player's match, store it, emit it, then let the AI move."""
+        changed = update(self.store, player, lambda current: step(current or new_match(self.rng)))
+        self.emit(player, changed)
+        self.schedule_ai(player, changed)
+        return changed
+
+    def emit(self, player: str, match: Match, *, to: str | None = None) -> None:
+        """Send the snapshot to one socket, or to every socket of the player."""
+        self.socketio.emit(ServerEvent.STATE, snapshot(match), to=to or player)
+
+    def schedule_ai(self, player: str, match: Match) -> None:
+        """Let the AI reply if it is its turn and no reply is already on its way."""
+        key = (player, match.version)
+        if match.over or match.game.turn != "ai" or key in self.pending:
+            return
+        if self.ai_delay == 0:
+            self._play_ai(player, match.version, known=match)
+            return
+        self.pending.add(key)
+        self.socketio.start_background_task(self._delayed_ai, key)
+
+    def _delayed_ai(self, key: tuple[str, int]) -> None:
+        try:
+            self.socketio.sleep(self.ai_delay)
+            self._play_ai(*key)
+        finally:
+            self.pending.discard(key)
+
+    def _play_ai(self, player: str, version: int, *, known: Match | None = None) -> None:
+        def step(current: Match | None) -> Match:
+            # Another process, or a new match, may have moved on since this was scheduled.
+            if current is None or current.version != version or current.game.turn != "ai":
+                raise _Stale
+            return ai_move(current, self.rng, clock=time.perf_counter_ns)
+
+        try:
+            played = update(self.store, player, step, known=known)
+        except (_Stale, Conflict):
+            return
+        self.emit(player, played)

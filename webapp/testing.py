@@ -1,0 +1,363 @@
+"""Helpers that the tests and the benchmarks share: ports, server and Redis processes, a
+protocol client, percentiles, and the game-tree facts the engine must reproduce.
+
+Nothing here runs in production. The protocol client needs python-socketio's client
+(the ``test`` extra), imported only when a ``Player`` is made.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Callable, Mapping
+from functools import cache
+from http.cookiejar import CookieJar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import __version__
+from .game.board import Board
+
+if TYPE_CHECKING:
+    from flask import Flask
+    from flask.testing import FlaskClient
+    from flask_socketio import SocketIOTestClient
+
+HOST = "127.0.0.1"
+START_SECONDS = 30.0
+
+# The published counts of the whole game tree, which the engine must reproduce.
+TREE_STATS = {
+    "positions": 5_478,
+    "positions_symmetric": 765,
+    "terminal": 958,
+    "terminal_symmetric": 138,
+    "games": 255_168,
+    "x_wins": 131_184,
+    "o_wins": 77_904,
+    "draws": 46_080,
+    "tree_nodes": 549_946,
+}
+
+
+@cache
+def reachable_positions() -> dict[str, Board]:
+    """Every position reachable from the empty board by legal moves (breadth first)."""
+    seen = {Board().cells: Board()}
+    layer = [Board()]
+    while layer:
+        following = []
+        for board in layer:
+            for cell in board.legal_moves():
+                child = board.apply_move(cell)
+                if child.cells not in seen:
+                    seen[child.cells] = child
+                    following.append(child)
+        layer = following
+    return seen
+
+
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        return int(probe.getsockname()[1])
+
+
+def percentile(values: list[float], share: float) -> float:
+    """The ``share`` quantile (nearest rank) of ``values``; NaN when there are none."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered)) - 1))]
+
+
+def wait_until(ready: Callable[[], bool], seconds: float, what: str) -> None:
+    """Poll ``ready`` until it is true; raise TimeoutError naming ``what`` after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not ready():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{what} did not happen within {seconds:g} s")
+        time.sleep(0.05)
+
+
+# --- processes -----------------------------------------------------------------------
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and all its descendants, from /proc."""
+    tree, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        tree.append(current)
+        for task in Path(f"/proc/{current}/task").glob("*"):
+            try:
+                todo += [int(c) for c in (task / "children").read_text().split()]
+            except OSError:
+                continue
+    return tree
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/healthz", timeout=1) as reply:
+            return bool(reply.status == 200)
+    except OSError:
+        return False
+
+
+class ServerProcess:
+    """``tictactoe serve`` (or any ``command``) in a child process on a port and data dir."""
+
+    def __init__(
+        self,
+        data_dir: Path,
+        env: Mapping[str, str] | None = None,
+        args: tuple[str, ...] = (),
+        *,
+        command: list[str] | None = None,
+        port: int | None = None,
+    ) -> None:
+        self.port = port or free_port()
+        self.url = f"http://{HOST}:{self.port}"
+        self.data_dir = data_dir
+        self.env = {
+            **os.environ,
+            "TICTACTOE_DATA_DIR": str(data_dir),
+            "TICTACTOE_AI_DELAY_MS": "0",
+            **(env or {}),
+        }
+        tictactoe = str(Path(sys.executable).parent / "tictactoe")
+        self.command = command or [tictactoe, "serve", "--host", HOST, "--port", str(self.port)]
+        self.command += list(args)
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log = data_dir / "server.log"
+
+    def start(self, *, seconds: float = START_SECONDS) -> None:
+        """Start the server and wait until it answers /healthz."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(self.command, env=self.env, stdout=log, stderr=log)
+        deadline = time.monotonic() + seconds
+        while not _healthy(self.url):
+            if self.process.poll() is not None:
+                raise RuntimeError(f"server exited: {self.log_tail()}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"server did not answer in {seconds:g} s: {self.log_tail()}")
+            time.sleep(0.05)
+
+    def log_tail(self, chars: int = 3000) -> str:
+        """The end of the server's output."""
+        return self.log.read_text(errors="replace")[-chars:] if self.log.exists() else ""
+
+    def pids(self) -> list[int]:
+        """The server's processes: the arbiter and its workers."""
+        return process_tree(self.process.pid) if self.process else []
+
+    def workers(self) -> list[int]:
+        """The worker processes, without the arbiter."""
+        return self.pids()[1:]
+
+    def signal(self, signum: int) -> None:
+        """Send ``signum`` to the server (the arbiter)."""
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signum)
+
+    def kill(self) -> None:
+        """Kill -9 the server and all its workers, as a crash of the host would."""
+        if self.process and self.process.poll() is None:
+            for pid in reversed(self.pids()):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+    def restart(self) -> None:
+        """Kill the server and start it again on the same port and data dir."""
+        self.kill()
+        self.start()
+
+    def stop(self, timeout: float = 10) -> int | None:
+        """Stop the server politely, then firmly; return its exit status."""
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        return self.process.returncode if self.process else None
+
+
+class RedisServer:
+    """A private redis-server on a free loopback port, without persistence."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.port = free_port()
+        self.url = f"redis://{HOST}:{self.port}/0"
+        binary = shutil.which("redis-server") or "/usr/bin/redis-server"
+        self.command = [binary, "--bind", HOST, "--port", str(self.port), "--save", ""]
+        self.command += ["--appendonly", "no", "--dir", str(workdir), "--protected-mode", "yes"]
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> str:
+        """Start it and wait until it answers; returns its URL."""
+        self.process = subprocess.Popen(
+            self.command, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
+        )
+
+        def answers() -> bool:
+            try:
+                with socket.create_connection((HOST, self.port), timeout=0.5) as conn:
+                    conn.sendall(b"PING\r\n")
+                    return conn.recv(16).startswith(b"+PONG")
+            except OSError:
+                return False
+
+        wait_until(answers, 10, "redis-server answering")
+        return self.url
+
+    def stop(self) -> None:
+        """Stop it."""
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+# --- a protocol client -------------------------------------------------------------------
+
+
+def session_cookie(url: str) -> str:
+    """Load the page like a browser and return the Cookie header it would send."""
+    jar = CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    with opener.open(url + "/") as reply:
+        assert reply.status == 200
+    return "; ".join(f"{c.name}={c.value}" for c in jar)
+
+
+class Player:
+    """One websocket connection of a player that keeps every state it was sent."""
+
+    def __init__(
+        self, url: str, cookie: str, *, release: str = __version__, **headers: str
+    ) -> None:
+        import socketio
+
+        self.client = socketio.Client(reconnection=False)
+        self.states: list[dict[str, Any]] = []
+        self.changed = threading.Event()
+        self.client.on("state", self._on_state)
+        self.client.connect(
+            url,
+            headers={"Cookie": cookie, **headers},
+            auth={"release": release},
+            transports=["websocket"],
+            wait_timeout=5,
+        )
+
+    def _on_state(self, state: dict[str, Any]) -> None:
+        self.states.append(state)
+        self.changed.set()
+
+    def wait_for(
+        self, ready: Callable[[dict[str, Any]], bool], timeout: float = 5
+    ) -> dict[str, Any]:
+        """Wait until the newest state satisfies ``ready``."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.states and ready(self.states[-1]):
+                return self.states[-1]
+            self.changed.wait(0.05)
+            self.changed.clear()
+        raise AssertionError(f"no matching state; last: {self.states[-1:]}")
+
+    def human_turn(self) -> dict[str, Any]:
+        """Wait for the human's turn (the AI may move first)."""
+        return self.wait_for(lambda s: s["turn"] == "human")
+
+    def call(self, event: str, payload: object = None) -> dict[str, Any]:
+        """Send one event and return its acknowledgement."""
+        ack: dict[str, Any] = self.client.call(event, payload, timeout=5)
+        return ack
+
+    def move(self, cell: int) -> dict[str, Any]:
+        """Send a move and return its acknowledgement."""
+        return self.call("move", {"cell": cell})
+
+    @property
+    def connected(self) -> bool:
+        """Whether the socket is still open."""
+        return bool(self.client.connected)
+
+    def close(self) -> None:
+        """Disconnect."""
+        self.client.disconnect()
+
+
+# --- the in-process protocol client (Flask-SocketIO's test client) ---------------------
+
+
+def connect(app: Flask, client: FlaskClient) -> SocketIOTestClient:
+    """Open one more socket for the player behind ``client``."""
+    test_client: SocketIOTestClient = app.extensions["socketio"].test_client(
+        app, flask_test_client=client, auth={"release": __version__}
+    )
+    return test_client
+
+
+def player_of(client: FlaskClient) -> str:
+    """The player id in the client's session cookie."""
+    with client.session_transaction() as sess:
+        return str(sess["player"])
+
+
+def states(sock: SocketIOTestClient) -> list[dict[str, Any]]:
+    """The ``state`` snapshots received since the last call, oldest first."""
+    return [e["args"][0] for e in sock.get_received() if e["name"] == "state"]
+
+
+class Actions:
+    """Small helpers to drive one player through the protocol."""
+
+    def __init__(self, sock: SocketIOTestClient) -> None:
+        self.sock = sock
+        self.state: dict[str, Any] = {}
+        self.refresh()
+
+    def refresh(self) -> dict[str, Any]:
+        """Read pending snapshots and keep the newest."""
+        for snapshot in states(self.sock):
+            self.state = snapshot
+        return self.state
+
+    def emit(self, event: str, payload: object = None) -> dict[str, Any]:
+        """Send one event and return its acknowledgement."""
+        args = () if payload is None else (payload,)
+        ack = self.sock.emit(event, *args, callback=True)
+        self.refresh()
+        return ack  # type: ignore[no-any-return]
+
+    def new_match(self, **settings: object) -> dict[str, Any]:
+        """Start a new match; returns the ack."""
+        return self.emit("new_match", settings)
+
+    def play(self, cells: list[int]) -> dict[str, Any]:
+        """Play ``cells`` in turn (the AI replies between them); returns the last state."""
+        for cell in cells:
+            ack = self.emit("move", {"cell": cell})
+            assert ack == {"ok": True}, ack
+        return self.state
+
+    def play_out(self, choose: Callable[[dict[str, Any]], int] | None = None) -> dict[str, Any]:
+        """Finish the current game, playing the first empty cell (or ``choose``'s pick)."""
+        while self.state["turn"] == "human":
+            pick = choose(self.state) if choose else self.state["board"].index(".")
+            self.play([pick])
+        return self.state
