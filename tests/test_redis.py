@@ -2,59 +2,19 @@
 
 from __future__ import annotations
 
-import os
 import random
 import secrets
-import shutil
-import signal
-import subprocess
-import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
-from conftest import ServerProcess, free_port
-from test_server_process import Player, session_cookie
 
-from webapp import match as matches
-from webapp.store import RedisStore
-
-REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
-
-
-@pytest.fixture(scope="session")
-def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A private redis-server on a free loopback port, without persistence."""
-    port = free_port()
-    workdir = tmp_path_factory.mktemp("redis")
-    command = [REDIS_SERVER, "--bind", "127.0.0.1", "--port", str(port), "--save", ""]
-    command += ["--appendonly", "no", "--dir", str(workdir), "--protected-mode", "yes"]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    url = f"redis://127.0.0.1:{port}/0"
-    client = redis.Redis.from_url(url)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            client.ping()
-            break
-        except redis.ConnectionError:
-            if time.monotonic() > deadline or process.poll() is not None:
-                raise
-            time.sleep(0.05)
-    yield url
-    process.terminate()
-    process.wait(timeout=10)
-
-
-@pytest.fixture
-def redis_url(redis_server: str) -> str:
-    """The shared Redis, emptied for this test."""
-    redis.Redis.from_url(redis_server).flushall()
-    return redis_server
+from webapp.game.match import new_match
+from webapp.server.store import RedisStore
+from webapp.testing import Player, ServerProcess, session_cookie
 
 
 @pytest.fixture
@@ -155,12 +115,12 @@ def test_racing_moves_on_two_processes_exactly_one_wins(
 
 def test_redis_store_semantics(redis_url: str) -> None:
     store = RedisStore(redis_url, idle_seconds=60)
-    first = matches.new_match(random.Random(1))
+    first = new_match(random.Random(1))
     assert store.load("p") is None
     assert store.save("p", first, expected=None)
     assert not store.save("p", first, expected=None)
     assert store.load("p") == first
-    newer = matches.new_match(random.Random(2), version=first.version)
+    newer = new_match(random.Random(2), version=first.version)
     assert store.save("p", newer, expected=first.version)
     assert not store.save("p", newer, expected=first.version)
     assert store.load("p") == newer
@@ -175,59 +135,3 @@ def test_data_dir_is_not_needed_for_matches(
     cookie = session_cookie(a.url)
     Player(a.url, cookie).close()
     assert not (a.data_dir / "matches.sqlite3").exists()
-
-
-def worker_pids(server: ServerProcess) -> set[int]:
-    """The worker processes forked by a ``serve --workers`` supervisor."""
-    assert server.process is not None
-    children = Path(f"/proc/{server.process.pid}/task/{server.process.pid}/children")
-    return {int(pid) for pid in children.read_text().split()}
-
-
-def test_workers_share_one_port_and_are_replaced(
-    server_factory: Callable[..., ServerProcess], redis_url: str
-) -> None:
-    server = server_factory("--workers", "2", TICTACTOE_REDIS_URL=redis_url)
-    workers = worker_pids(server)
-    assert len(workers) == 2
-    cookie = session_cookie(server.url)
-    players = [Player(server.url, cookie) for _ in range(6)]  # spread over both workers
-    state = players[0].human_turn()
-    assert players[0].move(state["board"].index(".")) == {"ok": True}
-    after = players[0].wait_for(lambda s: s["version"] > state["version"] and s["turn"] != "ai")
-    for other in players[1:]:  # whichever worker holds the socket, every tab sees the change
-        assert other.wait_for(lambda s: s["version"] == after["version"]) == after
-    for player in players:
-        player.close()
-    victim = min(workers)
-    os.kill(victim, signal.SIGKILL)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and (
-        victim in worker_pids(server) or len(worker_pids(server)) < 2
-    ):
-        time.sleep(0.1)
-    assert victim not in worker_pids(server) and len(worker_pids(server)) == 2
-    again = Player(server.url, cookie)
-    assert again.wait_for(lambda s: True)["version"] == after["version"]
-    again.close()
-
-
-def test_several_workers_need_redis(tmp_path: Path) -> None:
-    command = [str(Path(sys.executable).parent / "tictactoe"), "serve", "--workers", "2"]
-    env = {**os.environ, "TICTACTOE_DATA_DIR": str(tmp_path)}
-    env.pop("TICTACTOE_REDIS_URL", None)
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=30)
-    assert done.returncode != 0
-    assert "TICTACTOE_REDIS_URL" in done.stderr
-
-
-def test_stopping_the_supervisor_stops_its_workers(
-    server_factory: Callable[..., ServerProcess], redis_url: str
-) -> None:
-    server = server_factory("--workers", "2", TICTACTOE_REDIS_URL=redis_url)
-    workers = worker_pids(server)
-    server.stop()
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and any(Path(f"/proc/{pid}").exists() for pid in workers):
-        time.sleep(0.1)
-    assert not any(Path(f"/proc/{pid}").exists() for pid in workers)

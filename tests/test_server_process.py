@@ -1,65 +1,15 @@
-"""The real server process (gevent) driven over websocket by python-socketio's client."""
+"""The real server (gunicorn, one gevent worker) driven over websocket by python-socketio."""
 
 from __future__ import annotations
 
-import threading
-import time
 import urllib.request
-from http.cookiejar import CookieJar
 from typing import Any
 
 import pytest
 import socketio
-from conftest import ServerProcess
 
-
-def session_cookie(url: str) -> str:
-    """Load the page like a browser and return the Cookie header it would send."""
-    jar = CookieJar()
-    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-    with opener.open(url + "/") as reply:
-        assert reply.status == 200
-    return "; ".join(f"{c.name}={c.value}" for c in jar)
-
-
-class Player:
-    """One websocket connection that keeps the newest state it was sent."""
-
-    def __init__(self, url: str, cookie: str, **headers: str) -> None:
-        self.client = socketio.Client(reconnection=False)
-        self.states: list[dict[str, Any]] = []
-        self.changed = threading.Event()
-        self.client.on("state", self._on_state)
-        self.client.connect(
-            url, headers={"Cookie": cookie, **headers}, transports=["websocket"], wait_timeout=5
-        )
-
-    def _on_state(self, state: dict[str, Any]) -> None:
-        self.states.append(state)
-        self.changed.set()
-
-    def wait_for(self, ready: Any, timeout: float = 5) -> dict[str, Any]:
-        """Wait until the newest state satisfies ``ready``."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.states and ready(self.states[-1]):
-                return self.states[-1]
-            self.changed.wait(0.05)
-            self.changed.clear()
-        raise AssertionError(f"no matching state; last: {self.states[-1:]}")
-
-    def human_turn(self) -> dict[str, Any]:
-        """Wait for the human's turn (the AI may move first)."""
-        return self.wait_for(lambda s: s["turn"] == "human")
-
-    def move(self, cell: int) -> dict[str, Any]:
-        """Send a move and return its acknowledgement."""
-        ack: dict[str, Any] = self.client.call("move", {"cell": cell}, timeout=5)
-        return ack
-
-    def close(self) -> None:
-        """Disconnect."""
-        self.client.disconnect()
+from webapp import __version__
+from webapp.testing import Player, Refused, ServerProcess, session_cookie
 
 
 def test_kill_restart_resumes_the_identical_game(server: ServerProcess) -> None:
@@ -104,8 +54,18 @@ def test_foreign_origin_is_refused(server: ServerProcess) -> None:
 
 
 def test_connection_without_cookie_is_refused(server: ServerProcess) -> None:
-    with pytest.raises(socketio.exceptions.ConnectionError):
+    with pytest.raises(Refused) as refused:
         Player(server.url, "")
+    assert refused.value.data == {"code": "no_session"}
+
+
+def test_page_of_another_release_is_told_to_reload(server: ServerProcess) -> None:
+    cookie = session_cookie(server.url)
+    for other in ("0.1.0", ""):
+        with pytest.raises(Refused) as refused:
+            Player(server.url, cookie, release=other)
+        assert refused.value.data == {"code": "reload", "release": __version__}
+    Player(server.url, cookie).close()  # the page of this release connects
 
 
 def test_ai_moves_by_itself_after_restart(server_factory: Any) -> None:

@@ -242,8 +242,20 @@ def session_cookie(url: str) -> str:
     return "; ".join(f"{c.name}={c.value}" for c in jar)
 
 
+class Refused(ConnectionError):
+    """The server refused the Socket.IO connection; ``data`` is what it said why."""
+
+    def __init__(self, refusal: dict[str, Any]) -> None:
+        super().__init__(refusal.get("message", "refused"))
+        self.data: dict[str, Any] = refusal.get("data") or {}
+
+
 class Player:
-    """One websocket connection of a player that keeps every state it was sent."""
+    """One websocket connection of a player that keeps every state it was sent.
+
+    A refused connection raises ``Refused`` with the server's reason; a failed handshake
+    (an Origin turned away) raises python-socketio's ConnectionError.
+    """
 
     def __init__(
         self, url: str, cookie: str, *, release: str = __version__, **headers: str
@@ -253,14 +265,25 @@ class Player:
         self.client = socketio.Client(reconnection=False)
         self.states: list[dict[str, Any]] = []
         self.changed = threading.Event()
+        self.refusal: dict[str, Any] | None = None
         self.client.on("state", self._on_state)
-        self.client.connect(
-            url,
-            headers={"Cookie": cookie, **headers},
-            auth={"release": release},
-            transports=["websocket"],
-            wait_timeout=5,
-        )
+        self.client.on("connect_error", self._on_refused)
+        try:
+            self.client.connect(
+                url,
+                headers={"Cookie": cookie, **headers},
+                auth={"release": release},
+                transports=["websocket"],
+                wait_timeout=5,
+            )
+        except socketio.exceptions.ConnectionError:
+            if self.refusal is not None:
+                raise Refused(self.refusal) from None
+            raise
+
+    def _on_refused(self, data: object) -> None:
+        if isinstance(data, dict):  # the server's reason; a failed handshake gives text
+            self.refusal = data
 
     def _on_state(self, state: dict[str, Any]) -> None:
         self.states.append(state)

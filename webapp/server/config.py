@@ -101,7 +101,7 @@ SETTINGS: tuple[Setting, ...] = (
         "AI_DELAY_MS",
         "TICTACTOE_AI_DELAY_MS",
         350,
-        _integer(0, 10_000),
+        _integer(0, 60_000),
         "the AI's thinking pause before its move is pushed; 0 for none",
     ),
     Setting(

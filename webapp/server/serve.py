@@ -15,6 +15,7 @@ import gc
 import logging
 import os
 import socket
+import sqlite3
 import sys
 import threading
 import time
@@ -71,6 +72,8 @@ def preflight(settings: dict[str, Any]) -> None:
     check_port(settings["HOST"], settings["PORT"])
     if settings["REDIS_URL"]:
         check_redis(settings["REDIS_URL"])
+    else:
+        check_database(data_dir)
 
 
 def check_port(host: str, port: int) -> None:
@@ -93,6 +96,16 @@ def check_redis(url: str) -> None:
         redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3).ping()
     except (redis.RedisError, ValueError) as err:
         raise StartupError(f"cannot reach Redis at {url}: {err}") from None
+
+
+def check_database(data_dir: Path) -> None:
+    """Fail now if the SQLite database cannot be opened (or created) in the data dir."""
+    from .store import DATABASE_FILE, SQLiteStore
+
+    try:
+        SQLiteStore(data_dir / DATABASE_FILE).close()
+    except sqlite3.Error as err:
+        raise StartupError(f"cannot open {data_dir / DATABASE_FILE}: {err}") from None
 
 
 def build_tables() -> None:

@@ -26,6 +26,7 @@ from ..game.match import Match
 from ..game.records import from_record, to_record
 
 Update = Callable[[Match | None], Match]
+DATABASE_FILE = "matches.sqlite3"
 PARSED_ROWS = 2048  # parsed matches kept in memory, least recently used dropped first
 
 
@@ -201,6 +202,6 @@ def open_store(config: Mapping[str, Any]) -> Store:
     idle_seconds = float(config["IDLE_DAYS"]) * 86400
     if config["REDIS_URL"]:
         return RedisStore(config["REDIS_URL"], idle_seconds=idle_seconds)
-    store = SQLiteStore(Path(config["DATA_DIR"]) / "matches.sqlite3")
+    store = SQLiteStore(Path(config["DATA_DIR"]) / DATABASE_FILE)
     store.prune(idle_seconds)
     return store

@@ -1,0 +1,275 @@
+"""The process side: checks before starting, gunicorn's arbiter, workers, signals, the key."""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from webapp.server.serve import RespawnPacer
+from webapp.testing import HOST, Player, ServerProcess, free_port, session_cookie, wait_until
+
+TICTACTOE = str(Path(sys.executable).parent / "tictactoe")
+START_LIMIT_SECONDS = 10
+
+
+def refused_start(data_dir: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run ``tictactoe serve`` expecting it to give up; it must do so within seconds."""
+    environ = {**os.environ, "TICTACTOE_DATA_DIR": str(data_dir), **env}
+    command = [TICTACTOE, "serve", "--host", HOST, *args]
+    done = subprocess.run(
+        command, env=environ, capture_output=True, text=True, timeout=START_LIMIT_SECONDS
+    )
+    assert done.returncode != 0
+    return done
+
+
+def one_error_line(done: subprocess.CompletedProcess[str]) -> str:
+    """The only line of stderr, which must name the cause; no traceback."""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("tictactoe serve: error: ")
+    return lines[0]
+
+
+def test_port_in_use_is_one_clear_line(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind((HOST, 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = refused_start(tmp_path, "--port", str(port))
+    assert f"cannot listen on {HOST}:{port}: already in use" in one_error_line(done)
+
+
+def test_data_dir_that_cannot_be_a_directory(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    done = refused_start(tmp_path / "file" / "data", "--port", str(free_port()))
+    line = one_error_line(done)
+    assert "data dir" in line and "not writable" in line
+
+
+@pytest.fixture
+def read_only_dir(tmp_path: Path) -> Iterator[Path]:
+    """A directory that even root cannot write in (immutable)."""
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    if subprocess.run(["chattr", "+i", str(locked)], capture_output=True).returncode != 0:
+        pytest.skip("this filesystem has no immutable attribute")
+    yield locked
+    subprocess.run(["chattr", "-i", str(locked)], check=True)
+
+
+def test_unwritable_data_dir_is_one_clear_line(read_only_dir: Path) -> None:
+    done = refused_start(read_only_dir, "--port", str(free_port()))
+    line = one_error_line(done)
+    assert str(read_only_dir) in line and "not writable" in line
+
+
+@pytest.mark.parametrize("content", ["", "\n", "short"])
+def test_empty_or_damaged_key_file_is_one_clear_line(tmp_path: Path, content: str) -> None:
+    (tmp_path / "secret_key").write_text(content)
+    line = one_error_line(refused_start(tmp_path, "--port", str(free_port())))
+    assert "secret key file" in line and "empty or damaged" in line
+    assert (tmp_path / "secret_key").read_text() == content  # never replaced silently
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("TICTACTOE_PORT", "http"),
+        ("TICTACTOE_AI_DELAY_MS", "-1"),
+        ("TICTACTOE_TRUST_PROXY", "maybe"),
+    ],
+)
+def test_bad_setting_is_one_clear_line(tmp_path: Path, variable: str, value: str) -> None:
+    line = one_error_line(refused_start(tmp_path, **{variable: value}))
+    assert f"{variable}={value!r} is not valid" in line
+
+
+def test_unreachable_redis_is_one_clear_line(tmp_path: Path) -> None:
+    url = f"redis://{HOST}:{free_port()}/0"
+    done = refused_start(tmp_path, "--port", str(free_port()), TICTACTOE_REDIS_URL=url)
+    assert f"cannot reach Redis at {url}" in one_error_line(done)
+
+
+def test_key_is_created_private(server: ServerProcess) -> None:
+    key = server.data_dir / "secret_key"
+    assert key.stat().st_mode & 0o777 == 0o600
+    assert re.fullmatch(r"[0-9a-f]{64}", key.read_text())
+    assert server.data_dir.stat().st_mode & 0o077 == 0
+
+
+# --- a running arbiter ---------------------------------------------------------------------
+
+
+def test_one_worker_runs_under_the_arbiter(server: ServerProcess) -> None:
+    assert len(server.workers()) == 1
+    assert "Starting gunicorn" in server.log_tail()
+
+
+def wait_for_new_worker(server: ServerProcess, old: set[int], count: int = 1) -> set[int]:
+    """Wait until ``count`` workers run, none of them in ``old``."""
+
+    def replaced() -> bool:
+        now = set(server.workers())
+        return len(now) == count and not now & old
+
+    wait_until(replaced, 20, "a replacement worker")
+    wait_until(lambda: urlopen_ok(server.url + "/healthz"), 10, "the replacement answering")
+    return set(server.workers())
+
+
+def urlopen_ok(url: str) -> bool:
+    """Whether ``url`` answers 200."""
+    try:
+        with urllib.request.urlopen(url, timeout=2) as reply:
+            return bool(reply.status == 200)
+    except OSError:
+        return False
+
+
+def play_one_move(player: Player) -> dict[str, object]:
+    """Play the first empty cell and wait for the AI's answer; the state after it."""
+    state = player.human_turn()
+    assert player.move(str(state["board"]).index(".")) == {"ok": True}
+    version = int(state["version"])  # type: ignore[call-overload]
+    return player.wait_for(lambda s: s["version"] > version and s["turn"] != "ai")
+
+
+def test_killed_worker_is_replaced_and_the_player_resumes(server: ServerProcess) -> None:
+    cookie = session_cookie(server.url)
+    player = Player(server.url, cookie)
+    before = play_one_move(player)
+    (worker,) = server.workers()
+    os.kill(worker, signal.SIGKILL)
+    wait_for_new_worker(server, {worker})
+    again = Player(server.url, cookie)
+    assert again.wait_for(lambda s: True) == before
+    assert f"Worker (pid:{worker}) was sent SIGKILL" in server.log_tail()
+    again.close()
+
+
+def test_a_worker_that_keeps_dying_is_replaced_about_once_a_second(server: ServerProcess) -> None:
+    killed: set[int] = set()
+    started = time.monotonic()
+    while time.monotonic() - started < 4:
+        for pid in set(server.workers()) - killed:
+            os.kill(pid, signal.SIGKILL)
+            killed.add(pid)
+        time.sleep(0.01)
+    # Killed at once each time, for 4 s: at most one replacement a second got through.
+    assert 2 <= len(killed) <= 6
+    wait_until(lambda: urlopen_ok(server.url + "/healthz"), 10, "a worker answering again")
+
+
+def test_stuck_worker_is_replaced(server_factory: Callable[..., ServerProcess]) -> None:
+    server = server_factory(TICTACTOE_WORKER_TIMEOUT="2")
+    cookie = session_cookie(server.url)
+    player = Player(server.url, cookie)
+    before = play_one_move(player)
+    (worker,) = server.workers()
+    os.kill(worker, signal.SIGSTOP)  # alive, but it answers no one, the arbiter included
+    wait_for_new_worker(server, {worker})
+    again = Player(server.url, cookie)
+    assert again.wait_for(lambda s: True) == before
+    assert "WORKER TIMEOUT" in server.log_tail()
+    again.close()
+
+
+def test_sigterm_with_players_connected_stops_everything(server: ServerProcess) -> None:
+    cookie = session_cookie(server.url)
+    players = [Player(server.url, cookie) for _ in range(3)]
+    for player in players:
+        player.wait_for(lambda s: True)
+    processes = server.pids()
+    started = time.monotonic()
+    assert server.stop(timeout=10) == 0
+    assert time.monotonic() - started < 6
+    wait_until(lambda: not any(p.connected for p in players), 5, "the sockets closing")
+    assert not any(Path(f"/proc/{pid}").exists() for pid in processes)
+
+
+def test_sighup_reloads_the_workers(server: ServerProcess) -> None:
+    cookie = session_cookie(server.url)
+    player = Player(server.url, cookie)
+    before = play_one_move(player)
+    old = set(server.workers())
+    server.signal(signal.SIGHUP)
+    wait_for_new_worker(server, old)
+    wait_until(lambda: not player.connected, 10, "the old worker's socket closing")
+    again = Player(server.url, cookie)
+    assert again.wait_for(lambda s: True) == before
+    assert server.process is not None and server.process.poll() is None
+    again.close()
+
+
+def test_twenty_fresh_starts_with_two_workers_share_one_key(tmp_path: Path, redis_url: str) -> None:
+    for start in range(20):
+        data_dir = tmp_path / f"fresh-{start}"
+        server = ServerProcess(data_dir, {"TICTACTOE_REDIS_URL": redis_url}, ("--workers", "2"))
+        server.start()
+        try:
+            wait_until(lambda s=server: len(s.workers()) == 2, 10, "two workers")  # type: ignore[misc]
+            statuses = {urlopen_status(server.url + "/") for _ in range(10)}
+            assert statuses == {200}, statuses
+            cookie = session_cookie(server.url)
+            players = [Player(server.url, cookie) for _ in range(4)]  # over both workers
+            for player in players:
+                player.close()
+            assert sorted(p.name for p in data_dir.iterdir() if "key" in p.name) == ["secret_key"]
+        finally:
+            assert server.stop() == 0
+
+
+def urlopen_status(url: str) -> int:
+    """The status of GET ``url``."""
+    try:
+        with urllib.request.urlopen(url, timeout=5) as reply:
+            return int(reply.status)
+    except urllib.error.HTTPError as err:
+        return int(err.code)
+
+
+def test_workers_given_a_key_never_write_one(server_factory: Callable[..., ServerProcess]) -> None:
+    server = server_factory(TICTACTOE_SECRET_KEY=secrets.token_hex(32))
+    assert urlopen_status(server.url + "/") == 200
+    assert not (server.data_dir / "secret_key").exists()
+
+
+# --- the respawn pacer, without processes --------------------------------------------------
+
+
+def test_pacer_starts_the_first_workers_at_once() -> None:
+    waits: list[float] = []
+    pacer = RespawnPacer(1.0, clock=lambda: 100.0, sleep=waits.append)
+    for _ in range(4):
+        pacer.before_fork()
+    assert waits == []
+
+
+def test_pacer_spaces_replacements_a_second_apart() -> None:
+    now = [100.0]
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        now[0] += seconds
+
+    pacer = RespawnPacer(1.0, clock=lambda: now[0], sleep=sleep)
+    pacer.before_fork()
+    for _ in range(3):
+        now[0] += 0.25  # the worker died a quarter of a second after it started
+        pacer.worker_died()
+        pacer.before_fork()
+    assert waits == [0.75, 0.75, 0.75]
