@@ -8,7 +8,7 @@ CLIENT := static/vendor/socket.io.esm.min.js
 CHROMIUM ?= /usr/bin/chromium
 REDIS_SERVER ?= /usr/bin/redis-server
 
-.PHONY: run test lint typecheck pytest install bench bench-load clean
+.PHONY: run test lint typecheck pytest install bench bench-load lock clean
 
 run: install
 	$(BIN)/tictactoe serve
@@ -20,9 +20,11 @@ install: $(INSTALLED) $(CLIENT)
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(INSTALLED): pyproject.toml | $(BIN)/python $(CLIENT)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+# Exact versions with hashes from the lock (the same one for a developer and CI), then
+# the project itself with nothing more.
+$(INSTALLED): requirements-dev.lock pyproject.toml | $(BIN)/python $(CLIENT)
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements-dev.lock
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
 node_modules/socket.io-client/package.json: package.json package-lock.json
@@ -58,8 +60,16 @@ bench: install
 
 # The server under 200 players, against a bare echo server (a few minutes).
 bench-load: install
-	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	$(BIN)/python bench/load.py --clients 200 --flood 1000 --idle-sessions 10000
+
+# A deliberate upgrade: new exact versions within pyproject.toml's ranges. Re-read
+# webapp/server/patches.py against any new version of the libraries it names.
+LOCK := $(BIN)/pip-compile --quiet --strip-extras --generate-hashes --allow-unsafe \
+	--no-emit-index-url --no-emit-find-links --upgrade
+lock: | $(BIN)/python
+	$(BIN)/python -m pip install --quiet pip-tools
+	$(LOCK) --extra redis --output-file requirements.lock pyproject.toml
+	$(LOCK) --extra redis --extra test --extra bench --output-file requirements-dev.lock pyproject.toml
 
 clean:
 	rm -rf $(VENV) node_modules static/vendor build dist *.egg-info tests/artifacts
