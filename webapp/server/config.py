@@ -185,7 +185,6 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SEED", "TICTACTOE_SEED", None, _integer(0, 2**63), "seeds the AI's dice (tests)"),
     Setting("ASYNC_MODE", None, "threading", _text, "Flask-SocketIO's async mode"),
 )
-BY_NAME = {setting.name: setting for setting in SETTINGS}
 DEFAULTS: dict[str, Any] = {setting.name: setting.default for setting in SETTINGS}
 
 

@@ -1,37 +1,30 @@
-"""The process side: checks before starting, then gunicorn's arbiter with gevent workers.
+"""The process side: gunicorn's arbiter with gevent workers, started by ``serve()``.
 
-``serve()`` checks everything that would stop a worker from starting (settings, the
-data dir and its key, the port, Redis) and exits with one line naming the cause, so
-the arbiter never retries something that cannot work. Work that must happen once (the
-secret key, the engine's tables) happens here, before any worker is forked. Each worker
-then monkey-patches for gevent, builds the app, and serves websockets through
+``serve()`` reads the settings and runs the checks of preflight.py (one line and a
+non-zero exit if anything is wrong), then hands over to the arbiter. Each worker
+monkey-patches for gevent, builds the app, and serves websockets through
 gevent-websocket with the Origin checked before the upgrade.
 """
 
 from __future__ import annotations
 
-import errno
 import gc
 import logging
 import os
-import socket
-import sqlite3
 import sys
 import threading
 import time
 import traceback
 import warnings
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
 from gunicorn.workers.ggevent import GeventPyWSGIWorker, PyWSGIHandler
 
 from .. import __version__
-from ..game import engine
-from ..game.board import Board
-from . import config, datadir
+from . import config
+from .preflight import StartupError, build_tables, preflight
 
 log = logging.getLogger(__name__)
 LOG_FORMAT = "[%(asctime)s] [%(process)d] [%(levelname)s] %(name)s: %(message)s"
@@ -39,81 +32,6 @@ LOG_DATE_FORMAT = "%Y-%m-%d %H:%M:%S %z"  # as gunicorn writes its own lines
 PRUNE_EVERY_SECONDS = 6 * 3600
 RESPAWN_INTERVAL = 1.0  # seconds between replacements of workers that keep dying
 LISTEN_BACKLOG = 2048
-
-
-class StartupError(RuntimeError):
-    """The server cannot start; the message names the cause and the fix."""
-
-
-# --- before the arbiter -----------------------------------------------------------------
-
-
-def default_data_dir() -> Path:
-    """Flask's instance folder for this package: ``instance/`` beside it in a checkout."""
-    from flask import Flask
-
-    return Path(Flask("webapp").instance_path)
-
-
-def preflight(settings: dict[str, Any]) -> None:
-    """Check what would stop a worker, and do the once-only work; raise StartupError."""
-    if settings["WORKERS"] > 1 and not settings["REDIS_URL"]:
-        raise StartupError(
-            "several workers share their matches through Redis: set TICTACTOE_REDIS_URL"
-        )
-    data_dir = Path(settings["DATA_DIR"] or default_data_dir())
-    settings["DATA_DIR"] = str(data_dir)
-    try:
-        datadir.prepare(data_dir)
-        if not settings["SECRET_KEY"]:
-            settings["SECRET_KEY"] = datadir.secret_key(data_dir)
-    except datadir.DataDirError as err:
-        raise StartupError(str(err)) from None
-    check_port(settings["HOST"], settings["PORT"])
-    if settings["REDIS_URL"]:
-        check_redis(settings["REDIS_URL"])
-    else:
-        check_database(data_dir)
-
-
-def check_port(host: str, port: int) -> None:
-    """Fail now if ``host:port`` cannot be listened on (in use, or not ours)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError as err:
-            why = "already in use" if err.errno == errno.EADDRINUSE else err.strerror
-            raise StartupError(f"cannot listen on {host}:{port}: {why}") from None
-
-
-def check_redis(url: str) -> None:
-    """Fail now if Redis does not answer at ``url``."""
-    import redis
-
-    try:
-        redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3).ping()
-    except (redis.RedisError, ValueError) as err:
-        raise StartupError(f"cannot reach Redis at {url}: {err}") from None
-
-
-def check_database(data_dir: Path) -> None:
-    """Fail now if the SQLite database cannot be opened (or created) in the data dir."""
-    from .store import DATABASE_FILE, SQLiteStore
-
-    try:
-        SQLiteStore(data_dir / DATABASE_FILE).close()
-    except sqlite3.Error as err:
-        raise StartupError(f"cannot open {data_dir / DATABASE_FILE}: {err}") from None
-
-
-def build_tables() -> None:
-    """Solve the game now, so that every worker shares the tables instead of building them."""
-    for cells in engine.solved():
-        engine.analyse(Board(cells))
-    gc.collect()
-    gc.freeze()  # keep them out of the collector's way in every worker too
 
 
 # --- the arbiter's hooks -----------------------------------------------------------------

@@ -1,0 +1,91 @@
+"""Before the arbiter starts: everything that would stop a worker is checked once, and the
+work that must happen once (the secret key, the engine's tables) is done.
+
+A failure is a ``StartupError`` whose message names the cause and the fix, so that
+``tictactoe serve`` exits with one line instead of letting the arbiter retry.
+"""
+
+from __future__ import annotations
+
+import errno
+import gc
+import socket
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from ..game import engine
+from ..game.board import Board
+from . import datadir
+
+
+class StartupError(RuntimeError):
+    """The server cannot start; the message names the cause and the fix."""
+
+
+def default_data_dir() -> Path:
+    """Flask's instance folder for this package: ``instance/`` beside it in a checkout."""
+    from flask import Flask
+
+    return Path(Flask("webapp").instance_path)
+
+
+def preflight(settings: dict[str, Any]) -> None:
+    """Check what would stop a worker, and do the once-only work; raise StartupError."""
+    if settings["WORKERS"] > 1 and not settings["REDIS_URL"]:
+        raise StartupError(
+            "several workers share their matches through Redis: set TICTACTOE_REDIS_URL"
+        )
+    data_dir = Path(settings["DATA_DIR"] or default_data_dir())
+    settings["DATA_DIR"] = str(data_dir)
+    try:
+        datadir.prepare(data_dir)
+        if not settings["SECRET_KEY"]:
+            settings["SECRET_KEY"] = datadir.secret_key(data_dir)
+    except datadir.DataDirError as err:
+        raise StartupError(str(err)) from None
+    check_port(settings["HOST"], settings["PORT"])
+    if settings["REDIS_URL"]:
+        check_redis(settings["REDIS_URL"])
+    else:
+        check_database(data_dir)
+
+
+def check_port(host: str, port: int) -> None:
+    """Fail now if ``host:port`` cannot be listened on (in use, or not ours)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as err:
+            why = "already in use" if err.errno == errno.EADDRINUSE else err.strerror
+            raise StartupError(f"cannot listen on {host}:{port}: {why}") from None
+
+
+def check_redis(url: str) -> None:
+    """Fail now if Redis does not answer at ``url``."""
+    import redis
+
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3).ping()
+    except (redis.RedisError, ValueError) as err:
+        raise StartupError(f"cannot reach Redis at {url}: {err}") from None
+
+
+def check_database(data_dir: Path) -> None:
+    """Fail now if the SQLite database cannot be opened (or created) in the data dir."""
+    from .store import DATABASE_FILE, SQLiteStore
+
+    try:
+        SQLiteStore(data_dir / DATABASE_FILE).close()
+    except sqlite3.Error as err:
+        raise StartupError(f"cannot open {data_dir / DATABASE_FILE}: {err}") from None
+
+
+def build_tables() -> None:
+    """Solve the game now, so that every worker shares the tables instead of building them."""
+    for cells in engine.solved():
+        engine.analyse(Board(cells))
+    gc.collect()
+    gc.freeze()  # keep them out of the collector's way in every worker too
