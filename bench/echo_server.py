@@ -6,15 +6,21 @@ answered with as many state-shaped emits as the real server sends, then the ack:
 move gets the human's move and the AI's reply (a random free cell) unless the move
 ended the game; a game ends on three in a row or a full board, so games last as many
 moves as real ones; a match lasts six games, about as many as the benchmark's
-players last against the real AI.
+players last against the real AI. The release a client sends when it connects is
+ignored.
 
-    python bench/echo_server.py --port 5001              # gevent pywsgi (socketio.run)
-    gunicorn -k gevent -w 1 --chdir bench 'echo_server:make_app()'
+It is served as ``tictactoe serve`` serves the game: gunicorn's arbiter with the
+game's worker class (gevent, with gevent-websocket's handler) and the game's settings,
+read from the same TICTACTOE_* variables (TICTACTOE_WORKERS: how many workers), except
+that it never uses Redis.
+
+    .venv/bin/python bench/echo_server.py --port 5001
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import random
 import secrets
@@ -22,6 +28,9 @@ from typing import Any
 
 from flask import Flask, jsonify, request, session
 from flask_socketio import ConnectionRefusedError, SocketIO, join_room
+
+from webapp.server import config
+from webapp.server.serve import Application
 
 GAMES_PER_MATCH = 6
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
@@ -75,7 +84,7 @@ class Echo:
             "history": list(self.history),
             "last_ai_move": {
                 "cell": 4,
-                "decision": "minimax",
+                "decision": "perfect",
                 "roll": 37,
                 "difficulty": 60,
                 "think_us": 85,
@@ -96,10 +105,10 @@ class Echo:
         }
 
 
-def make_app(max_payload: int = 4096) -> Flask:
-    """The echo app, in gevent mode."""
+def make_app(secret_key: str, max_payload: int = 4096) -> Flask:
+    """The echo app, in gevent mode, signing its session cookies with ``secret_key``."""
     app = Flask(__name__)
-    app.config["SECRET_KEY"] = os.environ.get("ECHO_SECRET_KEY") or secrets.token_hex(16)
+    app.config["SECRET_KEY"] = secret_key
     socketio = SocketIO(app, async_mode="gevent", max_http_buffer_size=max_payload)
     echoes: dict[str, Echo] = {}
 
@@ -161,18 +170,37 @@ def make_app(max_payload: int = 4096) -> Flask:
     return app
 
 
+class EchoApplication(Application):
+    """The echo app under the game's gunicorn application: same options, same worker."""
+
+    def load_config(self) -> None:
+        """The game's gunicorn settings, without its match pruning."""
+        super().load_config()
+        self.cfg.set("proc_name", "echo")
+        self.cfg.set("post_worker_init", _settle)
+
+    def load(self) -> Flask:
+        """The echo app, built in the worker after gevent has patched it."""
+        return make_app(self.settings["SECRET_KEY"])
+
+
+def _settle(worker: object) -> None:
+    """Keep the framework's objects out of the collector's way, as the game's workers do."""
+    gc.collect()
+    gc.freeze()
+
+
 def main() -> None:
-    """Serve the echo app with gevent's pywsgi server, as ``socketio.run`` does."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=5001)
+    """Serve the echo app until stopped."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--host", default="127.0.0.1", help="address (127.0.0.1)")
+    parser.add_argument("--port", type=int, default=5001, help="port (5001)")
     args = parser.parse_args()
-    app = make_app()
-    app.extensions["socketio"].run(app, host=args.host, port=args.port, log_output=False)
+    settings = {**config.load(os.environ), "HOST": args.host, "PORT": args.port}
+    # One key for all workers, so that a page served by one is good for the others.
+    settings["SECRET_KEY"] = settings["SECRET_KEY"] or secrets.token_hex(16)
+    EchoApplication(settings).run()
 
 
 if __name__ == "__main__":
-    from gevent import monkey
-
-    monkey.patch_all()
     main()

@@ -17,12 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from webapp.game import engine
+from webapp.game.board import Board
+from webapp.game.search import SearchStats, alphabeta_search, minimax_search, root_search
+from webapp.testing import percentile
 
-from webapp import engine  # noqa: E402
-from webapp.board import Board  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 LOOKUP_TARGET_US = 5.0
 SOLVE_TARGET_MS = 100.0
@@ -98,11 +98,11 @@ def clear_analysis_cache() -> None:
 
 
 def time_root_search(
-    search: Callable[[str, engine.SearchStats], int],
+    search: Callable[[str, SearchStats], int],
 ) -> tuple[float, int, int]:
     """Milliseconds, nodes and score of a first-move search from the empty board."""
     start = time.perf_counter_ns()
-    _, score, stats = engine.root_search(Board(), search)
+    _, score, stats = root_search(Board(), search)
     return (time.perf_counter_ns() - start) / 1e6, stats.nodes, score
 
 
@@ -144,8 +144,8 @@ def run(repeat: int) -> list[Measure]:
     time_lookups(boards, random.Random(1))  # warm every analysis
     warm = time_lookups(boards, random.Random(1))
 
-    minimax_ms, minimax_nodes, minimax_score = time_root_search(engine.minimax_search)
-    alphabeta_ms, alphabeta_nodes, alphabeta_score = time_root_search(engine.alphabeta_search)
+    minimax_ms, minimax_nodes, minimax_score = time_root_search(minimax_search)
+    alphabeta_ms, alphabeta_nodes, alphabeta_score = time_root_search(alphabeta_search)
     if minimax_score != alphabeta_score:
         raise SystemExit(f"searches disagree: {minimax_score} vs {alphabeta_score}")
 
@@ -167,7 +167,7 @@ def run(repeat: int) -> list[Measure]:
             "us",
             LOOKUP_TARGET_US,
         ),
-        Measure("lookup_p99_us", "lookup: perfect_move p99 (warm)", percentile(warm, 99), "us"),
+        Measure("lookup_p99_us", "lookup: perfect_move p99 (warm)", percentile(warm, 0.99), "us"),
         Measure(
             "lookup_cold_us",
             "lookup: perfect_move median (cold pass)",
@@ -205,11 +205,6 @@ def run(repeat: int) -> list[Measure]:
             CLI_TARGET_S,
         ),
     ]
-
-
-def percentile(values: list[float], pct: int) -> float:
-    """The ``pct``-th percentile of ``values``."""
-    return statistics.quantiles(values, n=100)[pct - 1]
 
 
 def main(argv: list[str] | None = None) -> int:

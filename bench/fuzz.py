@@ -9,8 +9,9 @@ the server may drop that connection, which then reconnects. Junk frames come on 
 the ``--events`` count.
 
 Checks every answer: an acknowledgement that is ``{"ok": true}`` (for a protocol event)
-or a known error code; a refused event sends no ``state``; versions only grow; the
-server stays healthy. Prints the counts and exits 1 on any violation.
+or one of the protocol's refusal codes (``internal``, a fault of the server, counts
+as a violation); a refused event sends no ``state``; versions only grow; a new player
+still gets its state afterwards. Prints the counts and exits 1 on any violation.
 
 The rate limit is raised for this run (it would otherwise answer most events with
 ``rate_limited``, which tests/test_protocol.py already covers).
@@ -27,19 +28,17 @@ import random
 import string
 import sys
 import time
-import urllib.request
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from players import CONNECT_ERRORS, Client, Server, new_player
 
-from load import Client, Refused, Server, session_cookie
-from websockets.exceptions import WebSocketException
+from webapp.server.app import transport_limit
+from webapp.server.config import DEFAULTS
+from webapp.server.protocol import ErrorCode, Event
 
-from webapp.events import ERROR_CODES
-
-PROTOCOL = ("move", "next_game", "new_match", "hint")
+PROTOCOL = tuple(Event)
+REFUSALS = frozenset(ErrorCode) - {ErrorCode.INTERNAL}
 RESERVED = {"connect", "disconnect", "message", "json", "connect_error"}
 FIELDS = ("cell", "mode", "human_hp", "ai_hp", "x")
 JUNK_SHARE = 0.01
@@ -121,9 +120,7 @@ class Fuzzer:
     async def connect(self) -> None:
         """Open a new connection with a new session."""
         self.client = Client()
-        await self.client.open(self.server.port, await session_cookie(self.server.port))
-        state = await self.client.wait_state(lambda s: True)
-        self.version = state["version"]
+        self.version = (await new_player(self.client, self.server.port))["version"]
 
     async def one(self, limit: int, transport_limit: int) -> None:
         """Send one event (after a junk frame, now and then) and check what comes back."""
@@ -143,7 +140,9 @@ class Fuzzer:
         else:
             code = ack.get("error", {}).get("code")
             self.tally[str(code)] += 1
-            if code not in ERROR_CODES:
+            if code == ErrorCode.INTERNAL:
+                self.violate(f"{event} {args!r}: the server failed ({code})")
+            elif code not in REFUSALS:
                 self.violate(f"{event} {args!r}: unknown code {code!r}")
             if states:
                 self.violate(f"{event} {args!r}: refused ({code}) yet sent a state")
@@ -155,7 +154,7 @@ class Fuzzer:
     async def junk(self, transport_limit: int) -> None:
         """Send one junk frame, then start over on a new connection whatever happened."""
         self.tally["junk"] += 1
-        self.client._write(junk(self.rng, transport_limit))
+        self.client.write(junk(self.rng, transport_limit))
         await asyncio.sleep(0.05)
         if self.client.reader is None or self.client.reader.done():
             self.tally["junk: server closed the connection"] += 1
@@ -181,7 +180,7 @@ async def fuzz(server: Server, args: argparse.Namespace) -> tuple[Counter[str], 
         for _ in budget:
             try:
                 await fuzzer.one(args.payload_limit, args.transport_limit)
-            except (TimeoutError, ConnectionError, Refused, WebSocketException) as err:
+            except CONNECT_ERRORS as err:
                 tally[f"lost: {type(err).__name__}"] += 1
                 await fuzzer.connect()
 
@@ -191,13 +190,16 @@ async def fuzz(server: Server, args: argparse.Namespace) -> tuple[Counter[str], 
     return tally, [v for f in fuzzers for v in f.violations]
 
 
-def healthy(server: Server) -> bool:
-    """True when the server still answers /healthz."""
+async def answers_new_player(server: Server) -> bool:
+    """True when a new player still loads the page, connects and gets its state."""
+    client = Client()
     try:
-        with urllib.request.urlopen(server.url + "/healthz", timeout=5) as reply:
-            return bool(reply.status == 200)
-    except OSError:
+        await new_player(client, server.port)
+    except CONNECT_ERRORS:
         return False
+    finally:
+        await client.close()
+    return True
 
 
 def main() -> int:
@@ -208,45 +210,36 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1, help="random seed (1)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
-    server = Server("serve", "game", {"TICTACTOE_RATE_BURST": str(10**9)})
-    server.start()
-    try:
-        args.payload_limit, args.transport_limit = limits(server)
+    args.payload_limit = int(DEFAULTS["MAX_PAYLOAD_BYTES"])
+    args.transport_limit = transport_limit(args.payload_limit)
+    unlimited = {"TICTACTOE_RATE_PER_SECOND": "10000", "TICTACTOE_RATE_BURST": "100000"}
+    with Server.game(unlimited) as server:
         started = time.perf_counter()
         tally, violations = asyncio.run(fuzz(server, args))
         elapsed = time.perf_counter() - started
-        alive = healthy(server)
+        alive = asyncio.run(answers_new_player(server))
         rss = server.rss_kb()
-    finally:
-        server.stop()
+    answers = {k: v for k, v in sorted(tally.items()) if k != "events"}
     report = {
         "events": tally["events"],
         "seconds": round(elapsed, 1),
         "events_per_s": round(tally["events"] / elapsed),
-        "answers": {k: v for k, v in sorted(tally.items()) if k != "events"},
+        "answers": answers,
         "violations": violations,
-        "server_healthy_after": alive,
+        "new_player_served_after": alive,
         "server_rss_mb": round(rss / 1024, 1),
     }
     if args.json:
         print(json.dumps(report, indent=2))
     else:
         print(f"fuzzed {report['events']:,} events in {report['seconds']} s")
-        for key, count in report["answers"].items():
-            print(f"  {key:<26} {count:>8,}")
-        print(f"server healthy after: {alive}; RSS {report['server_rss_mb']} MB")
+        for key, count in answers.items():
+            print(f"  {key:<34} {count:>8,}")
+        print(f"a new player served after: {alive}; RSS {report['server_rss_mb']} MB")
         for violation in violations:
             print(f"VIOLATION {violation}")
     ok = alive and not violations and tally["events"] >= args.events
     return 0 if ok else 1
-
-
-def limits(server: Server) -> tuple[int, int]:
-    """The app's payload limit and the transport's message limit, from the server itself."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from webapp.app import DEFAULTS, transport_limit
-
-    return int(DEFAULTS["MAX_PAYLOAD_BYTES"]), transport_limit(int(DEFAULTS["MAX_PAYLOAD_BYTES"]))
 
 
 if __name__ == "__main__":

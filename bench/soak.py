@@ -1,9 +1,11 @@
 """Soak test: 200 players on the production server for a long stretch, watching memory.
 
-The players of bench/load.py (own session each, whole adaptive games, as fast as the
-server answers) against ``tictactoe serve`` for ``--minutes`` (10 by default). Prints
-the server's RSS every ``--every`` seconds; reports errors and the RSS at the start
-(after ``--warmup`` seconds) and at the end. Target: RSS grows by less than 10%.
+The players of bench/players.py, as bench/load.py drives them (own session each, whole
+adaptive games, as fast as the server answers), against ``tictactoe serve`` (AI delay
+0, a temporary data dir) for ``--minutes`` (10 by default). Prints the RSS of the
+server's processes (arbiter and workers) every ``--every`` seconds; reports errors and
+the RSS at the start (after ``--warmup`` seconds) and at the end. Target: RSS grows by
+less than 10%.
 
     .venv/bin/python bench/soak.py --minutes 10
 """
@@ -15,12 +17,9 @@ import asyncio
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from load import Pool, Server, Tally
+from players import Pool, Server, Tally
 
 GROWTH_TARGET = 0.10
 
@@ -70,12 +69,8 @@ def main() -> int:
     parser.add_argument("--every", type=float, default=15, help="seconds between samples (15)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
-    server = Server("serve", "game", {})
-    server.start()
-    try:
+    with Server.game() as server:
         report = asyncio.run(soak(server, args))
-    finally:
-        server.stop()
     ok = report["errors"] == 0 and report["rss_growth"] < GROWTH_TARGET
     if args.json:
         print(json.dumps(report, indent=2))

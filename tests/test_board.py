@@ -6,9 +6,8 @@ import itertools
 from functools import cache
 
 import pytest
-from conftest import reachable_positions
 
-from webapp.board import (
+from webapp.game.board import (
     CELLS,
     LINES,
     Board,
@@ -21,6 +20,7 @@ from webapp.board import (
     other,
     parse_cell,
 )
+from webapp.testing import reachable_positions
 
 
 def all_strings() -> list[str]:

@@ -109,6 +109,26 @@ def test_impossible_mode_never_loses(page: Page, server: Any) -> None:
     expect(page.get_by_role("button", name="Next game")).to_be_visible()
 
 
+# How the page explains a fixed mode's move, by the mode's name in the form.
+FIXED_MODES = {
+    "Easy": r"AI played a random move at [abc][123]",
+    "Medium": r"AI played [abc][123] by heuristic: the best odds",
+    "Hard": r"AI played [abc][123] by lookahead \(depth 2\)",
+}
+
+
+def test_fixed_modes_show_their_name_and_explain_their_moves(page: Page, server: Any) -> None:
+    open_game(page, server.url)
+    for mode, said in FIXED_MODES.items():
+        start_match(page, mode)
+        # The chip reads the mode's label from the form, whose options the server renders.
+        expect(page.locator("#mode-chip")).to_have_text(mode)
+        if settle(page) == "human":
+            play(page, first_empty(page))
+        explain = page.locator("#explain")
+        expect(explain).to_have_text(re.compile(rf"^{said} \(thought for [\d.]+ [µm]?s\)$"))
+
+
 def hp_of(page: Page, side: str) -> int:
     """The HP number shown for ``side`` ("human" or "ai")."""
     return int(page.locator(f"#{side}-hp").inner_text())

@@ -8,10 +8,10 @@ from collections.abc import Callable, Iterator
 from functools import cache
 
 import pytest
-from conftest import reachable_positions
 
-from webapp import engine
-from webapp.board import CELLS, LINES, Board, Mark, RuleError, other
+from webapp.game import engine, search, strategies, tree
+from webapp.game.board import CELLS, LINES, Board, Mark, RuleError, other
+from webapp.testing import reachable_positions
 
 # Results for the side to move, as numbers so they compare: loss < draw < win.
 LOSS, DRAW, WIN = -1, 0, 1
@@ -122,7 +122,7 @@ def test_empty_board_is_a_draw_in_nine() -> None:
 def test_alphabeta_search_equals_solved_on_every_position() -> None:
     table = engine.solved()
     for cells, score in table.items():
-        assert engine.alphabeta_search(cells, engine.SearchStats()) == score, cells
+        assert search.alphabeta_search(cells, search.SearchStats()) == score, cells
 
 
 def test_minimax_search_equals_solved_from_four_marks() -> None:
@@ -130,18 +130,18 @@ def test_minimax_search_equals_solved_from_four_marks() -> None:
     checked = 0
     for cells, score in table.items():
         if cells.count(".") <= 5:
-            assert engine.minimax_search(cells, engine.SearchStats()) == score, cells
+            assert search.minimax_search(cells, search.SearchStats()) == score, cells
             checked += 1
     assert checked > 5_000
 
 
 def test_root_search_minimax_visits_whole_tree_and_alphabeta_prunes() -> None:
-    cell, score, full = engine.root_search(Board(), engine.minimax_search)
+    cell, score, full = search.root_search(Board(), search.minimax_search)
     assert score == 0
     assert cell in engine.best_moves(Board())
     # root_search counts every node below the root.
-    assert full.nodes + 1 == engine.tree_stats().tree_nodes
-    cell, pruned_score, pruned = engine.root_search(Board(), engine.alphabeta_search)
+    assert full.nodes + 1 == tree.tree_stats().tree_nodes
+    cell, pruned_score, pruned = search.root_search(Board(), search.alphabeta_search)
     assert pruned_score == score
     assert cell in engine.best_moves(Board())
     assert 0 < pruned.nodes < full.nodes // 5
@@ -150,11 +150,38 @@ def test_root_search_minimax_visits_whole_tree_and_alphabeta_prunes() -> None:
 @pytest.mark.parametrize("text", ["XX.OO....", "X...O...X", ".X...XOOX", "XOXOXO..."])
 def test_root_search_agrees_with_analysis(text: str) -> None:
     board = Board.parse(text)
-    for search in (engine.minimax_search, engine.alphabeta_search):
-        cell, score, stats = engine.root_search(board, search)
+    for way in (search.minimax_search, search.alphabeta_search):
+        cell, score, stats = search.root_search(board, way)
         assert cell in engine.best_moves(board)
         assert score == engine.solved()[board.cells]
         assert stats.nodes > 0
+
+
+def test_successors_are_the_legal_moves_and_their_positions() -> None:
+    for board in playable_positions():
+        expected = [(cell, board.apply_move(cell).cells) for cell in board.legal_moves()]
+        assert list(engine.successors(board.cells)) == expected, board
+
+
+def test_terminal_score_is_a_loss_for_the_side_to_move_or_a_draw() -> None:
+    for board in all_positions():
+        outcome = board.outcome()
+        score = engine.terminal_score(board.cells)
+        if outcome is None:
+            assert score is None, board
+        elif outcome.winner is None:
+            assert score == 0, board
+        else:
+            assert outcome.winner != board.to_move  # only the last mover can own a line
+            assert score == -engine.WIN, board
+
+
+@pytest.mark.parametrize(
+    ("score", "earlier"),
+    [(engine.WIN, engine.WIN - 1), (-engine.WIN, 1 - engine.WIN), (0, 0), (95, 94), (-93, -92)],
+)
+def test_farther_scores_shrink_by_one_ply(score: int, earlier: int) -> None:
+    assert engine.farther(score) == earlier
 
 
 # --- perfect play, proved ------------------------------------------------------------
@@ -276,16 +303,18 @@ def test_fatalist_board_blocks_and_delays_the_loss() -> None:
 def test_seed_example_heuristic_ties_a_losing_move() -> None:
     board = Board.parse("OXO.X.X..")
     assert board.to_move == "O"
-    scores = {cell: engine.win_probability(board.apply_move(cell), "O") for cell in (3, 5, 7, 8)}
+    scores = {
+        cell: strategies.win_probability(board.apply_move(cell), "O") for cell in (3, 5, 7, 8)
+    }
     assert scores[5] == scores[7] == pytest.approx(1 / 3)
     assert scores[5] == scores[7] > max(scores[3], scores[8])
     assert engine.analyse(board).moves[5].result is engine.Result.LOSS
     assert engine.analyse(board).moves[7].result is engine.Result.DRAW
-    heuristic = {engine.heuristic_move(board, random.Random(seed)) for seed in range(30)}
+    heuristic = {strategies.heuristic_move(board, random.Random(seed)) for seed in range(30)}
     assert heuristic == {5, 7}
     for seed in range(30):
         assert engine.perfect_move(board, random.Random(seed)) == 7
-        assert engine.lookahead_move(board, random.Random(seed), depth=2) == 7
+        assert strategies.lookahead_move(board, random.Random(seed), depth=2) == 7
 
 
 # --- tie-breaking ---------------------------------------------------------------------
@@ -365,7 +394,7 @@ def test_terminal_board_has_no_moves(text: str, result: str) -> None:
     assert data["result"] == result
     assert data["plies"] == 0
     assert engine.best_moves(board) == ()
-    for move in (engine.perfect_move, engine.heuristic_move, engine.random_move):
+    for move in (engine.perfect_move, strategies.heuristic_move, strategies.random_move):
         with pytest.raises(RuleError) as caught:
             move(board, random.Random(0))
         assert caught.value.code == "game_over"
@@ -375,8 +404,8 @@ def test_terminal_board_has_no_moves(text: str, result: str) -> None:
 
 
 def test_tree_stats_match_published_counts() -> None:
-    stats = engine.tree_stats()
-    assert stats == engine.TreeStats(
+    stats = tree.tree_stats()
+    assert stats == tree.TreeStats(
         positions=5_478,
         positions_symmetric=765,
         terminal=958,
@@ -391,9 +420,9 @@ def test_tree_stats_match_published_counts() -> None:
 
 
 def test_symmetries_are_the_eight_of_the_square() -> None:
-    assert len(engine.SYMMETRIES) == 8
-    assert set(engine.SYMMETRIES) == symmetries()
-    for perm in engine.SYMMETRIES:
+    assert len(tree.SYMMETRIES) == 8
+    assert set(tree.SYMMETRIES) == symmetries()
+    for perm in tree.SYMMETRIES:
         assert {tuple(sorted(perm.index(c) for c in line)) for line in LINES} == set(LINES)
 
 
@@ -401,33 +430,33 @@ def test_canonical_is_invariant_under_all_symmetries() -> None:
     table = engine.solved()
     perms = symmetries()
     for board in all_positions():
-        canon = engine.canonical(board.cells)
+        canon = tree.canonical(board.cells)
         assert canon in {transform(board.cells, p) for p in perms}
         for perm in perms:
             image = transform(board.cells, perm)
-            assert engine.canonical(image) == canon
+            assert tree.canonical(image) == canon
             assert table[image] == table[board.cells]
 
 
 def test_canonical_distinguishes_different_positions() -> None:
-    assert engine.canonical("X........") == engine.canonical("........X")
-    assert engine.canonical("X........") != engine.canonical("....X....")
-    assert engine.canonical("X........") != engine.canonical(".X.......")
+    assert tree.canonical("X........") == tree.canonical("........X")
+    assert tree.canonical("X........") != tree.canonical("....X....")
+    assert tree.canonical("X........") != tree.canonical(".X.......")
 
 
 # --- strategies and the heuristic ------------------------------------------------------
 
 
 def test_strategy_names() -> None:
-    assert engine.STRATEGY_NAMES == ("random", "heuristic", "lookahead", "perfect")
-    assert engine.strategy("perfect") is engine.perfect_move
-    assert engine.strategy("random") is engine.random_move
-    assert engine.strategy("heuristic") is engine.heuristic_move
+    assert strategies.STRATEGY_NAMES == ("random", "heuristic", "lookahead", "perfect")
+    assert strategies.strategy("perfect") is engine.perfect_move
+    assert strategies.strategy("random") is strategies.random_move
+    assert strategies.strategy("heuristic") is strategies.heuristic_move
 
 
 @pytest.mark.parametrize("name", ["random", "heuristic", "lookahead", "perfect"])
 def test_every_strategy_plays_legal_moves(name: str) -> None:
-    play = engine.strategy(name)
+    play = strategies.strategy(name)
     rng = random.Random(3)
     for board in playable_positions()[::50]:
         assert play(board, rng) in board.legal_moves()
@@ -435,8 +464,8 @@ def test_every_strategy_plays_legal_moves(name: str) -> None:
 
 def test_lookahead_strategy_uses_its_depth() -> None:
     board = Board.parse("OXO.X.X..")
-    shallow = engine.strategy("lookahead", depth=1)
-    deep = engine.strategy("lookahead", depth=2)
+    shallow = strategies.strategy("lookahead", depth=1)
+    deep = strategies.strategy("lookahead", depth=2)
     assert {shallow(board, random.Random(seed)) for seed in range(30)} == {5, 7}
     assert {deep(board, random.Random(seed)) for seed in range(30)} == {7}
 
@@ -444,32 +473,32 @@ def test_lookahead_strategy_uses_its_depth() -> None:
 @pytest.mark.parametrize("name", ["minimax", "", "Perfect", "best"])
 def test_bad_strategy(name: str) -> None:
     with pytest.raises(RuleError) as caught:
-        engine.strategy(name)
+        strategies.strategy(name)
     assert caught.value.code == "bad_strategy"
-    for known in engine.STRATEGY_NAMES:
+    for known in strategies.STRATEGY_NAMES:
         assert known in caught.value.message
 
 
 def test_random_move_covers_all_legal_moves() -> None:
     board = Board.parse("X...O....")
     rng = random.Random(1)
-    assert {engine.random_move(board, rng) for _ in range(200)} == set(board.legal_moves())
+    assert {strategies.random_move(board, rng) for _ in range(200)} == set(board.legal_moves())
 
 
 def test_win_probability_sanity() -> None:
-    x = engine.win_probability(Board(), "X")
+    x = strategies.win_probability(Board(), "X")
     assert 0.5 < x < 1
-    assert engine.win_probability(Board(), "O") == pytest.approx(1 - x)
-    assert engine.win_probability(Board.parse("XXXOO...."), "X") == 1.0
-    assert engine.win_probability(Board.parse("XXXOO...."), "O") == 0.0
-    assert engine.win_probability(Board.parse("OOOXX.X.."), "X") == 0.0
-    assert engine.win_probability(Board.parse("XOXXOOOXX"), "X") == 0.5
+    assert strategies.win_probability(Board(), "O") == pytest.approx(1 - x)
+    assert strategies.win_probability(Board.parse("XXXOO...."), "X") == 1.0
+    assert strategies.win_probability(Board.parse("XXXOO...."), "O") == 0.0
+    assert strategies.win_probability(Board.parse("OOOXX.X.."), "X") == 0.0
+    assert strategies.win_probability(Board.parse("XOXXOOOXX"), "X") == 0.5
     # One move from a win: X wins half the time (takes it now) or better.
-    assert engine.win_probability(Board.parse("XX.OO...."), "X") > 0.5
+    assert strategies.win_probability(Board.parse("XX.OO...."), "X") > 0.5
 
 
 def test_win_probability_stays_in_range() -> None:
     for board in all_positions():
-        assert 0.0 <= engine.win_probability(board, "X") <= 1.0
-        total = engine.win_probability(board, "X") + engine.win_probability(board, "O")
+        assert 0.0 <= strategies.win_probability(board, "X") <= 1.0
+        total = strategies.win_probability(board, "X") + strategies.win_probability(board, "O")
         assert total == pytest.approx(1.0)

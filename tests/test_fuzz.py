@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from conftest import connect, player_of, states
 from flask import Flask
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from webapp.app import create_app
-from webapp.events import ERROR_CODES
+from webapp.server.app import create_app
+from webapp.server.protocol import ErrorCode, Event
+from webapp.testing import connect, player_of, states
 
-# One in-process client cannot race itself, so "busy" never applies here.
-KNOWN_CODES = ERROR_CODES - {"busy"}
+# One in-process client cannot race itself, so "busy" never applies here; "internal"
+# would be a server fault, which is what this test looks for.
+KNOWN_CODES = {str(code) for code in ErrorCode} - {"busy", "internal"}
+PROTOCOL_EVENTS = {str(event) for event in Event}
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
     lambda inner: (
@@ -26,9 +28,7 @@ near_valid = st.dictionaries(
     st.integers(-2, 102) | st.sampled_from(["adaptive", "hard", "nope", "4"]) | json_values,
     max_size=3,
 )
-events = st.sampled_from(["move", "next_game", "new_match", "hint"]) | st.text(
-    min_size=1, max_size=10
-)
+events = st.sampled_from(sorted(PROTOCOL_EVENTS)) | st.text(min_size=1, max_size=10)
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +56,7 @@ def test_any_event_answers_ok_or_a_known_error(
     assert isinstance(ack, dict)
     after = states(sock)
     if ack.get("ok") is True:
-        assert event in {"move", "next_game", "new_match", "hint"}
+        assert event in PROTOCOL_EVENTS
     else:
         assert ack["error"]["code"] in KNOWN_CODES, ack
         assert after == []  # a refused event emits no new state

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import logging
 import random
 import socket
 import time
@@ -13,22 +14,29 @@ from typing import Any
 
 import pytest
 import socketio
-from conftest import Actions, ServerProcess, connect, player_of, states
 from flask import Flask
 from flask.testing import FlaskClient
-from test_server_process import Player, session_cookie
 
-from webapp import match as matches
-from webapp.app import (
-    DEFAULTS,
-    create_app,
-    env_config,
-    handshake_allowed,
-    listener,
-    settle,
-    transport_limit,
+from webapp import __version__
+from webapp.game import engine
+from webapp.game import match as matches
+from webapp.server import config, serve
+from webapp.server import store as stores
+from webapp.server.app import create_app, transport_limit
+from webapp.server.config import DEFAULTS
+from webapp.server.security import handshake_allowed
+from webapp.server.store import SQLiteStore, update
+from webapp.testing import (
+    HOST,
+    Actions,
+    Player,
+    ServerProcess,
+    connect,
+    free_port,
+    player_of,
+    session_cookie,
+    states,
 )
-from webapp.store import SQLiteStore, update
 
 PROXY_HEADERS = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "public.example"}
 PUBLIC = "https://public.example"
@@ -98,15 +106,20 @@ def test_forwarded_headers_are_ignored_without_trust(tmp_path: Path) -> None:
 
 
 def test_trust_proxy_is_read_from_the_environment() -> None:
-    assert env_config({"TICTACTOE_TRUST_PROXY": "1"}) == {"TRUST_PROXY": True}
-    assert env_config({"TICTACTOE_TRUST_PROXY": "off"}) == {"TRUST_PROXY": False}
+    assert config.load({"TICTACTOE_TRUST_PROXY": "1"}) == {**DEFAULTS, "TRUST_PROXY": True}
+    assert config.load({"TICTACTOE_TRUST_PROXY": "off"}) == {**DEFAULTS, "TRUST_PROXY": False}
+    assert config.load({})["TRUST_PROXY"] is False
 
 
 def open_socket(server: ServerProcess, cookie: str, origin: str, **headers: str) -> socketio.Client:
     """A websocket-only Socket.IO client sending exactly one Origin header."""
     client = socketio.Client(reconnection=False, websocket_extra_options={"origin": origin})
     client.connect(
-        server.url, headers={"Cookie": cookie, **headers}, transports=["websocket"], wait_timeout=5
+        server.url,
+        headers={"Cookie": cookie, **headers},
+        auth={"release": __version__},
+        transports=["websocket"],
+        wait_timeout=5,
     )
     return client
 
@@ -237,7 +250,8 @@ def test_event_named_star_is_an_unknown_event(play: Actions) -> None:
 
 
 def test_rate_limited_events_change_nothing(app: Flask, client: FlaskClient) -> None:
-    app.extensions["tictactoe"].rate = (1.0, 2)
+    limits = app.extensions["rate_limits"]
+    limits.rate, limits.burst = 1.0, 2
     play = Actions(connect(app, client))
     store = app.extensions["tictactoe"].store
     assert play.emit("hint")["ok"] and play.emit("hint")["ok"]
@@ -248,13 +262,17 @@ def test_rate_limited_events_change_nothing(app: Flask, client: FlaskClient) -> 
     assert store.load(player_of(client)) == before
 
 
-def test_rate_limit_settings_come_from_the_environment() -> None:
-    found = env_config({"TICTACTOE_RATE_PER_SECOND": "50", "TICTACTOE_RATE_BURST": "80"})
-    assert found == {"RATE_PER_SECOND": 50.0, "RATE_BURST": 80}
+def test_rate_limit_settings_come_from_the_environment(tmp_path: Path) -> None:
+    found = config.load({"TICTACTOE_RATE_PER_SECOND": "50", "TICTACTOE_RATE_BURST": "80"})
+    assert found == {**DEFAULTS, "RATE_PER_SECOND": 50.0, "RATE_BURST": 80}
+    app = create_app({**found, "TESTING": True, "DATA_DIR": str(tmp_path)})
+    limits = app.extensions["rate_limits"]
+    assert (limits.rate, limits.burst) == (50.0, 80)
 
 
 def test_each_connection_has_its_own_bucket(app: Flask, client: FlaskClient) -> None:
-    app.extensions["tictactoe"].rate = (1.0, 1)
+    limits = app.extensions["rate_limits"]
+    limits.rate, limits.burst = 1.0, 1
     first, second = connect(app, client), connect(app, client)
     assert first.emit("hint", callback=True)["ok"]
     assert error_code(first.emit("hint", callback=True)) == "rate_limited"
@@ -262,36 +280,46 @@ def test_each_connection_has_its_own_bucket(app: Flask, client: FlaskClient) -> 
 
 
 def test_disconnect_forgets_the_connection(app: Flask, client: FlaskClient) -> None:
-    games = app.extensions["tictactoe"]
     for _ in range(5):
         sock = connect(app, client)
         sock.emit("hint", callback=True)
+        assert app.extensions["rate_limits"].buckets != {}
         sock.disconnect()
-    assert games.buckets == {}
-    assert games.pending == set()
+    assert app.extensions["rate_limits"].buckets == {}
+    assert app.extensions["tictactoe"].pending == set()
 
 
 # --- serving ------------------------------------------------------------------------
 
 
 def test_listener_turns_nagle_off() -> None:
-    """Small replies (state, state, ack) must not wait for the client's delayed ACK."""
-    sock = listener("127.0.0.1", 0)
+    """Small replies (state, state, ack) must not wait for the client's delayed ACK.
+
+    The arbiter opens the listening socket from the application's settings, as here.
+    """
+    from gunicorn.sock import create_sockets
+
+    settings = {**config.load({}), "HOST": HOST, "PORT": free_port()}
+    application = serve.Application(settings)
+    (listener,) = create_sockets(application.cfg, logging.getLogger(__name__))
     try:
-        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
-        client = socket.create_connection(sock.getsockname())
-        accepted, _ = sock.accept()
+        assert listener.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+        client = socket.create_connection(listener.getsockname(), timeout=5)
+        listener.sock.settimeout(5)
+        accepted, _ = listener.accept()
         assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
         accepted.close()
         client.close()
     finally:
-        sock.close()
+        listener.close()
 
 
-def test_settle_freezes_what_startup_built() -> None:
-    settle()
+def test_build_tables_solves_once_and_freezes_what_it_built() -> None:
+    serve.build_tables()
     try:
         assert gc.get_freeze_count() > 0
+        # Every position's analysis is cached now, so no worker builds one of its own.
+        assert engine._analysis.cache_info().currsize == len(engine.solved()) == 5_478
     finally:
         gc.unfreeze()
 
@@ -316,11 +344,9 @@ def test_store_sees_a_row_written_by_another_process(tmp_path: Path) -> None:
 
 
 def test_store_keeps_a_bounded_number_of_parsed_rows(tmp_path: Path) -> None:
-    import webapp.store
-
     rng = random.Random(4)
     store = SQLiteStore(tmp_path / "many.sqlite3")
-    for index in range(webapp.store.PARSED_ROWS + 50):
+    for index in range(stores.PARSED_ROWS + 50):
         update(store, f"p{index}", lambda current: current or matches.new_match(rng))
-    assert len(store._parsed) == webapp.store.PARSED_ROWS
+    assert len(store._parsed) == stores.PARSED_ROWS
     assert store.load("p0") is not None  # dropped from memory, still in SQLite

@@ -1,21 +1,29 @@
-"""The HP match model: HP transitions, match end, decision rule, errors, serialisation."""
+"""The HP match model: HP transitions, match end, decision rule, errors, the clock.
+
+Stored records (to_record/from_record and the upgrades) are tested in test_records.py.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-import json
+import importlib
+import inspect
 import math
+import pkgutil
 import random
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 
 import pytest
 
-from webapp import engine
-from webapp import match as match_module
-from webapp.board import Cell, RuleError
-from webapp.match import (
-    FIXED_POLICIES,
+import webapp.game
+from webapp.game import match as match_module
+from webapp.game import strategies
+from webapp.game.board import Cell, RuleError
+from webapp.game.match import (
+    FIXED_STRATEGIES,
+    MODES,
     AiMove,
     Game,
     Match,
@@ -26,14 +34,11 @@ from webapp.match import (
     apply_ai_move,
     choose_ai_move,
     difficulty,
-    from_dict,
     human_move,
     new_match,
     next_game,
-    snapshot,
-    to_dict,
 )
-from webapp.terminal import PLAYERS, match_states
+from webapp.server.protocol import snapshot
 
 # Scripted games as cells in move order; whoever is named plays X (moves first).
 HUMAN_WINS: tuple[Side, Sequence[Cell]] = ("human", (0, 3, 1, 4, 2))
@@ -56,7 +61,7 @@ def play_cells(match: Match, cells: Sequence[Cell]) -> Match:
         if match.game.turn == "human":
             match = human_move(match, cell)
         else:
-            match = apply_ai_move(match, AiMove(cell=cell, decision="minimax"))
+            match = apply_ai_move(match, AiMove(cell=cell, decision="perfect"))
     return match
 
 
@@ -142,7 +147,7 @@ def test_record_counts_every_game() -> None:
     assert match.game_number == 5
 
 
-@pytest.mark.parametrize("mode", [m for m in FIXED_POLICIES])
+@pytest.mark.parametrize("mode", list(FIXED_STRATEGIES))
 def test_fixed_modes_keep_a_record_not_hp(mode: str) -> None:
     match = fresh(mode=mode)
     for status in ("ai_won", "ai_won", "ai_won", "draw"):
@@ -162,7 +167,7 @@ def test_fixed_modes_keep_a_record_not_hp(mode: str) -> None:
 def test_starting_hp_is_a_setting(side: str, hp: int) -> None:
     match = new_match(random.Random(0), **{side: hp})
     assert getattr(match, side) == hp
-    assert getattr(match.rules, side) == hp
+    assert getattr(match.rules, f"start_{side}") == hp
 
 
 @pytest.mark.parametrize("side", ["human_hp", "ai_hp"])
@@ -214,7 +219,7 @@ TURNS = 20_000
 
 
 @pytest.mark.parametrize("level", [0, 30, 70, 100])
-def test_share_of_minimax_moves_matches_difficulty(
+def test_share_of_perfect_moves_matches_difficulty(
     level: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if level == 100:
@@ -229,11 +234,12 @@ def test_share_of_minimax_moves_matches_difficulty(
     assert set(rolls) == set(range(100))  # uniform 0..99: every value turns up
     assert all(move.difficulty == level for move in moves)
     assert all(
-        (m.decision == "minimax") == (roll < level) for m, roll in zip(moves, rolls, strict=True)
+        (m.decision == "perfect") == (roll < level) for m, roll in zip(moves, rolls, strict=True)
     )
-    share = sum(move.decision == "minimax" for move in moves) / TURNS
+    assert {m.decision for m in moves} <= {"perfect", "random"}
+    share = sum(move.decision == "perfect" for move in moves) / TURNS
     p = level / 100
-    # The count of minimax moves is binomial(TURNS, p), so its share has standard
+    # The count of perfect moves is binomial(TURNS, p), so its share has standard
     # deviation sqrt(p(1-p)/TURNS), 0.0032 at p = 0.3 or 0.7; a deviation of four of
     # them happens by chance about once in 16,000 seeds. At 0 and 100 it is exact.
     assert abs(share - p) <= 4 * math.sqrt(p * (1 - p) / TURNS)
@@ -241,34 +247,45 @@ def test_share_of_minimax_moves_matches_difficulty(
         assert share == p
 
 
-def test_minimax_moves_block_and_random_moves_spread() -> None:
+def test_perfect_moves_block_and_random_moves_spread() -> None:
     # The human (X) holds a1 and b1 and threatens c1 (cell 2); the AI holds b2.
     match = play_cells(fresh(ai_hp=50), (0, 4, 1))
     rng = random.Random(3)
     moves = [choose_ai_move(match, rng) for _ in range(600)]
     by_decision = {
         decision: {m.cell for m in moves if m.decision == decision}
-        for decision in ("minimax", "random")
+        for decision in ("perfect", "random")
     }
-    assert by_decision == {"minimax": {2}, "random": {2, 3, 5, 6, 7, 8}}
+    assert by_decision == {"perfect": {2}, "random": {2, 3, 5, 6, 7, 8}}
 
 
-@pytest.mark.parametrize(("mode", "policy"), list(FIXED_POLICIES.items()))
+@pytest.mark.parametrize(("mode", "strategy"), list(FIXED_STRATEGIES.items()))
 @pytest.mark.parametrize("opening", [(), (4,), (0, 4, 8)])
 def test_fixed_modes_play_their_strategy(
-    mode: Mode, policy: tuple[str, str], opening: tuple[int, ...]
+    mode: Mode, strategy: str, opening: tuple[int, ...]
 ) -> None:
-    strategy, decision = policy
     match = play_cells(fresh(first="ai" if len(opening) % 2 == 0 else "human", mode=mode), opening)
     for seed in range(5):
         move = choose_ai_move(match, random.Random(seed))
-        expected = engine.strategy(strategy)(match.game.board, random.Random(seed))
+        expected = strategies.strategy(strategy)(match.game.board, random.Random(seed))
+        # The decision recorded is the strategy's own name.
         assert (move.cell, move.decision, move.roll, move.difficulty) == (
             expected,
-            decision,
+            strategy,
             None,
             None,
         )
+
+
+def test_fixed_modes_name_their_strategies() -> None:
+    assert FIXED_STRATEGIES == {
+        "easy": "random",
+        "medium": "heuristic",
+        "hard": "lookahead",
+        "impossible": "perfect",
+    }
+    assert set(FIXED_STRATEGIES) == set(MODES) - {"adaptive"}
+    assert set(FIXED_STRATEGIES.values()) <= set(strategies.STRATEGY_NAMES)
 
 
 def test_impossible_mode_never_loses() -> None:
@@ -277,7 +294,7 @@ def test_impossible_mode_never_loses() -> None:
     for _ in range(60):
         while match.game.turn is not None:
             if match.game.turn == "human":
-                match = human_move(match, engine.random_move(match.game.board, rng))
+                match = human_move(match, strategies.random_move(match.game.board, rng))
             else:
                 match = ai_move(match, rng)
         match = next_game(match, rng)
@@ -347,65 +364,48 @@ def test_bad_cells_raise_coded_errors(cell: object, code: str) -> None:
     assert caught.value.code == code
 
 
-# --- serialisation -------------------------------------------------------------------
+# --- the clock -----------------------------------------------------------------------
 
 
-def round_trip(match: Match) -> Match:
-    return from_dict(json.loads(json.dumps(to_dict(match))))
+class FakeClock:
+    """A nanosecond clock that returns the given readings in turn."""
+
+    def __init__(self, *readings: int) -> None:
+        self.readings = list(readings)
+
+    def __call__(self) -> int:
+        return self.readings.pop(0)
 
 
-@pytest.mark.parametrize("player", PLAYERS)
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_round_trip_along_whole_matches(player: str, seed: int) -> None:
-    states = list(match_states(engine.strategy(player), random.Random(seed)))
-    assert states[-1].over
-    for state in states:
-        restored = round_trip(state)
-        assert restored == state
-        assert to_dict(restored) == to_dict(state)
-        assert snapshot(restored) == snapshot(state)
-    assert [s.version for s in states] == list(range(1, len(states) + 1))
+@pytest.mark.parametrize("mode", MODES)
+def test_without_a_clock_think_time_is_zero(mode: str) -> None:
+    match = ai_move(fresh(first="ai", mode=mode, ai_hp=50), random.Random(0))
+    assert match.game.ai_moves[-1].think_us == 0
+    assert choose_ai_move(fresh(first="ai", mode=mode), random.Random(0)).think_us == 0
 
 
-@pytest.mark.parametrize("mode", [m for m in FIXED_POLICIES])
-def test_round_trip_in_fixed_modes(mode: str) -> None:
-    rng = random.Random(4)
-    match = new_match(rng, mode=mode)
-    for _ in range(3):
-        while match.game.turn is not None:
-            if match.game.turn == "human":
-                match = human_move(match, engine.random_move(match.game.board, rng))
-            else:
-                match = ai_move(match, rng)
-            assert round_trip(match) == match
-        match = next_game(match, rng)
-    assert round_trip(match) == match
+@pytest.mark.parametrize("mode", MODES)
+def test_think_time_comes_from_the_clock_given(mode: str) -> None:
+    clock = FakeClock(0, 5_000)
+    match = ai_move(fresh(first="ai", mode=mode), random.Random(0), clock=clock)
+    assert match.game.ai_moves[-1].think_us == 5
+    assert clock.readings == []  # read once before the choice and once after
+    move = choose_ai_move(fresh(first="ai", mode=mode), random.Random(0), clock=FakeClock(7, 2_999))
+    assert move.think_us == 2  # whole microseconds, rounded down
 
 
-def test_serialised_form_has_a_format_version() -> None:
-    data = to_dict(fresh())
-    assert data["format"] == 1
-    assert json.loads(json.dumps(data)) == data
+def test_the_clock_does_not_change_the_move() -> None:
+    match = fresh(first="ai", ai_hp=50)
+    timed = [
+        choose_ai_move(match, random.Random(seed), clock=FakeClock(0, 1_000)) for seed in range(20)
+    ]
+    plain = [choose_ai_move(match, random.Random(seed)) for seed in range(20)]
+    assert [dataclasses.replace(move, think_us=0) for move in timed] == plain
 
 
-@pytest.mark.parametrize(
-    "damage",
-    [
-        lambda d: d.pop("format"),
-        lambda d: d.update(format=99),
-        lambda d: d.pop("game"),
-        lambda d: d["game"].pop("history"),
-        lambda d: d["rules"].update(colour="red"),
-        lambda d: d["game"].update(history=[["ai", 4]], ai_moves=[]),
-        lambda d: d["game"].update(history=[["human", 4]]),
-        lambda d: d["game"]["history"].append(["human", 4]),
-        lambda d: d["game"].update(first="nobody"),
-        lambda d: d.update(mode="godlike"),
-    ],
-)
-def test_damaged_state_is_refused(damage: Callable[[dict[str, object]], object]) -> None:
-    data = to_dict(play_cells(fresh(first="ai"), (4, 0)))
-    damage(data)
-    with pytest.raises(MatchError) as caught:
-        from_dict(data)
-    assert caught.value.code == "bad_state"
+def test_match_core_does_not_import_time() -> None:
+    # The core reads no clock of its own: time comes only from the ``clock`` argument.
+    assert "time" not in vars(match_module)
+    for info in pkgutil.iter_modules(webapp.game.__path__):
+        source = inspect.getsource(importlib.import_module(f"webapp.game.{info.name}"))
+        assert not re.search(r"^\s*(import|from)\s+(time|datetime)\b", source, re.M), info.name

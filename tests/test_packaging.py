@@ -11,7 +11,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import TREE_STATS
+
+from webapp import __version__
+from webapp.testing import TREE_STATS
 
 ROOT = Path(__file__).resolve().parent.parent
 # Directories mapped into the package by pyproject's package-dir, and where they land.
@@ -36,8 +38,12 @@ def expected_assets(root: Path) -> set[str]:
 
 
 def expected_modules(root: Path) -> set[str]:
-    """Wheel paths of the package's modules."""
-    return {f"webapp/{path.name}" for path in (root / "webapp").glob("*.py")}
+    """Wheel paths of the package's modules, its subpackages' included."""
+    return {
+        f"webapp/{path.relative_to(root / 'webapp').as_posix()}"
+        for path in (root / "webapp").rglob("*.py")
+        if "__pycache__" not in path.parts
+    }
 
 
 def copy_project(dest: Path) -> Path:
@@ -85,12 +91,18 @@ def wheel(source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built
 
 
+def test_wheel_carries_the_release_the_page_names(wheel: Path) -> None:
+    # Pages send webapp.__version__ as their release; the package must be that release.
+    assert wheel.name.startswith(f"tictactoe_hp-{__version__}-")
+
+
 def test_wheel_contains_package_templates_and_static(source: Path, wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assets = expected_assets(source)
     missing = (expected_modules(source) | assets | {"webapp/py.typed"}) - names
     assert not missing, f"missing from the wheel: {sorted(missing)}"
-    assert {"webapp/board.py", "webapp/engine.py", "webapp/cli.py"} <= names
+    layers = {"webapp/game/board.py", "webapp/game/engine.py", "webapp/cli/main.py"}
+    assert layers | {"webapp/server/app.py", "webapp/testing.py"} <= names
     html = {name for name in names if name.startswith("webapp/templates/")}
     assert {name for name in assets if name.startswith("webapp/templates/")} == html
     assert all(name.endswith(".html") for name in html)

@@ -3,22 +3,26 @@
 from __future__ import annotations
 
 import random
+import re
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Actions, connect, player_of, states
 from flask import Flask
 from flask.testing import FlaskClient
-from flask_socketio import SocketIOTestClient
+from flask_socketio import ConnectionRefusedError, SocketIOTestClient
 
-from webapp import engine
-from webapp import match as matches
-from webapp.app import create_app
-from webapp.board import Board
-from webapp.match import Game, Match, MatchError, Side
-from webapp.store import Conflict, update
+from webapp import __version__
+from webapp.game import engine
+from webapp.game import match as matches
+from webapp.game.board import Board
+from webapp.game.match import Game, Match, MatchError, Side
+from webapp.server.app import create_app
+from webapp.server.events import check_release
+from webapp.server.protocol import MODE_CHOICES
+from webapp.server.store import Conflict, update
+from webapp.testing import Actions, connect, player_of, states
 
 STATE_KEYS = {
     "version",
@@ -54,7 +58,7 @@ def stage(app: Flask, client: FlaskClient, first: Side, cells: list[int], **fiel
     game = Game(first=first)
     side: Side = first
     for cell in cells:
-        move = matches.AiMove(cell, "minimax") if side == "ai" else None
+        move = matches.AiMove(cell, "perfect") if side == "ai" else None
         game = game.play(side, cell, move)
         side = "human" if side == "ai" else "ai"
     store = app.extensions["tictactoe"].store
@@ -106,6 +110,30 @@ def test_connection_without_session_is_refused(app: Flask) -> None:
     assert not sock.is_connected()
 
 
+@pytest.mark.parametrize(
+    "auth", [None, {}, {"release": "0.1.0"}, {"release": None}, {"version": __version__}, "0.2.0"]
+)
+def test_connection_from_another_release_is_refused(
+    app: Flask, client: FlaskClient, auth: object
+) -> None:
+    sock = app.extensions["socketio"].test_client(app, flask_test_client=client, auth=auth)
+    assert not sock.is_connected()
+    assert app.extensions["tictactoe"].store.load(player_of(client)) is None
+    # The same player, from this release's page, is welcome.
+    assert connect(app, client).is_connected()
+
+
+@pytest.mark.parametrize("auth", [None, {}, {"release": "0.1.0"}, [__version__], __version__])
+def test_release_refusal_tells_the_page_to_reload(auth: object) -> None:
+    with pytest.raises(ConnectionRefusedError) as caught:
+        check_release(auth)
+    assert caught.value.error_args == {
+        "message": "the server was updated: reload",
+        "data": {"code": "reload", "release": __version__},
+    }
+    check_release({"release": __version__})  # no refusal
+
+
 def test_page_sets_a_safe_session_cookie(app: Flask) -> None:
     reply = app.test_client().get("/")
     cookie = reply.headers["Set-Cookie"]
@@ -115,7 +143,12 @@ def test_page_sets_a_safe_session_cookie(app: Flask) -> None:
 
 def test_healthz(app: Flask) -> None:
     reply = app.test_client().get("/healthz")
-    assert reply.get_json()["status"] == "ok" and "version" in reply.get_json()
+    assert reply.get_json() == {"status": "ok", "version": __version__}
+
+
+def test_page_names_its_release(app: Flask) -> None:
+    page = app.test_client().get("/").get_data(as_text=True)
+    assert f'<meta name="release" content="{__version__}">' in page
 
 
 def test_reconnect_gets_same_match(app: Flask, client: FlaskClient, play: Actions) -> None:
@@ -144,7 +177,7 @@ def test_full_game_in_each_mode(play: Actions, mode: str) -> None:
     ai_moves = [h for h in final["history"] if h["by"] == "ai"]
     assert ai_moves and final["last_ai_move"]["cell"] == ai_moves[-1]["cell"]
     if mode == "adaptive":
-        assert final["last_ai_move"]["decision"] in {"minimax", "random"}
+        assert final["last_ai_move"]["decision"] in {"perfect", "random"}
         assert 0 <= final["last_ai_move"]["roll"] <= 99
     else:
         assert final["match"]["difficulty"] is None
@@ -311,7 +344,8 @@ def test_game_over_for_moves_and_for_early_next_game(play: Actions) -> None:
 
 
 def test_rate_limit(app: Flask, client: FlaskClient) -> None:
-    app.extensions["tictactoe"].rate = (1.0, 3)
+    limits = app.extensions["rate_limits"]
+    limits.rate, limits.burst = 1.0, 3
     sock = connect(app, client)
     acks = [sock.emit("hint", callback=True) for _ in range(6)]
     codes = [a.get("error", {}).get("code") for a in acks]
@@ -400,3 +434,15 @@ def test_delayed_ai_reply_is_pushed_later(tmp_path: Path) -> None:
         if later:
             break
     assert later and later[-1]["turn"] == "human" and later[-1]["history"][-1]["by"] == "ai"
+
+
+# --- the page ----------------------------------------------------------------------
+
+
+def test_the_page_offers_every_mode(app: Flask) -> None:
+    page = app.test_client().get("/").get_data(as_text=True)
+    offered = re.findall(r'<input type="radio" name="mode" id="mode-(\w+)" value="(\w+)"', page)
+    assert [value for value, _ in offered] == list(MODE_CHOICES) == list(matches.MODES)
+    for value, (name, description) in MODE_CHOICES.items():
+        assert f'<label for="mode-{value}">{name}</label>' in page
+        assert description in page

@@ -18,7 +18,15 @@ from pathlib import Path
 import pytest
 
 from webapp.server.serve import RespawnPacer
-from webapp.testing import HOST, Player, ServerProcess, free_port, session_cookie, wait_until
+from webapp.testing import (
+    HOST,
+    Player,
+    ServerProcess,
+    free_port,
+    healthy,
+    session_cookie,
+    wait_until,
+)
 
 TICTACTOE = str(Path(sys.executable).parent / "tictactoe")
 START_LIMIT_SECONDS = 10
@@ -126,17 +134,8 @@ def wait_for_new_worker(server: ServerProcess, old: set[int], count: int = 1) ->
         return len(now) == count and not now & old
 
     wait_until(replaced, 20, "a replacement worker")
-    wait_until(lambda: urlopen_ok(server.url + "/healthz"), 10, "the replacement answering")
+    wait_until(lambda: healthy(server.url), 10, "the replacement answering")
     return set(server.workers())
-
-
-def urlopen_ok(url: str) -> bool:
-    """Whether ``url`` answers 200."""
-    try:
-        with urllib.request.urlopen(url, timeout=2) as reply:
-            return bool(reply.status == 200)
-    except OSError:
-        return False
 
 
 def play_one_move(player: Player) -> dict[str, object]:
@@ -170,7 +169,7 @@ def test_a_worker_that_keeps_dying_is_replaced_about_once_a_second(server: Serve
         time.sleep(0.01)
     # Killed at once each time, for 4 s: at most one replacement a second got through.
     assert 2 <= len(killed) <= 6
-    wait_until(lambda: urlopen_ok(server.url + "/healthz"), 10, "a worker answering again")
+    wait_until(lambda: healthy(server.url), 10, "a worker answering again")
 
 
 def test_stuck_worker_is_replaced(server_factory: Callable[..., ServerProcess]) -> None:

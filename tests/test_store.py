@@ -1,16 +1,26 @@
-"""The SQLite store: round trips, compare-and-set, durability and pruning."""
+"""The SQLite store: round trips, compare-and-set, durability, pruning and old rows."""
 
 from __future__ import annotations
 
+import json
 import random
 import sqlite3
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from webapp import match as matches
-from webapp.store import Conflict, SQLiteStore, update
+from webapp.game import match as matches
+from webapp.server.store import Conflict, SQLiteStore, update
+
+ROWS_0_1_0 = [
+    json.loads(line)
+    for line in (Path(__file__).parent / "fixtures" / "matches-0.1.0.jsonl")
+    .read_text()
+    .splitlines()
+    if line.strip()
+]
 
 
 @pytest.fixture
@@ -93,3 +103,33 @@ def test_prune_removes_only_idle_matches(store: SQLiteStore) -> None:
     assert store.prune(idle_seconds=0.03) == 1
     assert store.load("old") is None
     assert store.load("new") is not None
+
+
+# --- rows written by earlier releases --------------------------------------------------
+
+
+def insert_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Write rows into the matches table as an earlier release did."""
+    SQLiteStore(path).close()
+    with sqlite3.connect(path) as db:
+        db.executemany(
+            "INSERT INTO matches (player, version, data, updated) VALUES (?, ?, ?, ?)",
+            [(row["player"], row["version"], row["data"], row["updated"]) for row in rows],
+        )
+
+
+def stored_record(path: Path, player: str) -> dict[str, Any]:
+    with sqlite3.connect(path) as db:
+        (data,) = db.execute("SELECT data FROM matches WHERE player = ?", (player,)).fetchone()
+    record: dict[str, Any] = json.loads(data)
+    return record
+
+
+def test_old_rows_are_only_rewritten_when_changed(tmp_path: Path) -> None:
+    path = tmp_path / "m.sqlite3"
+    insert_rows(path, ROWS_0_1_0)
+    store = SQLiteStore(path)
+    for row in ROWS_0_1_0:
+        assert store.load(row["player"]) is not None
+        assert update(store, row["player"], lambda m: m) == store.load(row["player"])
+        assert stored_record(path, row["player"]) == json.loads(row["data"])

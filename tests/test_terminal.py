@@ -14,18 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from webapp import engine
-from webapp.board import cell_name
-from webapp.match import FIXED_POLICIES, MatchError, new_match
-from webapp.terminal import (
-    PLAYERS,
-    match_states,
-    play_match,
-    render_json,
-    render_text,
-    run_match,
-    simulate,
-)
+from webapp.cli.report import render_json, render_text
+from webapp.cli.terminal import play_match
+from webapp.game import strategies
+from webapp.game.board import cell_name
+from webapp.game.match import FIXED_STRATEGIES, MatchError, new_match
+from webapp.game.simulation import PLAYERS, match_states, run_match, simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,7 +31,7 @@ SCAN_INPUT = "\n".join(SCAN * 300) + "\n"
 PROMPT = re.compile(r"^Your move \([XO]\): ")
 ROW = re.compile(r"^([123])   (.) \| (.) \| (.)$")
 AI_LINE = re.compile(
-    r"^AI \(([XO])\) plays ([abc][123]): rolled (\d+) (<|>=) (\d+): (minimax|random) \((\d+) µs\)$"
+    r"^AI \(([XO])\) plays ([abc][123]): rolled (\d+) (<|>=) (\d+): (perfect|random) \((\d+) µs\)$"
 )
 HP_LINE = re.compile(
     r"^HP: you (-?\d+)(?: \(([+-]\d+)\))?, AI (-?\d+)(?: \(([+-]\d+)\))?; difficulty (\d+)%$"
@@ -115,7 +109,7 @@ def check_transcript(text: str) -> Transcript:
             index = ["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"].index(cell)
             assert board[index] == " ", "the AI played an occupied cell"
             assert hp is not None and int(level) == max(0, min(100, 100 - hp[1]))
-            assert (int(roll) < int(level)) == (sign == "<") == (decision == "minimax")
+            assert (int(roll) < int(level)) == (sign == "<") == (decision == "perfect")
             pending, seen.ai_moves = (index, mark), seen.ai_moves + 1
             seen.decisions.add(decision)
         elif line in RESULTS:
@@ -198,7 +192,9 @@ def test_out_of_range_settings_are_refused(args: tuple[str, ...], message: str) 
     proc = run_cli(*args)
     assert proc.returncode == 2
     assert proc.stdout == ""
-    assert f"error: {message}" in proc.stderr
+    # The HP messages name the rule (start_human_hp): the setting's name is in it.
+    assert f"tictactoe {args[0]}: error: " in proc.stderr
+    assert message in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
@@ -240,11 +236,12 @@ def test_starting_hp_settings_are_used() -> None:
     assert out.splitlines()[1] == "HP: you 40, AI 70; difficulty 30%"
 
 
-@pytest.mark.parametrize(("mode", "policy"), list(FIXED_POLICIES.items()))
-def test_fixed_modes_name_their_strategy(mode: str, policy: tuple[str, str]) -> None:
+@pytest.mark.parametrize(("mode", "strategy"), list(FIXED_STRATEGIES.items()))
+def test_fixed_modes_name_their_strategy(mode: str, strategy: str) -> None:
     out = play_in_process("\n".join(SCAN * 15) + "\n", mode=mode)
+    assert f"{mode.capitalize()} match: the AI plays {strategy}; a record is kept." in out
     explanations = [line for line in out.splitlines() if line.startswith("AI (")]
-    pattern = rf"AI \([XO]\) plays [abc][123]: {mode} mode, {policy[1]} \(\d+ µs\)"
+    pattern = rf"AI \([XO]\) plays [abc][123]: {mode} mode, {strategy} \(\d+ µs\)"
     assert explanations and all(re.fullmatch(pattern, line) for line in explanations)
     games = sum(out.count(result) for result in RESULTS)
     assert games >= 2
@@ -293,7 +290,7 @@ def test_stronger_players_win_more_matches() -> None:
 def test_each_simulated_match_ends_with_the_loser_out_of_hp(player: str) -> None:
     rng = random.Random(6)
     for _ in range(20):
-        run = run_match(match_states(engine.strategy(player), rng))
+        run = run_match(match_states(strategies.strategy(player), rng))
         human, ai = run.hp[-1]
         assert (human <= 0) == (run.winner == "ai")
         assert ai <= 0 or human <= 0

@@ -106,7 +106,8 @@ def process_tree(pid: int) -> list[int]:
     return tree
 
 
-def _healthy(url: str) -> bool:
+def healthy(url: str) -> bool:
+    """Whether the server at ``url`` answers its health check."""
     try:
         with urllib.request.urlopen(f"{url}/healthz", timeout=1) as reply:
             return bool(reply.status == 200)
@@ -136,8 +137,8 @@ class ServerProcess:
             **(env or {}),
         }
         tictactoe = str(Path(sys.executable).parent / "tictactoe")
-        self.command = command or [tictactoe, "serve", "--host", HOST, "--port", str(self.port)]
-        self.command += list(args)
+        default = [tictactoe, "serve", "--host", HOST, "--port", str(self.port)]
+        self.command = [*(command or default), *args]
         self.process: subprocess.Popen[bytes] | None = None
         self.log = data_dir / "server.log"
 
@@ -147,10 +148,11 @@ class ServerProcess:
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(self.command, env=self.env, stdout=log, stderr=log)
         deadline = time.monotonic() + seconds
-        while not _healthy(self.url):
+        while not healthy(self.url):
             if self.process.poll() is not None:
                 raise RuntimeError(f"server exited: {self.log_tail()}")
             if time.monotonic() > deadline:
+                self.kill()
                 raise RuntimeError(f"server did not answer in {seconds:g} s: {self.log_tail()}")
             time.sleep(0.05)
 

@@ -57,7 +57,9 @@ class Rules:
             hp = getattr(self, name)
             if isinstance(hp, bool) or not isinstance(hp, int) or not 1 <= hp <= self.max_hp:
                 raise MatchError(
-                    "bad_setting", f"{name} must be an integer from 1 to {self.max_hp}, got {hp!r}"
+                    "bad_setting",
+                    f"{name.removeprefix('start_')} must be an integer from 1 to {self.max_hp},"
+                    f" got {hp!r}",
                 )
 
 

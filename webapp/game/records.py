@@ -37,13 +37,13 @@ UPGRADES: dict[int, Callable[[Data], Data]] = {1: _v1_to_v2}
 
 def upgrade(data: Data) -> Data:
     """The record brought up to the current schema; refuses unknown or newer ones."""
-    schema = data.get("format")
+    schema = data.get("format") if isinstance(data, dict) else None
     if not isinstance(schema, int) or not 1 <= schema <= SCHEMA:
         raise MatchError("bad_state", f"unsupported match format {schema!r}")
     try:
         while data["format"] < SCHEMA:
             data = UPGRADES[data["format"]](data)
-    except (KeyError, TypeError, AttributeError) as err:
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
         raise MatchError("bad_state", f"stored match is damaged: {err!r}") from err
     return data
 
