@@ -275,7 +275,13 @@ class Client:
         assert self.ws is not None
         task = asyncio.ensure_future(self.ws.send(message))
         self.writes.add(task)
-        task.add_done_callback(self.writes.discard)
+        task.add_done_callback(self._written)
+
+    def _written(self, task: asyncio.Future[None]) -> None:
+        # A write still queued when the connection closes fails; that is not news.
+        self.writes.discard(task)
+        if not task.cancelled():
+            task.exception()
 
     async def wait_state(self, ready: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
         """Wait until the newest state satisfies ``ready``."""
