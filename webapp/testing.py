@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 from http.cookiejar import CookieJar
 from pathlib import Path
@@ -386,3 +386,109 @@ class Actions:
             pick = choose(self.state) if choose else self.state["board"].index(".")
             self.play([pick])
         return self.state
+
+
+# --- a raw websocket, for what no polite client sends ---------------------------------------
+
+
+class RawWebSocket:
+    """A websocket to the Engine.IO endpoint, framed by hand, to send what clients never do."""
+
+    def __init__(self, port: int, *, cookie: str = "", timeout: float = 10) -> None:
+        self.sock = socket.create_connection((HOST, port), timeout=timeout)
+        key = "dGhlIHNhbXBsZSBub25jZQ=="
+        request = (
+            f"GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: {HOST}:{port}\r\n"
+            f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            f"Sec-WebSocket-Version: 13\r\nCookie: {cookie}\r\n\r\n"
+        )
+        self.sock.sendall(request.encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                raise ConnectionError(f"closed during the upgrade: {head!r}")
+            head += chunk
+        self.status = int(head.split(b" ", 2)[1])
+        self.buffer = head.split(b"\r\n\r\n", 1)[1]
+
+    @staticmethod
+    def header(opcode: int, length: int, *, fin: bool = True) -> bytes:
+        """A masked client frame header announcing ``length`` bytes (mask of zeros)."""
+        first = (0x80 if fin else 0) | opcode
+        if length < 126:
+            size = bytes([0x80 | length])
+        elif length < 1 << 16:
+            size = bytes([0x80 | 126]) + length.to_bytes(2, "big")
+        else:
+            size = bytes([0x80 | 127]) + length.to_bytes(8, "big")
+        return bytes([first]) + size + b"\0\0\0\0"
+
+    def send_text(self, text: str) -> None:
+        """One whole text frame."""
+        payload = text.encode()
+        self.sock.sendall(self.header(0x1, len(payload)) + payload)
+
+    def frames(self) -> Iterator[tuple[int, bytes]]:
+        """(opcode, payload) of each frame the server sends, until it closes."""
+        while True:
+            while len(self.buffer) < 2 or len(self.buffer) < self._frame_end():
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    return
+                self.buffer += chunk
+            end, start = self._frame_end(), self._payload_start()
+            opcode, payload = self.buffer[0] & 0x0F, self.buffer[start:end]
+            self.buffer = self.buffer[end:]
+            yield opcode, payload
+
+    def _payload_start(self) -> int:
+        size = self.buffer[1] & 0x7F
+        return 2 + {126: 2, 127: 8}.get(size, 0)
+
+    def _frame_end(self) -> int:
+        if len(self.buffer) < 2:
+            return 2
+        size, start = self.buffer[1] & 0x7F, self._payload_start()
+        if len(self.buffer) < start:
+            return start
+        if size >= 126:
+            size = int.from_bytes(self.buffer[2:start], "big")
+        return start + size
+
+    def close_code(self) -> int | None:
+        """Read until the server's close frame; its status code (None if it just hung up)."""
+        try:
+            for opcode, payload in self.frames():
+                if opcode == 0x8:
+                    return int.from_bytes(payload[:2], "big") if len(payload) >= 2 else None
+        except OSError:
+            return None
+        return None
+
+    def close(self) -> None:
+        """Drop the connection."""
+        self.sock.close()
+
+
+def timed_calls(call: Callable[[], object], seconds: float, *, pause: float = 0.02) -> list[float]:
+    """Call ``call`` again and again for ``seconds``; each call's duration in seconds."""
+    durations: list[float] = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        started = time.perf_counter()
+        call()
+        durations.append(time.perf_counter() - started)
+        time.sleep(pause)
+    return durations
+
+
+def rss_kb(pids: list[int]) -> int:
+    """Resident memory of ``pids`` together, in KiB."""
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+    return total

@@ -8,7 +8,9 @@ deliberate change that re-reads each override below.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import struct
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -139,6 +141,78 @@ def origin_checking_handler(allowed: Callable[[Any, Mapping[str, Any]], bool], b
             return super().upgrade_websocket()
 
     return OriginCheckingHandler
+
+
+# --- gevent-websocket: a message's size checked from each frame's header ------------------
+
+
+class MessageTooBig(Exception):
+    """A websocket message announced more bytes than a connection may buffer."""
+
+
+def size_limited_websocket(max_message_bytes: int) -> type:
+    """gevent-websocket's ``WebSocket`` refusing any message over ``max_message_bytes``.
+
+    ``WebSocket.read_frame`` (geventwebsocket/websocket.py) reads a frame's whole payload,
+    however long its header says it is, and ``read_message`` joins fragments without a
+    bound. This one checks the announced length of every data frame, added to the
+    fragments before it, before a byte of its payload is read, and closes with 1009
+    (message too big). Control frames are at most 125 bytes (``Header.decode_header``).
+    gevent-websocket negotiates no compression, so the bytes read are the bytes kept.
+    Its ``close`` is replaced too, so that the close frame carries its status code.
+    """
+    from geventwebsocket.exceptions import ProtocolError, WebSocketError
+    from geventwebsocket.websocket import Header, WebSocket
+
+    class SizeLimitedWebSocket(WebSocket):  # type: ignore[misc]
+        _message_bytes = 0
+
+        def read_frame(self) -> tuple[Any, bytes]:
+            header = Header.decode_header(self.stream)
+            if header.flags:
+                raise ProtocolError("reserved bits set")
+            if header.opcode in (self.OPCODE_TEXT, self.OPCODE_BINARY):
+                self._message_bytes = 0
+            if header.opcode <= self.OPCODE_BINARY:  # data: text, binary or continuation
+                self._message_bytes += header.length
+                if self._message_bytes > max_message_bytes:
+                    raise MessageTooBig(header.length)
+            if not header.length:
+                return header, b""
+            payload = self.raw_read(header.length)
+            if len(payload) != header.length:
+                raise WebSocketError("Unexpected EOF reading frame payload")
+            return header, header.unmask_payload(payload) if header.mask else payload
+
+        def receive(self) -> Any:
+            try:
+                return super().receive()
+            except MessageTooBig:
+                self.close(1009, b"message too big")
+                return None
+
+        def close(self, code: int = 1000, message: bytes = b"") -> None:
+            # ``WebSocket.close`` sends its message without the status code (and a
+            # bytes message as its repr), so peers never learn why; this sends both.
+            if not getattr(self, "closed", False):
+                with contextlib.suppress(WebSocketError):
+                    self.send_frame(struct.pack("!H", code) + message, self.OPCODE_CLOSE)
+            closed = {"closed": True, "stream": None, "raw_write": None, "raw_read": None}
+            for name, value in {**closed, "environ": None}.items():
+                setattr(self, name, value)
+
+    return SizeLimitedWebSocket
+
+
+def limit_websocket_messages(max_message_bytes: int) -> None:
+    """Make gevent-websocket's handler build size-limited websockets in this process.
+
+    ``WebSocketHandler.upgrade_connection`` builds ``WebSocket(...)`` by the module-level
+    name in geventwebsocket/handler.py, so that name is the one to replace.
+    """
+    import geventwebsocket.handler
+
+    geventwebsocket.handler.WebSocket = size_limited_websocket(max_message_bytes)
 
 
 def close_all_sockets(socketio: SocketIO) -> None:

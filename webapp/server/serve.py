@@ -102,21 +102,27 @@ class Worker(GeventPyWSGIWorker):  # type: ignore[misc]
     new worker on reload) instead of holding the worker for the whole grace period.
     """
 
-    def init_process(self) -> None:
-        """After the fork: build the handler class (gevent is patched by then), then run."""
-        from geventwebsocket.handler import WebSocketHandler
+    def patch(self) -> None:
+        """After the fork: gevent patches the standard library, then the app's modules load.
 
-        from .patches import origin_checking_handler
-        from .security import handshake_allowed
-
-        base = type("Handler", (PyWSGIHandler, WebSocketHandler), {})
-        self.wsgi_handler = origin_checking_handler(handshake_allowed, base)
+        gunicorn calls this first in ``init_process``, so Socket.IO, Engine.IO, Redis's
+        client and the websocket layer are imported only once the patching is done.
+        """
         with warnings.catch_warnings():
             # gunicorn's own modules import ssl in the arbiter, so gevent warns that it
             # patches ssl late. Modules using ssl here reach it as ``ssl.X`` at call time
             # and get the patched classes; TLS itself ends at the reverse proxy.
             warnings.filterwarnings("ignore", message="Monkey-patching ssl after ssl")
-            super().init_process()
+            super().patch()
+        from geventwebsocket.handler import WebSocketHandler
+
+        from .app import transport_limit
+        from .patches import limit_websocket_messages, origin_checking_handler
+        from .security import handshake_allowed
+
+        limit_websocket_messages(transport_limit(self.app.settings["MAX_PAYLOAD_BYTES"]))
+        base = type("Handler", (PyWSGIHandler, WebSocketHandler), {})
+        self.wsgi_handler = origin_checking_handler(handshake_allowed, base)
 
     def handle_exit(self, sig: int, frame: object) -> None:
         """SIGTERM: stop accepting, and close the open websockets."""
