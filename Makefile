@@ -7,13 +7,14 @@ INSTALLED := $(VENV)/.installed
 CLIENT := static/vendor/socket.io.esm.min.js
 CHROMIUM ?= /usr/bin/chromium
 REDIS_SERVER ?= /usr/bin/redis-server
+NGINX ?= /usr/sbin/nginx
 
 .PHONY: run test lint typecheck pytest install bench bench-load lock clean
 
 run: install
 	$(BIN)/tictactoe serve
 
-test: install $(CHROMIUM) $(REDIS_SERVER) lint typecheck pytest
+test: install $(CHROMIUM) $(REDIS_SERVER) $(NGINX) lint typecheck pytest
 
 install: $(INSTALLED) $(CLIENT)
 
@@ -45,6 +46,12 @@ $(CLIENT): node_modules/socket.io-client/package.json
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server
 
+# nginx fronts the several-host test (each test run starts its own, in its own netns).
+# Debian's package starts a service on port 80 when it can; the tests never use it.
+/usr/sbin/nginx:
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light iproute2
+
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -52,7 +59,7 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-pytest: install $(CHROMIUM) $(REDIS_SERVER)
+pytest: install $(CHROMIUM) $(REDIS_SERVER) $(NGINX)
 	$(BIN)/pytest
 
 bench: install
