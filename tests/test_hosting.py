@@ -251,7 +251,7 @@ def test_event_named_star_is_an_unknown_event(play: Actions) -> None:
 
 def test_rate_limited_events_change_nothing(app: Flask, client: FlaskClient) -> None:
     limits = app.extensions["rate_limits"]
-    limits.rate, limits.burst = 1.0, 2
+    limits.rate, limits.burst = 1.0, 3  # the connect packet counts too
     play = Actions(connect(app, client))
     store = app.extensions["tictactoe"].store
     assert play.emit("hint")["ok"] and play.emit("hint")["ok"]
@@ -272,20 +272,23 @@ def test_rate_limit_settings_come_from_the_environment(tmp_path: Path) -> None:
 
 def test_each_connection_has_its_own_bucket(app: Flask, client: FlaskClient) -> None:
     limits = app.extensions["rate_limits"]
-    limits.rate, limits.burst = 1.0, 1
+    limits.rate, limits.burst = 1.0, 2  # one for the connect packet, one for an event
     first, second = connect(app, client), connect(app, client)
     assert first.emit("hint", callback=True)["ok"]
     assert error_code(first.emit("hint", callback=True)) == "rate_limited"
     assert second.emit("hint", callback=True)["ok"]
 
 
-def test_disconnect_forgets_the_connection(app: Flask, client: FlaskClient) -> None:
+def test_closed_transport_forgets_the_connection(app: Flask, client: FlaskClient) -> None:
+    engineio = app.extensions["socketio"].server.eio
     for _ in range(5):
         sock = connect(app, client)
         sock.emit("hint", callback=True)
-        assert app.extensions["rate_limits"].buckets != {}
-        sock.disconnect()
-    assert app.extensions["rate_limits"].buckets == {}
+        assert sock.eio_sid in app.extensions["rate_limits"].connections
+        sock.disconnect()  # Socket.IO's disconnect packet: the bucket stays with the transport
+        assert sock.eio_sid in app.extensions["rate_limits"].connections
+        engineio.handlers["disconnect"](sock.eio_sid, "transport close")  # as Engine.IO does
+    assert app.extensions["rate_limits"].connections == {}
     assert app.extensions["tictactoe"].pending == set()
 
 

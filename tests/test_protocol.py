@@ -143,7 +143,8 @@ def test_page_sets_a_safe_session_cookie(app: Flask) -> None:
 
 def test_healthz(app: Flask) -> None:
     reply = app.test_client().get("/healthz")
-    assert reply.get_json() == {"status": "ok", "version": __version__}
+    checks = {"store": "ok", "key": "ok", "disk": "ok"}
+    assert reply.get_json() == {"status": "ok", "version": __version__, "checks": checks}
 
 
 def test_page_names_its_release(app: Flask) -> None:
@@ -345,7 +346,7 @@ def test_game_over_for_moves_and_for_early_next_game(play: Actions) -> None:
 
 def test_rate_limit(app: Flask, client: FlaskClient) -> None:
     limits = app.extensions["rate_limits"]
-    limits.rate, limits.burst = 1.0, 3
+    limits.rate, limits.burst = 1.0, 4  # the connect packet takes one
     sock = connect(app, client)
     acks = [sock.emit("hint", callback=True) for _ in range(6)]
     codes = [a.get("error", {}).get("code") for a in acks]

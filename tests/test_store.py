@@ -1,18 +1,37 @@
-"""The SQLite store: round trips, compare-and-set, durability, pruning and old rows."""
+"""The stores: round trips, compare-and-set, durability, pruning, old rows and the size cap;
+nothing stored for a visitor until they act, and new players limited per address."""
 
 from __future__ import annotations
 
 import json
+import logging
 import random
 import sqlite3
 import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
+from flask import Flask
+from flask.testing import FlaskClient
 
 from webapp.game import match as matches
-from webapp.server.store import Conflict, SQLiteStore, update
+from webapp.server.app import create_app
+from webapp.server.pages import NewPlayers
+from webapp.server.store import DATABASE_FILE, Conflict, RedisStore, SQLiteStore, update
+from webapp.testing import (
+    Actions,
+    Player,
+    ServerProcess,
+    connect,
+    player_of,
+    session_cookie,
+    states,
+)
 
 ROWS_0_1_0 = [
     json.loads(line)
@@ -133,3 +152,291 @@ def test_old_rows_are_only_rewritten_when_changed(tmp_path: Path) -> None:
         assert store.load(row["player"]) is not None
         assert update(store, row["player"], lambda m: m) == store.load(row["player"])
         assert stored_record(path, row["player"]) == json.loads(row["data"])
+
+
+# --- the schema, kept compatible ------------------------------------------------------
+
+
+OLD_SCHEMA = (
+    "CREATE TABLE matches (player TEXT PRIMARY KEY, version INTEGER NOT NULL,"
+    " data TEXT NOT NULL, updated REAL NOT NULL)"
+)
+
+
+def test_a_database_of_an_earlier_release_opens_and_gains_the_new_tables(tmp_path: Path) -> None:
+    path = tmp_path / "m.sqlite3"
+    (row,) = [r for r in ROWS_0_1_0 if r["player"] == "adaptive-ai-to-move"]
+    with sqlite3.connect(path) as db:
+        db.execute(OLD_SCHEMA)  # exactly what releases up to 0.2.0 created
+        db.execute(
+            "INSERT INTO matches VALUES (?, ?, ?, ?)",
+            (row["player"], row["version"], row["data"], row["updated"]),
+        )
+    store = SQLiteStore(path)
+    loaded = store.load(row["player"])
+    assert loaded is not None and loaded.version == row["version"]
+    with sqlite3.connect(path) as db:
+        names = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+    assert {"matches", "damaged_matches", "health", "matches_by_updated"} <= names
+    store.close()
+    assert SQLiteStore(path).load(row["player"]) == loaded  # and opens again as it is
+
+
+def test_check_reads_and_writes_through_a_new_connection(tmp_path: Path) -> None:
+    path = tmp_path / "m.sqlite3"
+    store = SQLiteStore(path)
+    assert store.check() is None
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM health").fetchone() == (1,)
+    store.save("p1", fresh(), expected=None)
+    store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    path.write_bytes(b"garbage" * (path.stat().st_size // 7 + 1))
+    assert store.load("p1") is not None  # this connection still answers from its cache
+    reason = store.check()
+    assert reason is not None and reason.startswith("SQLite: ") and "not a database" in reason
+
+
+# --- the size cap -----------------------------------------------------------------------
+
+
+def set_updated(path: Path, **updated: float) -> None:
+    """Give rows their last-change times, to make who is longest idle certain."""
+    with sqlite3.connect(path) as db:
+        for player, when in updated.items():
+            db.execute("UPDATE matches SET updated = ? WHERE player = ?", (when, player))
+
+
+def players_in(path: Path) -> set[str]:
+    with sqlite3.connect(path) as db:
+        return {player for (player,) in db.execute("SELECT player FROM matches")}
+
+
+def full_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "TICTACTOE_MAX_MATCHES" in r.getMessage()]
+
+
+def test_past_the_cap_the_longest_idle_go_first_and_the_log_says_so_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "m.sqlite3"
+    store = SQLiteStore(path, max_matches=3)
+    caplog.set_level(logging.WARNING)
+    for player in ("a", "b", "c"):
+        assert store.save(player, fresh(), expected=None)
+    set_updated(path, a=300, b=100, c=200)  # b is the longest idle, then c
+    assert full_lines(caplog) == []
+    assert store.save("d", fresh(), expected=None)
+    assert players_in(path) == {"a", "c", "d"}
+    assert store.load("b") is None
+    assert store.save("e", fresh(), expected=None)
+    assert players_in(path) == {"a", "d", "e"}
+    # A change to a stored match is no new match: nothing goes.
+    moved = matches.new_match(random.Random(2), version=fresh().version)
+    assert store.save("a", moved, expected=fresh().version)
+    assert players_in(path) == {"a", "d", "e"}
+    assert len(full_lines(caplog)) == 1
+
+
+def test_the_cap_counts_the_rows_already_stored(tmp_path: Path) -> None:
+    path = tmp_path / "m.sqlite3"
+    first = SQLiteStore(path)
+    for index in range(5):
+        first.save(f"p{index}", fresh(), expected=None)
+    set_updated(path, **{f"p{index}": float(index) for index in range(5)})
+    first.close()
+    SQLiteStore(path, max_matches=3).save("new", fresh(), expected=None)
+    assert players_in(path) == {"p3", "p4", "new"}
+
+
+def test_no_cap_keeps_every_match(tmp_path: Path) -> None:
+    path = tmp_path / "m.sqlite3"
+    store = SQLiteStore(path, max_matches=0)
+    for index in range(50):
+        store.save(f"p{index}", fresh(), expected=None)
+    assert len(players_in(path)) == 50
+
+
+def test_the_cap_setting_reaches_the_store(tmp_path: Path) -> None:
+    app = create_app(
+        {"TESTING": True, "DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "MAX_MATCHES": 2}
+    )
+    players = []
+    for _ in range(3):
+        client = app.test_client()
+        client.get("/")
+        play = Actions(connect(app, client))
+        play.new_match()  # acting stores the match
+        players.append(player_of(client))
+        set_updated(tmp_path / "matches.sqlite3", **{players[-1]: float(len(players))})
+    assert players_in(tmp_path / "matches.sqlite3") == set(players[1:])
+
+
+def test_redis_cap_drops_the_longest_idle_and_forgets_expired_players(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    plain = redis.Redis.from_url(redis_url)
+    store = RedisStore(redis_url, idle_seconds=3600, max_matches=3)
+    caplog.set_level(logging.WARNING)
+    for player in ("a", "b", "c"):
+        assert store.save(player, fresh(), expected=None)
+    now = plain.time()[0]
+    plain.zadd("tictactoe:matches", {"a": now, "b": now - 20, "c": now - 10})  # b idle longest
+    assert store.save("d", fresh(), expected=None)
+    assert store.load("b") is None and store.load("a") is not None
+    assert store.save("e", fresh(), expected=None)
+    assert store.load("c") is None
+    assert {m.decode() for m in plain.zrange("tictactoe:matches", 0, -1)} == {"a", "d", "e"}
+    # An entry whose match expired long ago is forgotten, not counted.
+    plain.zadd("tictactoe:matches", {"gone": now - 7200})
+    assert store.save("f", fresh(), expected=None)
+    assert {m.decode() for m in plain.zrange("tictactoe:matches", 0, -1)} == {"d", "e", "f"}
+    assert len(full_lines(caplog)) == 1
+
+
+# --- nothing stored until a player acts ----------------------------------------------
+
+
+def stored_count(app: Flask) -> int:
+    with sqlite3.connect(Path(app.config["DATA_DIR"]) / DATABASE_FILE) as db:
+        return int(db.execute("SELECT count(*) FROM matches").fetchone()[0])
+
+
+def test_loading_the_page_connecting_and_hints_store_nothing(
+    app: Flask, client: FlaskClient
+) -> None:
+    for _ in range(3):
+        sock = connect(app, client)
+        assert states(sock)[-1]["status"] == "playing"
+        assert sock.emit("hint", callback=True)["ok"]
+        sock.disconnect()
+    assert app.extensions["tictactoe"].store.load(player_of(client)) is None
+    assert stored_count(app) == 0
+
+
+@pytest.mark.parametrize("first", ["human", "ai"])
+def test_the_first_move_stores_the_match_that_was_shown(app: Flask, first: str) -> None:
+    client = as_new_player(app, first)
+    play = Actions(connect(app, client))
+    shown = play.state
+    assert shown["first"] == first and shown["turn"] == "human"
+    assert shown["version"] == (2 if first == "ai" else 1)
+    assert [h["by"] for h in shown["history"]] == (["ai"] if first == "ai" else [])
+    assert Actions(connect(app, client)).state == shown  # every tab, every reload
+    cell = shown["board"].index(".")
+    play.play([cell])
+    stored = app.extensions["tictactoe"].store.load(player_of(client))
+    assert stored is not None and stored.version == shown["version"] + 2
+    history = [{"by": side, "cell": c} for side, c in stored.game.history]
+    assert history[: len(shown["history"]) + 1] == [
+        *shown["history"],
+        {"by": "human", "cell": cell},
+    ]
+    assert stored_count(app) == 1
+
+
+def test_other_processes_show_the_same_fresh_match(app: Flask, client: FlaskClient) -> None:
+    shown = Actions(connect(app, client)).state
+    other = create_app(dict(app.config))  # another process on the same key and data dir
+    visitor = other.test_client()
+    with visitor.session_transaction() as session:
+        session["player"] = player_of(client)
+    assert Actions(connect(other, visitor)).state == shown
+
+
+def test_fresh_matches_differ_between_players(app: Flask) -> None:
+    service = app.extensions["tictactoe"]
+    firsts = {service.fresh(f"player-{index}").game.first for index in range(40)}
+    assert firsts == {"human", "ai"}
+
+
+def test_two_tabs_racing_the_first_move_store_one_match(app: Flask, client: FlaskClient) -> None:
+    tab_a, tab_b = Actions(connect(app, client)), Actions(connect(app, client))
+    empty = [i for i, c in enumerate(tab_a.state["board"]) if c == "."]
+    assert tab_a.emit("move", {"cell": empty[0]}) == {"ok": True}
+    ack = tab_b.emit("move", {"cell": empty[1]})
+    assert ack["ok"] or ack["error"]["code"] in {"cell_taken", "game_over"}
+    assert tab_b.state["history"][: len(tab_a.state["history"])] == tab_a.state["history"]
+
+
+def as_new_player(app: Flask, first: str) -> FlaskClient:
+    """A browser whose player id draws a fresh match in which ``first`` plays first."""
+    service = app.extensions["tictactoe"]
+    player = next(
+        f"p{index}" for index in range(100) if service.fresh(f"p{index}").game.first == first
+    )
+    client = app.test_client()
+    with client.session_transaction() as session:
+        session["player"] = player
+    return client
+
+
+# --- new players limited per client address ------------------------------------------
+
+
+def limited_app(tmp_path: Path, per_minute: int = 3, **settings: Any) -> Flask:
+    config = {"TESTING": True, "DATA_DIR": str(tmp_path), "NEW_PLAYERS_PER_MINUTE": per_minute}
+    return create_app({**config, **settings})
+
+
+def page_from(app: Flask, address: str, client: FlaskClient | None = None, **headers: str) -> Any:
+    browser = client or app.test_client()
+    return browser.get("/", environ_base={"REMOTE_ADDR": address}, headers=headers)
+
+
+def test_new_players_per_address_are_limited(tmp_path: Path) -> None:
+    app = limited_app(tmp_path, per_minute=3)
+    returning = app.test_client()
+    assert page_from(app, "10.0.0.1", returning).status_code == 200
+    for _ in range(2):
+        assert page_from(app, "10.0.0.1").status_code == 200
+    refused = page_from(app, "10.0.0.1")
+    assert refused.status_code == 429
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert "Set-Cookie" not in refused.headers
+    assert "Too many new players" in refused.get_data(as_text=True)
+    assert page_from(app, "10.0.0.1", returning).status_code == 200  # known players come in
+    assert page_from(app, "10.0.0.2").status_code == 200  # other addresses too
+
+
+def test_an_ipv6_address_counts_by_its_64_network(tmp_path: Path) -> None:
+    app = limited_app(tmp_path, per_minute=2)
+    assert page_from(app, "2001:db8:1:2::1").status_code == 200
+    assert page_from(app, "2001:db8:1:2:ffff::9").status_code == 200
+    assert page_from(app, "2001:db8:1:2::abcd").status_code == 429
+    assert page_from(app, "2001:db8:1:3::1").status_code == 200
+
+
+def test_behind_a_trusted_proxy_the_forwarded_address_counts(tmp_path: Path) -> None:
+    app = limited_app(tmp_path, per_minute=1, TRUST_PROXY=True)
+    forwarded = {"X-Forwarded-For": "203.0.113.7"}
+    assert page_from(app, "127.0.0.1", **forwarded).status_code == 200
+    assert page_from(app, "127.0.0.1", **forwarded).status_code == 429
+    assert page_from(app, "127.0.0.1", **{"X-Forwarded-For": "203.0.113.8"}).status_code == 200
+
+
+def test_zero_means_no_limit_on_new_players(tmp_path: Path) -> None:
+    app = limited_app(tmp_path, per_minute=0)
+    assert {page_from(app, "10.0.0.1").status_code for _ in range(50)} == {200}
+
+
+def test_the_count_starts_again_each_minute() -> None:
+    now = [120.0]
+    limit = NewPlayers(2, clock=lambda: now[0])
+    assert [limit.retry_after("a") for _ in range(3)] == [0.0, 0.0, 60.0]
+    now[0] = 150.0
+    assert limit.retry_after("a") == 30.0
+    now[0] = 180.0
+    assert limit.retry_after("a") == 0.0
+    assert limit.counts == {"a": 1}  # the last minute's addresses are forgotten
+
+
+def test_real_server_limits_new_players(server_factory: Callable[..., ServerProcess]) -> None:
+    server = server_factory(TICTACTOE_NEW_PLAYERS_PER_MINUTE="2")
+    cookie = session_cookie(server.url)
+    session_cookie(server.url)
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(server.url + "/")
+    assert refused.value.code == 429
+    player = Player(server.url, cookie)  # a player already known plays on
+    assert player.wait_for(lambda s: s["turn"] == "human")
+    player.close()

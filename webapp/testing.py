@@ -424,10 +424,21 @@ class RawWebSocket:
             size = bytes([0x80 | 127]) + length.to_bytes(8, "big")
         return bytes([first]) + size + b"\0\0\0\0"
 
+    @classmethod
+    def frame(cls, text: str) -> bytes:
+        """One whole text frame carrying ``text``."""
+        payload = text.encode()
+        return cls.header(0x1, len(payload)) + payload
+
     def send_text(self, text: str) -> None:
         """One whole text frame."""
-        payload = text.encode()
-        self.sock.sendall(self.header(0x1, len(payload)) + payload)
+        self.sock.sendall(self.frame(text))
+
+    def texts(self) -> Iterator[str]:
+        """The text of each text frame the server sends, until it closes."""
+        for opcode, payload in self.frames():
+            if opcode == 0x1:
+                yield payload.decode()
 
     def frames(self) -> Iterator[tuple[int, bytes]]:
         """(opcode, payload) of each frame the server sends, until it closes."""

@@ -8,10 +8,12 @@ const meta = (name, fallback) =>
   document.querySelector(`meta[name="${name}"]`)?.content || fallback;
 
 /**
- * Connect on the page's origin. `onState(snapshot)` gets every `state`;
- * `onStatus("online" | "offline" | "refused")` follows the socket.
+ * Connect on the page's origin. `onState(snapshot)` gets every `state`, and
+ * `onNotice({code, message})` every `notice`;
+ * `onStatus("online" | "offline" | "refused", message)` follows the socket, with the
+ * server's reason when it refused.
  */
-export function connect({ onState, onStatus }) {
+export function connect({ onState, onStatus, onNotice }) {
   // The server says which transports it allows: websocket alone by default, so that
   // several server processes need no sticky sessions; polling only where configured.
   const transports = meta("socket-transports", "websocket").split(",");
@@ -19,15 +21,21 @@ export function connect({ onState, onStatus }) {
   // page reloads to get the server's own.
   const socket = io({ transports, auth: { release: meta("release", "") } });
   socket.on("state", onState);
+  socket.on("notice", (notice) => onNotice?.(notice));
   socket.on("connect", () => onStatus("online"));
   socket.on("disconnect", () => onStatus("offline"));
   socket.on("connect_error", (err) => {
-    if (err?.data?.code === REFUSALS.reload) {
+    const code = err?.data?.code;
+    if (code === REFUSALS.reload) {
       window.location.reload();
       return;
     }
+    if (code === REFUSALS.cooldown) {
+      // Cut off for sending too fast: the server says when it will take us back.
+      setTimeout(() => socket.connect(), Math.ceil(err.data.seconds ?? 10) * 1000);
+    }
     // An active socket keeps retrying by itself; an inactive one was turned away.
-    onStatus(socket.active ? "offline" : "refused");
+    onStatus(socket.active ? "offline" : "refused", code ? err.message : "");
   });
 
   /** Emit `event` and resolve with the server's ack ({ok: ...}); never rejects. */

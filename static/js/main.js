@@ -1,6 +1,6 @@
 // Wires the socket to the view: snapshots are rendered, clicks become events.
 import { connect } from "./connection.js";
-import { EVENTS } from "./protocol.js";
+import { EVENTS, NOTICES } from "./protocol.js";
 import { createView } from "./view.js";
 
 let current = null;
@@ -24,11 +24,16 @@ const connection = connect({
     view.render(state);
     refreshHints();
   },
-  onStatus(status) {
+  onNotice(notice) {
+    // The stored match was replaced by a new one, whose versions start again.
+    if (notice?.code === NOTICES.matchUnreadable) current = null;
+    view.showNotice(notice?.code);
+  },
+  onStatus(status, reason) {
     // Socket.IO delivers the first snapshot of a connection before "connect", so the
     // version check is relaxed while disconnected rather than on reconnect.
     if (status !== "online") current = null;
-    view.setConnection(status);
+    view.setConnection(status, reason);
   },
 });
 

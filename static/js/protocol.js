@@ -21,6 +21,7 @@ export const ERROR_MESSAGES = Object.freeze({
   rate_limited: "Slow down a little",
   unknown_event: "The server did not understand that",
   busy: "The game is busy: try again",
+  bad_packet: "The server could not read what the page sent",
   internal: "The server failed: try again",
 });
 
@@ -32,7 +33,20 @@ export const CLIENT_ERROR_MESSAGES = Object.freeze({
 });
 
 /** Why the server refused the connection (`data.code` of connect_error). */
-export const REFUSALS = Object.freeze({ noSession: "no_session", reload: "reload" });
+export const REFUSALS = Object.freeze({
+  noSession: "no_session",
+  reload: "reload",
+  cooldown: "cooldown",
+  tooManySockets: "too_many_sockets",
+});
+
+/** What the server's `notice` events are about (their `code`). */
+export const NOTICES = Object.freeze({ matchUnreadable: "match_unreadable" });
+
+/** What each notice tells the player, by code. */
+export const NOTICE_MESSAGES = Object.freeze({
+  match_unreadable: "Your saved match could not be read, so a new one was started",
+});
 
 /** The a1..c3 name of a cell: column letter, then row number from the top. */
 export const cellName = (cell) => `${"abc"[cell % 3]}${Math.floor(cell / 3) + 1}`;

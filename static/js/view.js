@@ -1,10 +1,16 @@
 // The page: renders server snapshots into the DOM and turns input into intentions.
 // No game rules live here; every decision comes from the server's `state`.
 
-import { CLIENT_ERROR_MESSAGES, ERROR_MESSAGES, cellName } from "./protocol.js";
+import {
+  CLIENT_ERROR_MESSAGES,
+  ERROR_MESSAGES,
+  NOTICE_MESSAGES,
+  cellName,
+} from "./protocol.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const NOTICE_MS = 3500;
+const SERVER_NOTICE_MS = 10000; // what the server tells unasked is read more slowly
 
 const RESULTS = { human_won: "You win!", ai_won: "AI wins", draw: "Draw" };
 
@@ -313,28 +319,42 @@ export function createView(actions) {
     });
   }
 
-  /** Reflect the socket: "online", "offline" (reconnecting) or "refused". */
-  function setConnection(status) {
+  /**
+   * Reflect the socket: "online", "offline" (reconnecting) or "refused"; `reason` is
+   * the server's word when it refused the connection.
+   */
+  function setConnection(status, reason = "") {
     online = status === "online";
     const banner = $("connection");
     banner.hidden = online;
     banner.dataset.status = status;
-    $("connection-text").textContent =
-      status === "refused" ? "Connection refused: reload the page" : "Reconnecting…";
+    const refusal = `Connection refused: ${reason || "reload the page"}`;
+    $("connection-text").textContent = status === "refused" ? refusal : "Reconnecting…";
     document.body.classList.toggle("is-offline", !online);
     if (shown) renderCells(shown);
   }
 
-  function showError(code) {
+  function announce(text, ms) {
     const notice = $("notice");
-    notice.textContent =
-      ERROR_MESSAGES[code] ?? CLIENT_ERROR_MESSAGES[code] ?? "Something went wrong";
+    notice.textContent = text;
     notice.classList.add("is-visible");
     clearTimeout(noticeTimer);
     noticeTimer = setTimeout(() => {
       notice.classList.remove("is-visible");
       noticeTimer = setTimeout(() => (notice.textContent = ""), 400);
-    }, NOTICE_MS);
+    }, ms);
+  }
+
+  function showError(code) {
+    announce(
+      ERROR_MESSAGES[code] ?? CLIENT_ERROR_MESSAGES[code] ?? "Something went wrong",
+      NOTICE_MS,
+    );
+  }
+
+  /** Show what the server's `notice` says, by its code. */
+  function showNotice(code) {
+    announce(NOTICE_MESSAGES[code] ?? "The server sent a notice", SERVER_NOTICE_MS);
   }
 
   syncSettings();
@@ -343,6 +363,7 @@ export function createView(actions) {
     showHints,
     setConnection,
     showError,
+    showNotice,
     focusBoard: () => rove(focused, { focus: true }),
   };
 }

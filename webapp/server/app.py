@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from datetime import timedelta
@@ -9,14 +10,17 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask
+from flask_socketio import SocketIO
 
 from . import config, datadir
-from .events import register
-from .limits import RateLimits
+from .events import SocketCaps, register
+from .health import Health
+from .limits import QuietLog, RateLimits
 from .matches import MatchService
 from .pages import pages
-from .patches import GatedSocketIO, JsonPacket, SessionInterface
-from .protocol import ErrorCode, error
+from .patches import JsonPacket, SessionInterface, guard_messages
+from .presence import LocalPresence, RedisPresence
+from .protocol import ErrorCode, ServerEvent, error, problem
 from .security import allowed_origins, origin_check, security_headers, trust_proxy
 from .store import open_store
 
@@ -49,6 +53,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     datadir.prepare(data_dir)
     app.config["DATA_DIR"] = str(data_dir)
     app.config["SECRET_KEY"] = app.config["SECRET_KEY"] or datadir.secret_key(data_dir)
+    app.extensions["health"] = Health(app.config)
     app.config.update(
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
@@ -64,9 +69,12 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 def _add_socketio(app: Flask) -> None:
     check = origin_check(allowed_origins(app.config["ALLOWED_ORIGINS"]))
     app.extensions["origin_check"] = check
-    socketio = GatedSocketIO(
+    socketio = SocketIO(
         app,
         async_mode=app.config["ASYNC_MODE"],
+        # A connection's events are handled one after another in its own reader, so a
+        # client that sends faster than it is served only waits for itself.
+        async_handlers=False,
         cors_allowed_origins=check,
         max_http_buffer_size=transport_limit(app.config["MAX_PAYLOAD_BYTES"]),
         serializer=JsonPacket,
@@ -74,10 +82,27 @@ def _add_socketio(app: Flask) -> None:
     )
     if app.config["TRUST_PROXY"]:
         trust_proxy(app)
-    limits = RateLimits(float(app.config["RATE_PER_SECOND"]), int(app.config["RATE_BURST"]))
-    socketio.allow = limits.allow
-    socketio.refusal = error(ErrorCode.RATE_LIMITED, "too many events: slow down a little")
+    limits = RateLimits(
+        float(app.config["RATE_PER_SECOND"]),
+        int(app.config["RATE_BURST"]),
+        cooldown_seconds=float(app.config["COOLDOWN_SECONDS"]),
+    )
+    guard_messages(
+        socketio.server,
+        limits,
+        QuietLog(logging.getLogger("webapp.server.limits")),
+        refusal=error(ErrorCode.RATE_LIMITED, "too many events: slow down a little"),
+        bad_packet=[ServerEvent.PROBLEM, problem(ErrorCode.BAD_PACKET, "unreadable packet")],
+        handshake_seconds=float(app.config["HANDSHAKE_TIMEOUT"]),
+    )
     service = MatchService(app.config, open_store(app.config), socketio)
     app.extensions["tictactoe"] = service
     app.extensions["rate_limits"] = limits
-    register(socketio, service, limits, int(app.config["MAX_PAYLOAD_BYTES"]))
+    presence = RedisPresence(app.config["REDIS_URL"]) if app.config["REDIS_URL"] else None
+    app.extensions["presence"] = presence or LocalPresence()
+    caps = SocketCaps(
+        app.extensions["presence"],
+        per_player=int(app.config["MAX_SOCKETS_PER_PLAYER"]),
+        per_address=int(app.config["MAX_SOCKETS_PER_ADDRESS"]),
+    )
+    register(socketio, service, limits, caps, int(app.config["MAX_PAYLOAD_BYTES"]))

@@ -21,6 +21,7 @@ from ..game.board import RuleError
 from ..game.match import MatchError, human_move, new_match, next_game
 from .limits import RateLimits
 from .matches import MatchService
+from .presence import Presence
 from .protocol import (
     OK,
     Ack,
@@ -69,6 +70,32 @@ def checked(max_payload: int, event: Event) -> Callable[[Handler], Callable[...,
     return wrap
 
 
+class SocketCaps:
+    """Caps on open sockets per player (tabs) and per client address (0: no cap)."""
+
+    def __init__(self, presence: Presence, *, per_player: int, per_address: int) -> None:
+        self.presence, self.per_player, self.per_address = presence, per_player, per_address
+
+    def join(self, player: str, address: str, sid: str) -> None:
+        """Count a new socket, or refuse it with a message the page shows."""
+        if not self.presence.join(f"player:{player}", sid, self.per_player):
+            raise refused(
+                RefusalCode.TOO_MANY_SOCKETS,
+                f"this game is open in too many tabs ({self.per_player} at most): close one",
+            )
+        if not self.presence.join(f"address:{address}", sid, self.per_address):
+            self.presence.leave(f"player:{player}", sid)
+            raise refused(
+                RefusalCode.TOO_MANY_SOCKETS,
+                f"too many connections from your network ({self.per_address} at most)",
+            )
+
+    def leave(self, player: str, address: str, sid: str) -> None:
+        """Stop counting a socket that has gone."""
+        self.presence.leave(f"player:{player}", sid)
+        self.presence.leave(f"address:{address}", sid)
+
+
 def refused(code: RefusalCode, message: str, **extra: object) -> ConnectionRefusedError:
     """A refusal whose connect_error carries ``message`` and ``data.code``."""
     return ConnectionRefusedError(message, {"code": str(code), **extra})
@@ -82,7 +109,11 @@ def check_release(auth: object) -> None:
 
 
 def register(
-    socketio: SocketIO, service: MatchService, limits: RateLimits, max_payload: int
+    socketio: SocketIO,
+    service: MatchService,
+    limits: RateLimits,
+    caps: SocketCaps,
+    max_payload: int,
 ) -> None:
     """Attach the protocol's handlers to ``socketio``."""
 
@@ -95,6 +126,15 @@ def register(
             raise refused(RefusalCode.NO_SESSION, "no session: load the page first")
         check_release(auth)
         player = _player()
+        eio_sid = socketio.server.manager.eio_sid_from_sid(_sid(), "/")
+        wait = limits.cooldown_left(player)
+        if wait:
+            # Nothing more is read from this connection: it closes once told why.
+            limits.cut(eio_sid)
+            socketio.start_background_task(socketio.server.eio.disconnect, eio_sid)
+            raise refused(RefusalCode.COOLDOWN, f"too many events: wait {wait:.0f} s", seconds=wait)
+        limits.bind(eio_sid, player)
+        caps.join(player, str(request.remote_addr), _sid())
         join_room(player)
         match = service.open(player)
         service.emit(player, match, to=_sid())
@@ -102,7 +142,7 @@ def register(
 
     @socketio.on("disconnect")
     def on_disconnect(*_: object) -> None:
-        limits.forget(_sid())
+        caps.leave(_player(), str(request.remote_addr), _sid())
 
     @on(Event.MOVE)
     def on_move(fields: dict[str, Any]) -> Ack:

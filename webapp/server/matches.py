@@ -3,10 +3,17 @@ schedule the AI's reply.
 
 Every change goes through ``update``: the transition is a pure function of the stored
 match, so a write that loses a race is simply computed again from the winner's match.
+
+A player without a stored match is shown a fresh one that is not stored: it is drawn
+from the player id and the secret key, so every process, tab and reload shows the same
+one (with the AI's opening move played when the AI goes first), and the player's
+first action stores it, changed, with compare-and-set like any other change.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import random
 import time
 from collections.abc import Callable, Mapping
@@ -15,8 +22,8 @@ from typing import Any
 from flask_socketio import SocketIO
 
 from ..game.match import Match, ai_move, new_match
-from .protocol import ServerEvent, snapshot
-from .store import Conflict, Store, update
+from .protocol import NoticeCode, ServerEvent, notice, snapshot
+from .store import Conflict, Damaged, Store, update
 
 Transition = Callable[[Match], Match]
 
@@ -34,14 +41,38 @@ class MatchService:
         self.rng = random.Random(config["SEED"])
         self.ai_delay = max(0, int(config["AI_DELAY_MS"])) / 1000
         self.pending: set[tuple[str, int]] = set()  # (player, version) replies on their way
+        self.key = str(config["SECRET_KEY"] or "").encode()
+
+    def fresh(self, player: str) -> Match:
+        """The adaptive match a player without a stored one is shown: the same on every call."""
+        rng = random.Random(hmac.new(self.key, player.encode(), hashlib.sha256).digest())
+        match = new_match(rng)
+        if match.game.turn == "ai":
+            # Its opening is part of the match shown, not a reply; untimed (think_us 0),
+            # so that one version is one snapshot wherever and whenever it is drawn.
+            match = ai_move(match, rng)
+        return match
+
+    def load(self, player: str) -> Match | None:
+        """The stored match, or None; a damaged one is moved aside and the player told."""
+        try:
+            return self.store.load(player)
+        except Damaged:
+            message = "your saved match could not be read, so a new one was started"
+            self.socketio.emit(
+                ServerEvent.NOTICE, notice(NoticeCode.MATCH_UNREADABLE, message), to=player
+            )
+            return None
 
     def open(self, player: str) -> Match:
-        """The player's match, created as a fresh adaptive match if there is none."""
-        return update(self.store, player, lambda current: current or new_match(self.rng))
+        """The player's match: the stored one, else a fresh one, shown but not stored."""
+        return self.load(player) or self.fresh(player)
 
     def change(self, player: str, step: Transition) -> Match:
         """Apply one transition to the player's match, store it, emit it, then let the AI move."""
-        changed = update(self.store, player, lambda current: step(current or new_match(self.rng)))
+        changed = update(
+            self.store, player, lambda current: step(current or self.fresh(player)), load=self.load
+        )
         self.emit(player, changed)
         self.schedule_ai(player, changed)
         return changed
@@ -76,7 +107,7 @@ class MatchService:
             return ai_move(current, self.rng, clock=time.perf_counter_ns)
 
         try:
-            played = update(self.store, player, step, known=known)
+            played = update(self.store, player, step, known=known, load=self.load)
         except (_Stale, Conflict):
             return
         self.emit(player, played)

@@ -1,21 +1,102 @@
-"""The pages: the game, and the health check for supervisors and proxies."""
+"""The pages: the game, and the health check for supervisors and proxies.
+
+A browser without a session gets a new player id in its cookie, and nothing is stored
+for it until it acts. New players are limited per client address (``request.remote_addr``,
+which is the proxy's X-Forwarded-For when TICTACTOE_TRUST_PROXY is on; an IPv6 address
+counts by its /64): counted per process, in clock minutes.
+"""
 
 from __future__ import annotations
 
+import ipaddress
+import math
 import secrets
+import threading
+import time
+from collections.abc import Callable
 
-from flask import Blueprint, Response, current_app, jsonify, render_template, session
+from flask import (
+    Blueprint,
+    Response,
+    current_app,
+    jsonify,
+    render_template,
+    request,
+    session,
+)
+from flask.typing import ResponseReturnValue
 
 from .. import __version__
+from .health import OK
 from .protocol import MODE_CHOICES
 
 pages = Blueprint("pages", __name__)
+MINUTE = 60.0
+TOO_MANY_NEW_PLAYERS = """<!doctype html>
+<html lang="en">
+<meta charset="utf-8">
+<title>Too many new players</title>
+<h1>Too many new players</h1>
+<p>Too many new players were started from your address in the last minute.
+Please wait a minute, then reload this page.</p>
+</html>
+"""
+
+
+def address_key(address: str | None) -> str:
+    """The key an address is counted under: itself, or its /64 network for IPv6."""
+    try:
+        parsed = ipaddress.ip_address(address or "")
+    except ValueError:
+        return address or "unknown"
+    if parsed.version == 6:
+        return str(ipaddress.ip_network(f"{parsed}/64", strict=False))
+    return str(parsed)
+
+
+class NewPlayers:
+    """New players started by each client address in the current clock minute."""
+
+    def __init__(self, per_minute: int, *, clock: Callable[[], float] = time.time) -> None:
+        self.per_minute = per_minute
+        self.clock = clock
+        self.minute = -1
+        self.counts: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def retry_after(self, address: str | None) -> float:
+        """0 if ``address`` may start one more player (counted), else seconds until it may."""
+        if not self.per_minute:
+            return 0.0
+        now = self.clock()
+        minute = int(now // MINUTE)
+        key = address_key(address)
+        with self._lock:
+            if minute != self.minute:  # a new minute: the old counts go, memory stays small
+                self.minute, self.counts = minute, {}
+            started = self.counts.get(key, 0)
+            if started >= self.per_minute:
+                return (minute + 1) * MINUTE - now
+            self.counts[key] = started + 1
+        return 0.0
+
+
+def _new_players() -> NewPlayers:
+    found = current_app.extensions.get("new_players")
+    if found is None:
+        per_minute = int(current_app.config["NEW_PLAYERS_PER_MINUTE"])
+        found = current_app.extensions["new_players"] = NewPlayers(per_minute)
+    return found
 
 
 @pages.get("/")
-def index() -> str:
+def index() -> ResponseReturnValue:
     """The game page; gives a new browser its player id in the session cookie."""
     if "player" not in session:
+        wait = _new_players().retry_after(request.remote_addr)
+        if wait:
+            headers = {"Retry-After": str(max(1, math.ceil(wait)))}
+            return Response(TOO_MANY_NEW_PLAYERS, 429, headers, mimetype="text/html")
         session["player"] = secrets.token_urlsafe(18)
     session.permanent = True
     transports = "websocket,polling" if current_app.config["POLLING"] else "websocket"
@@ -25,6 +106,11 @@ def index() -> str:
 
 
 @pages.get("/healthz")
-def healthz() -> Response:
-    """Liveness probe for supervisors and proxies."""
-    return jsonify(status="ok", version=__version__)
+def healthz() -> ResponseReturnValue:
+    """200 if the store, the secret key and the disk are fine, else 503 naming what is not."""
+    store = current_app.extensions["tictactoe"].store
+    checks = current_app.extensions["health"].checks(store)
+    ok = all(state == OK for state in checks.values())
+    reply = jsonify(status="ok" if ok else "failing", version=__version__, checks=checks)
+    reply.headers["Cache-Control"] = "no-store"
+    return reply, 200 if ok else 503

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
+import socket
 import struct
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -18,7 +20,9 @@ import orjson
 from flask import Flask, Request
 from flask.sessions import SecureCookieSessionInterface, SessionMixin
 from flask_socketio import SocketIO
-from socketio.packet import BINARY_EVENT, EVENT, Packet
+from socketio.packet import ACK, BINARY_EVENT, EVENT, Packet
+
+from .limits import QuietLog, RateLimits, Verdict
 
 # Distribution name -> the version every override below was written against.
 PINNED: dict[str, str] = {
@@ -26,6 +30,7 @@ PINNED: dict[str, str] = {
     "flask-socketio": "5.7.0",
     "python-socketio": "5.18.1",
     "python-engineio": "4.15.1",
+    "gevent": "26.9.0",
     "gevent-websocket": "0.10.1",
     "gunicorn": "27.0.1",
 }
@@ -55,29 +60,6 @@ class SessionInterface(SecureCookieSessionInterface):
         return saved if saved is not None else super().open_session(app, request)
 
 
-# --- Flask-SocketIO: the rate limit before the request context ---------------------------
-
-
-class GatedSocketIO(SocketIO):  # type: ignore[misc]
-    """Flask-SocketIO that refuses an event over the rate limit before anything else.
-
-    ``SocketIO._handle_event`` builds a request context for every event, which is most of
-    what an event costs; checking first means a client flooding at 1,000 events a second
-    takes about half as much CPU from everyone else.
-    """
-
-    UNLIMITED = frozenset({"connect", "disconnect"})
-    allow: Callable[[str], bool] = staticmethod(lambda sid: True)
-    refusal: dict[str, Any] = {}  # noqa: RUF012 (set once by the factory)
-
-    def _handle_event(
-        self, handler: Callable[..., Any], message: str, namespace: str, sid: str, *args: Any
-    ) -> Any:
-        if message not in self.UNLIMITED and not self.allow(sid):
-            return self.refusal
-        return super()._handle_event(handler, message, namespace, sid, *args)
-
-
 # --- python-socketio: the packets' JSON -------------------------------------------------
 
 
@@ -99,6 +81,9 @@ class _Json:
     loads = staticmethod(json.loads)
 
 
+RESERVED_EVENTS = (["connect"], ["disconnect"], ["connect_error"], ["*"])
+
+
 class JsonPacket(Packet):  # type: ignore[misc]
     """Socket.IO packets without the search for binary data in every outgoing one.
 
@@ -113,11 +98,12 @@ class JsonPacket(Packet):  # type: ignore[misc]
     def decode(self, encoded_packet: str | bytes) -> int:
         """Decode, renaming an event called "*" so that the catch-all refuses it."""
         attachments = int(super().decode(encoded_packet) or 0)
-        # python-socketio takes an event named "*" for its catch-all and cannot dispatch
-        # it; renamed, it reaches the catch-all and is refused as an unknown event.
+        # python-socketio dispatches an event by its name, so a client event named
+        # "connect" would run the connect handler again and one named "*" cannot be
+        # dispatched at all; renamed, they reach the catch-all as unknown events.
         is_event = self.packet_type in (EVENT, BINARY_EVENT)
-        if is_event and isinstance(self.data, list) and self.data[:1] == ["*"]:
-            self.data[0] = "(*)"
+        if is_event and isinstance(self.data, list) and self.data[:1] in RESERVED_EVENTS:
+            self.data[0] = f"({self.data[0]})"
         return attachments
 
 
@@ -143,6 +129,56 @@ def origin_checking_handler(allowed: Callable[[Any, Mapping[str, Any]], bool], b
     return OriginCheckingHandler
 
 
+# --- gevent's WSGI handler: a deadline for a request's head -----------------------------
+
+
+LIVELY_SECONDS = 60.0
+
+
+def timed_handler(base: type, header_seconds: float) -> type:
+    """``base`` (a gevent.pywsgi.WSGIHandler) that gives each request's head a deadline.
+
+    ``WSGIHandler.handle_one_request`` reads the request line (``read_requestline``) and
+    the headers (``read_request``) with no limit, so a client sending a byte now and then
+    holds a connection and a file descriptor for ever. Here both must arrive within
+    ``header_seconds`` of the request's start (an idle keep-alive connection counts too),
+    and every read or write on the socket gives up after that long without progress.
+    After the head, a socket may stay silent for ``LIVELY_SECONDS``: Engine.IO's pings
+    keep a live connection busier than that, so only dead peers are dropped.
+    """
+    import gevent
+
+    class TimedHandler(base):  # type: ignore[misc]
+        _head_timer: Any = None
+
+        def handle(self) -> None:
+            self.socket.settimeout(header_seconds)
+            super().handle()
+
+        def handle_one_request(self) -> Any:
+            timer = self._head_timer = gevent.Timeout(header_seconds)
+            timer.start()
+            try:
+                return super().handle_one_request()
+            except gevent.Timeout as expired:
+                if expired is not timer:
+                    raise
+                return None  # closes the connection
+            finally:
+                timer.close()
+
+        def read_request(self, raw_requestline: str) -> Any:
+            try:
+                return super().read_request(raw_requestline)
+            finally:
+                # The head is in: the app takes its own time, and a socket stays open as
+                # long as it shows life within a minute (Engine.IO pings every 25 s).
+                self._head_timer.close()
+                self.socket.settimeout(max(LIVELY_SECONDS, header_seconds))
+
+    return TimedHandler
+
+
 # --- gevent-websocket: a message's size checked from each frame's header ------------------
 
 
@@ -158,9 +194,11 @@ def size_limited_websocket(max_message_bytes: int) -> type:
     bound. This one checks the announced length of every data frame, added to the
     fragments before it, before a byte of its payload is read, and closes with 1009
     (message too big). Control frames are at most 125 bytes (``Header.decode_header``).
+    Each ``receive`` yields to the other greenlets first.
     gevent-websocket negotiates no compression, so the bytes read are the bytes kept.
     Its ``close`` is replaced too, so that the close frame carries its status code.
     """
+    import gevent
     from geventwebsocket.exceptions import ProtocolError, WebSocketError
     from geventwebsocket.websocket import Header, WebSocket
 
@@ -185,6 +223,10 @@ def size_limited_websocket(max_message_bytes: int) -> type:
             return header, header.unmask_payload(payload) if header.mask else payload
 
         def receive(self) -> Any:
+            # A client whose messages are already buffered would otherwise be read without
+            # a pause until its buffer is empty: yield first, so every connection (and a
+            # disconnect decided by the rate limit) takes its turn.
+            gevent.sleep(0)
             try:
                 return super().receive()
             except MessageTooBig:
@@ -197,6 +239,10 @@ def size_limited_websocket(max_message_bytes: int) -> type:
             if not getattr(self, "closed", False):
                 with contextlib.suppress(WebSocketError):
                     self.send_frame(struct.pack("!H", code) + message, self.OPCODE_CLOSE)
+                # Nor does it stop reading: a peer that never answers the close would hold
+                # the connection until the socket times out. Reading ends here.
+                with contextlib.suppress(OSError, AttributeError):
+                    self.handler.socket.shutdown(socket.SHUT_RD)
             closed = {"closed": True, "stream": None, "raw_write": None, "raw_read": None}
             for name, value in {**closed, "environ": None}.items():
                 setattr(self, name, value)
@@ -213,6 +259,105 @@ def limit_websocket_messages(max_message_bytes: int) -> None:
     import geventwebsocket.handler
 
     geventwebsocket.handler.WebSocket = size_limited_websocket(max_message_bytes)
+
+
+# --- python-socketio: every packet counted before it is parsed ---------------------------
+
+_EVENT_ACK_ID = re.compile(r"2(\d{1,15})\[")  # an event on "/" asking for an ack
+
+
+def guard_messages(
+    server: Any,
+    limits: RateLimits,
+    log: QuietLog,
+    *,
+    refusal: object,
+    bad_packet: object,
+    handshake_seconds: float,
+) -> None:
+    """Route every Engine.IO message of ``server`` (a socketio.Server) through ``limits``.
+
+    python-socketio registers ``Server._handle_eio_message`` with Engine.IO when it is
+    built (socketio/base_server.py) and parses the packet there; this registers a wrapper
+    instead, and sets it on the instance too, where Flask-SocketIO's test client calls
+    it. A refused event is answered with ``refusal`` (its ack id is read without parsing
+    the packet); a packet that cannot be read gets the event ``bad_packet``; a connection
+    that keeps it up is disconnected. Binary packets are never accepted: they would hold
+    their attachments in memory. Buckets are dropped on Engine.IO's disconnect, which no
+    client packet can trigger. A connection that has not joined the default namespace
+    ``handshake_seconds`` after it opened is closed.
+    """
+    handle, disconnected = server._handle_eio_message, server._handle_eio_disconnect
+    connected = server._handle_eio_connect
+
+    def on_connect(eio_sid: str, *args: Any) -> Any:
+        server.start_background_task(close_unless_joined, eio_sid)
+        return connected(eio_sid, *args)
+
+    def close_unless_joined(eio_sid: str) -> None:
+        server.sleep(handshake_seconds)
+        if eio_sid in server.eio.sockets and not server.manager.sid_from_eio_sid(eio_sid, "/"):
+            log.warning("handshakes not finished", f"{eio_sid} joined no game in time")
+            server.eio.disconnect(eio_sid)
+
+    def send(eio_sid: str, packet_type: int, data: object, ack: int | None = None) -> None:
+        packet = server.packet_class(packet_type, data=data, namespace="/", id=ack)
+        server._send_packet(eio_sid, packet)
+
+    def on_message(eio_sid: str, data: object) -> None:
+        verdict = limits.check(eio_sid)
+        if verdict is Verdict.PASS:
+            problem = _unreadable(data) or _unjoined(server, eio_sid, data)
+            problem = problem or _handled(handle, eio_sid, data)
+            if problem is None:
+                return
+            verdict = limits.malformed(eio_sid)
+            log.warning("unreadable packets", problem)
+            if verdict is Verdict.REFUSE:
+                send(eio_sid, EVENT, bad_packet)
+        elif verdict is Verdict.REFUSE:
+            found = _EVENT_ACK_ID.match(data[:18]) if isinstance(data, str) else None
+            if found:
+                send(eio_sid, ACK, [refusal], int(found[1]))
+        if verdict is Verdict.CUT:
+            log.warning("connections cut off", f"{eio_sid} stayed over its limit")
+            server.start_background_task(server.eio.disconnect, eio_sid)
+
+    def on_disconnect(eio_sid: str, *args: Any) -> None:
+        try:
+            disconnected(eio_sid, *args)
+        finally:
+            limits.forget(eio_sid)
+
+    server._handle_eio_message, server._handle_eio_disconnect = on_message, on_disconnect
+    server.eio.on("connect", on_connect)
+    server.eio.on("message", on_message)
+    server.eio.on("disconnect", on_disconnect)
+
+
+def _unreadable(data: object) -> str | None:
+    if not isinstance(data, str):
+        return "a binary message"
+    if data[:1] in ("5", "6"):
+        return "a binary Socket.IO packet"
+    return None
+
+
+def _unjoined(server: Any, eio_sid: str, data: object) -> str | None:
+    # python-socketio drops events of a connection that has not joined the namespace, but
+    # only after parsing them: count them as unreadable instead.
+    is_event = isinstance(data, str) and data[:1] == "2"
+    if is_event and not server.manager.sid_from_eio_sid(eio_sid, "/"):
+        return "an event before joining"
+    return None
+
+
+def _handled(handle: Callable[[str, object], None], eio_sid: str, data: object) -> str | None:
+    try:
+        handle(eio_sid, data)
+    except Exception as err:
+        return f"{type(err).__name__}: {err}"
+    return None
 
 
 def close_all_sockets(socketio: SocketIO) -> None:

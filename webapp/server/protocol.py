@@ -31,6 +31,8 @@ class ServerEvent(StrEnum):
     """What the server pushes."""
 
     STATE = "state"
+    PROBLEM = "problem"
+    NOTICE = "notice"
 
 
 class ErrorCode(StrEnum):
@@ -46,6 +48,7 @@ class ErrorCode(StrEnum):
     RATE_LIMITED = "rate_limited"
     UNKNOWN_EVENT = "unknown_event"
     BUSY = "busy"
+    BAD_PACKET = "bad_packet"
     INTERNAL = "internal"
 
 
@@ -54,6 +57,14 @@ class RefusalCode(StrEnum):
 
     NO_SESSION = "no_session"
     RELOAD = "reload"
+    COOLDOWN = "cooldown"
+    TOO_MANY_SOCKETS = "too_many_sockets"
+
+
+class NoticeCode(StrEnum):
+    """What a ``notice`` tells the player (the ``code`` of its payload)."""
+
+    MATCH_UNREADABLE = "match_unreadable"
 
 
 # The fields each event's payload may carry.
@@ -85,6 +96,16 @@ class BadPayload(RuleError):
 def error(code: str, message: str) -> Ack:
     """The acknowledgement of a refused event."""
     return {"ok": False, "error": {"code": str(code), "message": message}}
+
+
+def problem(code: ErrorCode, message: str) -> dict[str, str]:
+    """The payload of a ``problem`` event: what went wrong outside any ack."""
+    return {"code": str(code), "message": message}
+
+
+def notice(code: NoticeCode, message: str) -> dict[str, str]:
+    """The payload of a ``notice`` event: something the player should know."""
+    return {"code": str(code), "message": message}
 
 
 def payload_object(payload: object, event: Event) -> dict[str, Any]:

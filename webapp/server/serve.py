@@ -81,6 +81,8 @@ def _start_worker_tasks(worker: Any) -> None:
     gc.collect()
     gc.freeze()
     app.extensions["socketio"].start_background_task(_prune_forever, app)
+    if hasattr(app.extensions["presence"], "renew"):
+        app.extensions["socketio"].start_background_task(_renew_presence_forever, app)
 
 
 def _prune_forever(app: Any) -> None:
@@ -90,6 +92,18 @@ def _prune_forever(app: Any) -> None:
         app.extensions["socketio"].sleep(PRUNE_EVERY_SECONDS)
         pruned = app.extensions["tictactoe"].store.prune(idle_seconds)
         log.info("pruned %d idle match(es)", pruned)
+
+
+def _renew_presence_forever(app: Any) -> None:
+    """Keep this worker's open sockets counted in Redis (they expire if it dies)."""
+    from .presence import TTL_SECONDS
+
+    while True:
+        app.extensions["socketio"].sleep(TTL_SECONDS / 3)
+        try:
+            app.extensions["presence"].renew()
+        except Exception as err:  # Redis away: try again next time
+            log.warning("could not renew the socket counts in Redis: %s", err)
 
 
 # --- the worker ---------------------------------------------------------------------------
@@ -117,12 +131,14 @@ class Worker(GeventPyWSGIWorker):  # type: ignore[misc]
         from geventwebsocket.handler import WebSocketHandler
 
         from .app import transport_limit
-        from .patches import limit_websocket_messages, origin_checking_handler
+        from .patches import limit_websocket_messages, origin_checking_handler, timed_handler
         from .security import handshake_allowed
 
-        limit_websocket_messages(transport_limit(self.app.settings["MAX_PAYLOAD_BYTES"]))
+        settings = self.app.settings
+        limit_websocket_messages(transport_limit(settings["MAX_PAYLOAD_BYTES"]))
         base = type("Handler", (PyWSGIHandler, WebSocketHandler), {})
-        self.wsgi_handler = origin_checking_handler(handshake_allowed, base)
+        timed = timed_handler(base, settings["HEADER_TIMEOUT"])
+        self.wsgi_handler = origin_checking_handler(handshake_allowed, timed)
 
     def handle_exit(self, sig: int, frame: object) -> None:
         """SIGTERM: stop accepting, and close the open websockets."""

@@ -1,0 +1,207 @@
+"""``/healthz`` checks for real: the store read and written, the key, the free disk; cached."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+
+from webapp import __version__
+from webapp.server.app import create_app
+from webapp.server.health import WINDOW_SECONDS
+from webapp.testing import RedisServer, ServerProcess, wait_until
+
+ALL_OK = {"store": "ok", "key": "ok", "disk": "ok"}
+
+
+def in_process(tmp_path: Path, **settings: Any) -> Flask:
+    return create_app({"TESTING": True, "DATA_DIR": str(tmp_path), **settings})
+
+
+def health(app: Flask) -> tuple[int, dict[str, Any]]:
+    reply = app.test_client().get("/healthz")
+    return reply.status_code, reply.get_json()
+
+
+def fetch(url: str) -> tuple[int, dict[str, Any]]:
+    """Status and JSON of a real server's /healthz, 503 included."""
+    try:
+        with urllib.request.urlopen(f"{url}/healthz", timeout=10) as reply:
+            return reply.status, json.loads(reply.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
+
+
+def failing(url: str, part: str) -> dict[str, Any]:
+    """Wait (past the cache) until /healthz answers 503 with ``part`` failing; its body."""
+    wait_until(lambda: fetch(url)[1]["checks"][part] != "ok", 30, f"the {part} check failing")
+    status, body = fetch(url)
+    assert status == 503 and body["status"] == "failing", body
+    return body
+
+
+def test_all_well_is_200_with_each_check_named(tmp_path: Path) -> None:
+    status, body = health(in_process(tmp_path))
+    assert status == 200
+    assert body == {"status": "ok", "version": __version__, "checks": ALL_OK}
+
+
+def test_the_answer_is_cached_per_process(tmp_path: Path) -> None:
+    app = in_process(tmp_path)
+    now = [1000.0]
+    app.extensions["health"].clock = lambda: now[0]
+    store = app.extensions["tictactoe"].store
+    calls: list[None] = []
+    real_check = store.check
+
+    def counted() -> str | None:
+        calls.append(None)
+        return real_check()
+
+    store.check = counted
+    assert health(app)[0] == health(app)[0] == 200
+    assert len(calls) == 1
+    now[0] += WINDOW_SECONDS / 2
+    health(app)
+    assert len(calls) == 1
+    now[0] += WINDOW_SECONDS
+    health(app)
+    assert len(calls) == 2
+
+
+def test_a_check_that_raises_is_failing_not_an_error(tmp_path: Path) -> None:
+    app = in_process(tmp_path)
+
+    def broken() -> str | None:
+        raise OSError("no such thing")
+
+    app.extensions["tictactoe"].store.check = broken
+    status, body = health(app)
+    assert status == 503 and body["checks"]["store"].startswith("the check failed: OSError")
+    assert body["checks"]["key"] == body["checks"]["disk"] == "ok"
+
+
+@pytest.mark.parametrize(
+    ("content", "says"), [("", "unreadable, empty or damaged"), ("x" * 64, "changed")]
+)
+def test_an_emptied_or_changed_key_file_fails(tmp_path: Path, content: str, says: str) -> None:
+    app = in_process(tmp_path)
+    (tmp_path / "secret_key").write_text(content)
+    status, body = health(app)
+    assert status == 503 and says in body["checks"]["key"]
+    assert body["checks"]["store"] == body["checks"]["disk"] == "ok"
+
+
+def test_a_key_from_the_environment_does_not_watch_the_file(tmp_path: Path) -> None:
+    (tmp_path / "secret_key").write_text("k" * 64)
+    app = in_process(tmp_path, SECRET_KEY="e" * 40)
+    (tmp_path / "secret_key").write_text("")
+    assert health(app) == (200, {"status": "ok", "version": __version__, "checks": ALL_OK})
+
+
+def test_the_disk_floor(tmp_path: Path) -> None:
+    free_mb = shutil.disk_usage(tmp_path).free // (1024 * 1024)
+    assert health(in_process(tmp_path / "a", MIN_FREE_MB=max(0, free_mb - 100)))[0] == 200
+    status, body = health(in_process(tmp_path / "b", MIN_FREE_MB=free_mb + 1000))
+    assert status == 503 and "under the floor" in body["checks"]["disk"]
+
+
+# --- real servers ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def unhealthy_server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
+    """Start a server that may fail its health check from the start; stopped afterwards."""
+    started: list[ServerProcess] = []
+
+    def start(**env: str) -> ServerProcess:
+        server = ServerProcess(tmp_path / f"server-{len(started)}", env)
+        started.append(server)
+        server.data_dir.mkdir(parents=True)
+        with server.log.open("ab") as log:
+            server.process = subprocess.Popen(
+                server.command, env=server.env, stdout=log, stderr=log
+            )
+
+        def answers() -> bool:
+            try:
+                fetch(server.url)
+            except OSError:
+                assert server.process and server.process.poll() is None, server.log_tail()
+                return False
+            return True
+
+        wait_until(answers, 30, "the server answering /healthz")
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+def test_real_server_under_the_disk_floor(unhealthy_server: Callable[..., ServerProcess]) -> None:
+    server = unhealthy_server(TICTACTOE_MIN_FREE_MB="100000000")
+    status, body = fetch(server.url)
+    assert status == 503 and body["status"] == "failing"
+    assert "under the floor of 100000000 MB" in body["checks"]["disk"]
+    assert body["checks"]["store"] == body["checks"]["key"] == "ok"
+
+
+def test_real_server_with_its_database_overwritten(server: ServerProcess) -> None:
+    assert fetch(server.url) == (200, {"status": "ok", "version": __version__, "checks": ALL_OK})
+    database = server.data_dir / "matches.sqlite3"
+    database.write_bytes(os.urandom(database.stat().st_size or 4096))
+    body = failing(server.url, "store")
+    assert "not a database" in body["checks"]["store"]
+    assert body["checks"]["key"] == body["checks"]["disk"] == "ok"
+
+
+def chattr(flag: str, *paths: Path) -> None:
+    subprocess.run(["chattr", flag, *map(str, paths)], check=True, capture_output=True)
+
+
+def test_real_server_that_cannot_write(server: ServerProcess) -> None:
+    files = [server.data_dir / name for name in ("matches.sqlite3", "matches.sqlite3-wal")]
+    try:
+        chattr("+i", *files)
+    except (OSError, subprocess.CalledProcessError) as err:
+        pytest.skip(f"chattr +i is not available here: {err}")
+    try:
+        body = failing(server.url, "store")
+    finally:
+        chattr("-i", *files)
+    assert "readonly" in body["checks"]["store"] or "I/O" in body["checks"]["store"]
+    wait_until(lambda: fetch(server.url)[0] == 200, 30, "the store check passing again")
+
+
+def test_real_server_with_its_key_file_emptied(server: ServerProcess) -> None:
+    (server.data_dir / "secret_key").write_text("")
+    body = failing(server.url, "key")
+    assert "secret_key" in body["checks"]["key"]
+    assert body["checks"]["store"] == body["checks"]["disk"] == "ok"
+
+
+def test_real_server_with_redis_down(
+    server_factory: Callable[..., ServerProcess], tmp_path: Path
+) -> None:
+    redis_server = RedisServer(tmp_path)
+    url = redis_server.start()
+    try:
+        server = server_factory(TICTACTOE_REDIS_URL=url)
+        assert fetch(server.url)[0] == 200
+        redis_server.stop()
+        body = failing(server.url, "store")
+        assert body["checks"]["store"].startswith("Redis: ")
+        redis_server.start()  # back on the same port: healthy again
+        wait_until(lambda: fetch(server.url)[0] == 200, 30, "the Redis check passing again")
+    finally:
+        redis_server.stop()

@@ -1,0 +1,202 @@
+"""Matches in one SQLite file (one server process): WAL, compare-and-set, a size cap.
+
+SQLite stays the only source of truth: every load reads the row. Kept in memory is
+only the parsed form of the rows seen lately, reused while the row's bytes are exactly
+the bytes it was parsed from, which saves rebuilding the match on every event.
+
+The schema is only ever added to (``CREATE ... IF NOT EXISTS``), so a database written
+by any earlier release opens as it is: ``damaged_matches`` keeps the rows that could not
+be read (for ``DAMAGED_DAYS``), ``health`` the health check's last write.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import threading
+import time
+from collections import OrderedDict
+from pathlib import Path
+
+import orjson
+
+from ..game.match import Match
+from ..game.records import to_record
+from .storage import DAMAGED_DAYS, Cap, Conflict, Damaged, Unreadable, moved_aside, parse
+
+DATABASE_FILE = "matches.sqlite3"
+PARSED_ROWS = 2048  # parsed matches kept in memory, least recently used dropped first
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS matches ("
+    " player TEXT PRIMARY KEY, version INTEGER NOT NULL,"
+    " data TEXT NOT NULL, updated REAL NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS matches_by_updated ON matches (updated)",
+    "CREATE TABLE IF NOT EXISTS damaged_matches ("
+    " player TEXT NOT NULL, data BLOB, reason TEXT NOT NULL, moved_at REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS health (id INTEGER PRIMARY KEY, checked REAL NOT NULL)",
+)
+
+
+class SQLiteStore:
+    """Matches in one SQLite file in WAL mode; safe for threads and greenlets."""
+
+    def __init__(self, path: str | Path, *, max_matches: int = 0) -> None:
+        self.path = Path(path)
+        self.cap = Cap(max_matches)
+        self._lock = threading.Lock()
+        self._parsed: OrderedDict[str, tuple[bytes, Match]] = OrderedDict()
+        self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        # WAL with synchronous=NORMAL keeps every committed write across a crash of the
+        # process (only a power cut can lose the last ones) and keeps writes cheap.
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA busy_timeout=5000")
+        for statement in SCHEMA:
+            self._db.execute(statement)
+        self._rows = self._count() if self.cap.limit else 0
+
+    def _count(self) -> int:
+        return int(self._db.execute("SELECT count(*) FROM matches").fetchone()[0])
+
+    def load(self, player: str) -> Match | None:
+        """The player's match, or None if there is none; raises Damaged (once) if unreadable."""
+        for _ in range(3):
+            with self._lock:
+                row = self._db.execute(
+                    "SELECT CAST(data AS BLOB) FROM matches WHERE player = ?", (player,)
+                ).fetchone()
+                if row is None:
+                    return None
+                data = bytes(row[0] or b"")
+                parsed = self._parsed.get(player)
+                if parsed is not None and parsed[0] == data:
+                    self._parsed.move_to_end(player)
+                    return parsed[1]
+            try:
+                match = parse(data)
+            except Unreadable as err:
+                if self._set_aside(player, data, str(err)):
+                    raise Damaged(player, str(err)) from None
+                continue  # rewritten or moved aside by someone else meanwhile: read again
+            self._remember(player, data, match)
+            return match
+        raise Conflict(f"the stored match of {player} keeps changing")
+
+    def _set_aside(self, player: str, data: bytes, reason: str) -> bool:
+        """Move the row aside if it still holds ``data``; True if this call moved it."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                moved = (
+                    self._db.execute(
+                        "DELETE FROM matches WHERE player = ? AND CAST(data AS BLOB) = ?",
+                        (player, data),
+                    ).rowcount
+                    == 1
+                )
+                if moved:
+                    self._db.execute(
+                        "INSERT INTO damaged_matches (player, data, reason, moved_at)"
+                        " VALUES (?, ?, ?, ?)",
+                        (player, data, reason, time.time()),
+                    )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            if moved:
+                self._rows -= 1
+                self._parsed.pop(player, None)
+        if moved:
+            moved_aside(player, reason)
+        return moved
+
+    def save(self, player: str, match: Match, *, expected: int | None) -> bool:
+        """Write ``match`` if the stored version is still ``expected`` (None: no row yet)."""
+        data = orjson.dumps(to_record(match))
+        now = time.time()
+        pruned = 0
+        with self._lock:
+            if expected is None:
+                cursor = self._db.execute(
+                    "INSERT OR IGNORE INTO matches (player, version, data, updated)"
+                    " VALUES (?, ?, ?, ?)",
+                    (player, match.version, data.decode(), now),
+                )
+                if cursor.rowcount == 1:
+                    self._rows += 1
+                    pruned = self._trim(keep=player)
+            else:
+                cursor = self._db.execute(
+                    "UPDATE matches SET version = ?, data = ?, updated = ?"
+                    " WHERE player = ? AND version = ?",
+                    (match.version, data.decode(), now, player, expected),
+                )
+        self.cap.pruned(pruned)
+        saved = cursor.rowcount == 1
+        if saved:
+            self._remember(player, data, match)
+        return saved
+
+    def _trim(self, *, keep: str) -> int:
+        """Past the cap, delete the longest idle matches (never ``keep``); return how many."""
+        over = self._rows - self.cap.limit
+        if not self.cap.limit or over <= 0:
+            return 0
+        deleted = self._db.execute(
+            "DELETE FROM matches WHERE player IN (SELECT player FROM matches"
+            " WHERE player != ? ORDER BY updated LIMIT ?)",
+            (keep, over),
+        ).rowcount
+        self._rows -= deleted
+        return deleted
+
+    def _remember(self, player: str, data: bytes, match: Match) -> None:
+        with self._lock:
+            self._parsed[player] = (data, match)
+            self._parsed.move_to_end(player)
+            while len(self._parsed) > PARSED_ROWS:
+                self._parsed.popitem(last=False)
+
+    def prune(self, idle_seconds: float) -> int:
+        """Delete matches untouched for ``idle_seconds`` (and old damaged ones); return how many."""
+        now = time.time()
+        with self._lock:
+            self._db.execute(
+                "DELETE FROM damaged_matches WHERE moved_at < ?", (now - DAMAGED_DAYS * 86400,)
+            )
+            cursor = self._db.execute(
+                "DELETE FROM matches WHERE updated < ?", (now - idle_seconds,)
+            )
+            self._parsed.clear()
+            self._rows -= cursor.rowcount
+        return cursor.rowcount
+
+    def check(self) -> str | None:
+        """None if the file can be read and written now, else what is wrong.
+
+        A new connection reads the file as a restarted server would (this process's own
+        connection may answer from its cache), then writes one row.
+        """
+        try:
+            with self._lock:
+                self._db.execute("SELECT 1").fetchone()
+            uri = self.path.resolve().as_uri() + "?mode=rw"
+            with contextlib.closing(
+                sqlite3.connect(uri, uri=True, timeout=2, isolation_level=None)
+            ) as db:
+                db.execute("PRAGMA synchronous=NORMAL")  # as the store writes: no fsync
+                db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                db.execute("SELECT max(updated) FROM matches").fetchone()
+                db.execute(
+                    "INSERT OR REPLACE INTO health (id, checked) VALUES (1, ?)", (time.time(),)
+                )
+        except sqlite3.Error as err:
+            return f"SQLite: {err}"
+        return None
+
+    def close(self) -> None:
+        """Close the database."""
+        with self._lock:
+            self._db.close()
+            self._parsed.clear()

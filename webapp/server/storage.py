@@ -1,0 +1,87 @@
+"""What the two stores share: the interface, their errors, reading a stored match, the cap.
+
+store.py puts them to use (compare-and-set updates, choosing a store); sqlite_store.py
+and redis_store.py implement the interface.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Protocol
+
+import orjson
+
+from ..game.match import Match
+from ..game.records import from_record
+
+log = logging.getLogger("webapp.server.store")
+# What rebuilding a match from stored bytes may raise when the bytes are not a match
+# (MatchError and orjson's JSONDecodeError are ValueErrors).
+UNREADABLE = (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError)
+DAMAGED_DAYS = 30  # how long a match moved aside is kept for inspection
+
+
+class Store(Protocol):
+    """Storage for one match per player."""
+
+    def load(self, player: str) -> Match | None:
+        """The player's match, or None if there is none; raises Damaged (once) if unreadable."""
+
+    def save(self, player: str, match: Match, *, expected: int | None) -> bool:
+        """Write ``match`` if the stored version is still ``expected`` (None: no row yet)."""
+
+    def prune(self, idle_seconds: float) -> int:
+        """Delete matches untouched for ``idle_seconds``; return how many."""
+
+    def check(self) -> str | None:
+        """None if the store can be read and written now, else what is wrong."""
+
+    def close(self) -> None:
+        """Release the store's resources."""
+
+
+class Conflict(RuntimeError):
+    """A write kept losing races; the request should be retried later."""
+
+
+class Damaged(RuntimeError):
+    """The player's stored match could not be read; it has been moved aside."""
+
+    def __init__(self, player: str, reason: str) -> None:
+        super().__init__(f"the stored match of {player} could not be read: {reason}")
+        self.player, self.reason = player, reason
+
+
+class Unreadable(ValueError):
+    """Stored bytes that are not a match; the message says why."""
+
+
+def parse(data: bytes) -> Match:
+    """The match in stored bytes; raises Unreadable with the reason if it cannot be rebuilt."""
+    try:
+        return from_record(orjson.loads(data))
+    except UNREADABLE as err:
+        raise Unreadable(str(err)[:200] or type(err).__name__) from None
+
+
+def moved_aside(player: str, reason: str) -> None:
+    """The one log line for a damaged match moved aside."""
+    log.warning("player %s: their stored match could not be read, moved aside: %s", player, reason)
+
+
+class Cap:
+    """A store's size cap (0: none), and the one log line the first time it prunes."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = max(0, int(limit))
+        self.told = False
+
+    def pruned(self, count: int) -> None:
+        """Note ``count`` matches deleted to make room; the first time, say so in the log."""
+        if count > 0 and not self.told:
+            self.told = True
+            log.warning(
+                "the store is full (TICTACTOE_MAX_MATCHES=%d): the longest idle matches are"
+                " deleted to make room for new ones (logged once)",
+                self.limit,
+            )
