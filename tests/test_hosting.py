@@ -40,11 +40,13 @@ from webapp.testing import (
 
 PROXY_HEADERS = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "public.example"}
 PUBLIC = "https://public.example"
+FORGED_HOST = {**PROXY_HEADERS, "X-Forwarded-Host": "evil.example"}
 
 
 def proxied_app(tmp_path: Path, *, trust: bool) -> Flask:
     """The app as it runs behind a reverse proxy, trusting it or not."""
-    return create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "TRUST_PROXY": trust})
+    settings = {"DATA_DIR": str(tmp_path), "TRUST_PROXY": trust, "PUBLIC_HOSTS": "public.example"}
+    return create_app({"TESTING": True, **settings})
 
 
 def set_cookie(client: FlaskClient, **headers: str) -> str:
@@ -125,7 +127,7 @@ def open_socket(server: ServerProcess, cookie: str, origin: str, **headers: str)
 
 
 def test_real_server_behind_a_trusted_proxy(server_factory: Callable[..., ServerProcess]) -> None:
-    server = server_factory(TICTACTOE_TRUST_PROXY="1")
+    server = server_factory(TICTACTOE_TRUST_PROXY="1", TICTACTOE_PUBLIC_HOSTS="public.example")
     cookie = session_cookie(server.url)
     accepted = open_socket(server, cookie, PUBLIC, **PROXY_HEADERS)
     assert accepted.call("hint", {}, timeout=5)["ok"] is True
@@ -158,6 +160,14 @@ def test_real_server_refuses_forwarded_origin_without_trust(server: ServerProces
         (False, "http://localhost", PROXY_HEADERS, True),
         (False, "http://attacker.example", {}, False),
         (False, None, {}, True),  # no Origin: not a browser, nothing to check
+        # A forwarded host that is not listed as public is ignored.
+        (
+            True,
+            "https://evil.example",
+            {**PROXY_HEADERS, "X-Forwarded-Host": "evil.example"},
+            False,
+        ),
+        (True, "https://localhost", {**PROXY_HEADERS, "X-Forwarded-Host": "evil.example"}, True),
     ],
 )
 def test_handshake_origin_check(

@@ -7,7 +7,8 @@ let current = null;
 let hintsOn = false;
 
 const view = createView({
-  play: (cell) => request(EVENTS.move, { cell }),
+  // The version says which state the player saw: a click on an older one is refused.
+  play: (cell) => request(EVENTS.move, { cell, version: current?.version }),
   nextGame: () => request(EVENTS.nextGame),
   newMatch: (settings) => request(EVENTS.newMatch, settings),
   toggleHints(on) {

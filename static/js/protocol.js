@@ -15,6 +15,7 @@ export const ERROR_MESSAGES = Object.freeze({
   cell_out_of_range: "There is no such cell",
   cell_taken: "That cell is taken",
   not_your_turn: "Wait for the AI’s move",
+  stale_version: "The game changed in another tab: look again",
   game_over: "This game is over",
   match_over: "The match is over: start a new one",
   bad_setting: "Those settings are out of range",

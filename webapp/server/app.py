@@ -21,7 +21,7 @@ from .pages import pages
 from .patches import JsonPacket, SessionInterface, guard_messages
 from .presence import LocalPresence, RedisPresence
 from .protocol import ErrorCode, ServerEvent, error, problem
-from .security import allowed_origins, origin_check, security_headers, trust_proxy
+from .security import SecurityHeaders, allowed_origins, comma_list, origin_check, trust_proxy
 from .store import open_store
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
@@ -53,6 +53,12 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     datadir.prepare(data_dir)
     app.config["DATA_DIR"] = str(data_dir)
     app.config["SECRET_KEY"] = app.config["SECRET_KEY"] or datadir.secret_key(data_dir)
+    # Cookies signed with an earlier key stay valid while it is listed here.
+    app.config["SECRET_KEY_FALLBACKS"] = comma_list(app.config["SECRET_KEY_FALLBACKS"])
+    # "/static//x" is a 404, not a redirect built from whatever Host the client sent.
+    app.url_map.merge_slashes = False
+    for rule in app.url_map.iter_rules():
+        rule.merge_slashes = False
     app.extensions["health"] = Health(app.config)
     app.config.update(
         SESSION_COOKIE_HTTPONLY=True,
@@ -61,7 +67,6 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     )
     app.session_interface = SessionInterface()
     app.register_blueprint(pages)
-    app.after_request(security_headers)
     _add_socketio(app)
     return app
 
@@ -82,6 +87,7 @@ def _add_socketio(app: Flask) -> None:
     )
     if app.config["TRUST_PROXY"]:
         trust_proxy(app)
+    app.wsgi_app = SecurityHeaders(app.wsgi_app)  # type: ignore[method-assign]
     limits = RateLimits(
         float(app.config["RATE_PER_SECOND"]),
         int(app.config["RATE_BURST"]),

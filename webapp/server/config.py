@@ -98,6 +98,13 @@ SETTINGS: tuple[Setting, ...] = (
         "signs session cookies (unset: created once in the data dir, mode 0600)",
     ),
     Setting(
+        "SECRET_KEY_FALLBACKS",
+        "TICTACTOE_SECRET_KEY_FALLBACKS",
+        None,
+        _text,
+        "comma-separated earlier keys whose cookies stay valid after a key change",
+    ),
+    Setting(
         "AI_DELAY_MS",
         "TICTACTOE_AI_DELAY_MS",
         350,
@@ -117,6 +124,14 @@ SETTINGS: tuple[Setting, ...] = (
         False,
         _bool,
         "`1` behind one reverse proxy: honour its `X-Forwarded-*` headers",
+    ),
+    Setting(
+        "PUBLIC_HOSTS",
+        "TICTACTOE_PUBLIC_HOSTS",
+        None,
+        _text,
+        "comma-separated host names the site is served as: the only ones taken from the"
+        " proxy's `X-Forwarded-Host`",
     ),
     Setting(
         "IDLE_DAYS",

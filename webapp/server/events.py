@@ -18,7 +18,7 @@ from flask_socketio import ConnectionRefusedError, SocketIO, join_room
 from .. import __version__
 from ..game import engine
 from ..game.board import RuleError
-from ..game.match import MatchError, human_move, new_match, next_game
+from ..game.match import Match, MatchError, human_move, new_match, next_game
 from .limits import RateLimits
 from .matches import MatchService
 from .presence import Presence
@@ -148,7 +148,18 @@ def register(
     def on_move(fields: dict[str, Any]) -> Ack:
         if "cell" not in fields:
             raise BadPayload('a move needs a cell: {"cell": 0..8}')
-        service.change(_player(), lambda match: human_move(match, fields["cell"]))
+        seen = fields.get("version")
+        if seen is not None and (isinstance(seen, bool) or not isinstance(seen, int)):
+            raise BadPayload("version must be the integer of the state the move was made on")
+
+        def move(match: Match) -> Match:
+            if seen is not None and seen != match.version:
+                raise MatchError(
+                    ErrorCode.STALE_VERSION, "the game moved on since that state: look again"
+                )
+            return human_move(match, fields["cell"])
+
+        service.change(_player(), move)
         return OK
 
     @on(Event.NEXT_GAME)

@@ -42,6 +42,7 @@ class ErrorCode(StrEnum):
     CELL_OUT_OF_RANGE = "cell_out_of_range"
     CELL_TAKEN = "cell_taken"
     NOT_YOUR_TURN = "not_your_turn"
+    STALE_VERSION = "stale_version"
     GAME_OVER = "game_over"
     MATCH_OVER = "match_over"
     BAD_SETTING = "bad_setting"
@@ -69,7 +70,7 @@ class NoticeCode(StrEnum):
 
 # The fields each event's payload may carry.
 FIELDS: dict[Event, frozenset[str]] = {
-    Event.MOVE: frozenset({"cell"}),
+    Event.MOVE: frozenset({"cell", "version"}),
     Event.NEXT_GAME: frozenset(),
     Event.NEW_MATCH: frozenset({"mode", "human_hp", "ai_hp"}),
     Event.HINT: frozenset(),

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from flask import Flask, Response
+from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-PROXY_HOPS = {"x_for": 1, "x_proto": 1, "x_host": 1, "x_port": 1}  # one reverse proxy
 OriginCheck = Callable[[str | None, Mapping[str, Any]], bool]
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
@@ -39,12 +38,44 @@ def origin_check(allowed: list[str] | None) -> OriginCheck:
     return check
 
 
+def comma_list(setting: str | None) -> list[str]:
+    """A comma-separated setting as a list of its non-empty items."""
+    return [item.strip() for item in (setting or "").split(",") if item.strip()]
+
+
+class ForwardedHosts:
+    """WSGI middleware: drops an X-Forwarded-Host that is not one of the public hosts.
+
+    Anyone can send the header; the proxy's word on the host counts only for the hosts
+    the site is served as.
+    """
+
+    def __init__(self, app: Any, public_hosts: list[str]) -> None:
+        self.app, self.public_hosts = app, {host.lower() for host in public_hosts}
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        """Pass the request on without a foreign X-Forwarded-Host."""
+        forwarded = environ.get("HTTP_X_FORWARDED_HOST", "").split(",")[-1].strip().lower()
+        if forwarded and forwarded.rsplit(":", 1)[0] not in self.public_hosts:
+            environ.pop("HTTP_X_FORWARDED_HOST", None)
+            environ.pop("HTTP_X_FORWARDED_PORT", None)
+        return self.app(environ, start_response)
+
+
+def behind_proxy(app: Flask, inner: Any) -> Any:
+    """``inner`` as seen through one trusted reverse proxy's X-Forwarded-* headers."""
+    public = comma_list(app.config["PUBLIC_HOSTS"])
+    listed = 1 if public else 0
+    fixed = ProxyFix(inner, x_for=1, x_proto=1, x_host=listed, x_port=listed)
+    return ForwardedHosts(fixed, public)
+
+
 def trust_proxy(app: Flask) -> None:
-    """Take scheme, host and client address from one proxy's X-Forwarded-* headers.
+    """Take scheme, client address (and a listed host) from one proxy's headers.
 
     Outermost, so that the Socket.IO handshake sees the proxy's scheme and host too.
     """
-    app.wsgi_app = ProxyFix(app.wsgi_app, **PROXY_HOPS)  # type: ignore[method-assign]
+    app.wsgi_app = behind_proxy(app, app.wsgi_app)  # type: ignore[method-assign]
 
 
 def handshake_allowed(app: Flask, environ: Mapping[str, Any]) -> bool:
@@ -60,15 +91,34 @@ def handshake_allowed(app: Flask, environ: Mapping[str, Any]) -> bool:
             fixed.update(environ)
             return []
 
-        ProxyFix(capture, **PROXY_HOPS)(dict(environ), lambda *_: None)  # type: ignore[arg-type]
+        behind_proxy(app, capture)(dict(environ), lambda *_: None)
         seen = fixed
     return bool(app.extensions["origin_check"](origin, seen))
 
 
-def security_headers(response: Response) -> Response:
-    """Pages may load only our own scripts and styles, and never inside a frame."""
-    response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("Referrer-Policy", "no-referrer")
-    response.headers.setdefault("X-Frame-Options", "DENY")
-    return response
+SECURITY_HEADERS = (
+    ("Content-Security-Policy", CONTENT_SECURITY_POLICY),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "no-referrer"),
+    ("X-Frame-Options", "DENY"),
+)
+
+
+class SecurityHeaders:
+    """WSGI middleware: every response carries the headers (Socket.IO's included).
+
+    Pages may load only our own scripts and styles, and never inside a frame.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        """Add the missing security headers to the response."""
+
+        def with_headers(status: str, headers: list[tuple[str, str]], *rest: Any) -> Any:
+            present = {name.lower() for name, _ in headers}
+            extra = [(k, v) for k, v in SECURITY_HEADERS if k.lower() not in present]
+            return start_response(status, headers + extra, *rest)
+
+        return self.app(environ, with_headers)
