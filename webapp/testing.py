@@ -126,9 +126,10 @@ class ServerProcess:
         *,
         command: list[str] | None = None,
         port: int | None = None,
+        url: str | None = None,
     ) -> None:
         self.port = port or free_port()
-        self.url = f"http://{HOST}:{self.port}"
+        self.url = url or f"http://{HOST}:{self.port}"
         self.data_dir = data_dir
         self.env = {
             **os.environ,
@@ -198,14 +199,21 @@ class ServerProcess:
 
 
 class RedisServer:
-    """A private redis-server on a free loopback port, without persistence."""
+    """A private redis-server on a free port, without persistence.
 
-    def __init__(self, workdir: Path) -> None:
+    ``bind`` adds addresses to loopback's; with ``protected`` off it answers clients on
+    them without a password, as Redis shared by hosts on a private network must.
+    """
+
+    def __init__(
+        self, workdir: Path, *, bind: tuple[str, ...] = (), protected: bool = True
+    ) -> None:
         self.port = free_port()
         self.url = f"redis://{HOST}:{self.port}/0"
         binary = shutil.which("redis-server") or "/usr/bin/redis-server"
-        self.command = [binary, "--bind", HOST, "--port", str(self.port), "--save", ""]
-        self.command += ["--appendonly", "no", "--dir", str(workdir), "--protected-mode", "yes"]
+        self.command = [binary, "--bind", HOST, *bind, "--port", str(self.port), "--save", ""]
+        self.command += ["--appendonly", "no", "--dir", str(workdir)]
+        self.command += ["--protected-mode", "yes" if protected else "no"]
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> str:
@@ -291,17 +299,27 @@ class Player:
         self.states.append(state)
         self.changed.set()
 
+    def newest(self) -> dict[str, Any] | None:
+        """The newest state by version.
+
+        Not the last one received: python-socketio's client hands each message to a
+        thread of its own, so two states sent back to back can arrive in either order.
+        """
+        return max(self.states, key=lambda state: int(state["version"]), default=None)
+
     def wait_for(
         self, ready: Callable[[dict[str, Any]], bool], timeout: float = 5
     ) -> dict[str, Any]:
         """Wait until the newest state satisfies ``ready``."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if self.states and ready(self.states[-1]):
-                return self.states[-1]
+            state = self.newest()
+            if state is not None and ready(state):
+                return state
             self.changed.wait(0.05)
             self.changed.clear()
-        raise AssertionError(f"no matching state; last: {self.states[-1:]}")
+        versions = [state["version"] for state in self.states]
+        raise AssertionError(f"no matching state in {timeout:g} s; versions: {versions}")
 
     def human_turn(self) -> dict[str, Any]:
         """Wait for the human's turn (the AI may move first)."""

@@ -1,0 +1,120 @@
+"""Two hosts on one Redis behind nginx, as README documents them, and one of them killed.
+
+The set-up is webapp/testing_hosts.py's: two network namespaces (host A and host B) on a
+bridge in a private /24 that the test creates and removes, ``tictactoe serve`` in each,
+one redis-server on the bridge, and nginx on loopback configured from README's
+```nginx blocks. 100 players play through nginx, host A is killed with kill -9 mid-game,
+and every player must find its match on host B exactly as it was, then finish its game.
+The time until every player is back is printed (``pytest -s``); bench/failover.py
+reports the same run in full. Needs root, ``ip``, ``nginx`` and ``redis-server``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from webapp.testing_hosts import (
+    BEYOND_README,
+    README,
+    Failover,
+    NamespacesRefused,
+    TwoHosts,
+    failover,
+    find_tool,
+    nginx_blocks,
+    nginx_config,
+    unavailable,
+)
+
+PLAYERS = 100
+UPSTREAMS = ["10.231.99.11:5000", "10.231.99.12:5000"]  # only written into a file here
+
+
+@pytest.fixture
+def two_hosts() -> Iterator[TwoHosts]:
+    """Two hosts and nginx, all removed afterwards (namespaces, links, processes, files)."""
+    reason = unavailable()
+    if reason:
+        pytest.skip(reason)
+    hosts = TwoHosts()
+    try:
+        hosts.start()
+    except NamespacesRefused as err:
+        hosts.close()
+        pytest.skip(f"cannot create network namespaces: {err}")
+    except BaseException:
+        hosts.close()
+        raise
+    try:
+        yield hosts
+    finally:
+        hosts.close()
+
+
+def logs(two: TwoHosts) -> str:
+    """What the hosts and nginx said, for a failure's message."""
+    parts = [f"--- {host.url}\n{host.log_tail(2000)}" for host in two.hosts]
+    return "\n".join([*parts, f"--- nginx\n{two.nginx_log(2000)}"])
+
+
+def test_nginx_config_is_readmes_with_only_the_operators_parts(tmp_path: Path) -> None:
+    readme = README.read_text()
+    single, several = nginx_blocks(readme)[:2]
+    config = nginx_config(readme, prefix=tmp_path, listen="127.0.0.1:8080", upstreams=UPSTREAMS)
+    single_lines = [line.strip() for line in single.splitlines()]
+    copied = [
+        line
+        for line in single_lines
+        if line.endswith(";") and not line.startswith(("#", "proxy_pass "))
+    ]  # the lines README says to repeat for several hosts
+    assert any(line.startswith("proxy_set_header") for line in copied), single
+    for line in [*copied, "proxy_pass http://tictactoe;", "upstream tictactoe {"]:
+        assert line in config
+    assert config.count("NOT in README") == len(BEYOND_README)
+    for upstream in UPSTREAMS:
+        assert f"server {upstream};" in config
+    example_hosts = [line.strip() for line in several.splitlines() if line.strip().endswith(";")]
+    example_hosts = [line for line in example_hosts if line.startswith("server ")]
+    assert example_hosts and not any(line in config for line in example_hosts)  # replaced
+    nginx = find_tool("nginx")
+    if nginx is None:
+        pytest.skip("nginx not found: the config was not checked by nginx -t")
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(config)
+    checked = subprocess.run(
+        [nginx, "-t", "-p", str(tmp_path), "-e", str(tmp_path / "error.log"), "-c", str(conf)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert checked.returncode == 0, checked.stderr
+
+
+def test_one_host_killed_every_player_resumes_on_the_other(two_hosts: TwoHosts) -> None:
+    run: Failover = failover(two_hosts, PLAYERS)
+    summary = run.summary()
+    print(f"\ntwo hosts behind nginx, {PLAYERS} players, host A killed -9: {json.dumps(summary)}")
+
+    errors = [(o.index, o.error) for o in run.outcomes if o.error]
+    assert not errors, f"{len(errors)} players failed, e.g. {errors[:5]}\n{logs(two_hosts)}"
+    assert all(
+        o.snapshot["status"] == "playing" and o.snapshot["turn"] == "human" for o in run.outcomes
+    )  # every player was mid-game, with nothing pending, when the host died
+    assert 0 < run.held < PLAYERS, summary  # nginx had put players on both hosts
+    assert len(run.moved) == run.held, summary  # each socket host A held dropped
+    assert two_hosts.network.empty(0)  # host A is dead: every new connection went to B
+
+    assert [o.index for o in run.outcomes if o.first is None] == []  # every player is back
+    lost = [(o.index, o.snapshot["version"], o.first) for o in run.outcomes if o.lost]
+    assert lost == [], f"{len(lost)} games lost, e.g. {lost[:3]}"
+    changed = [(o.index, o.differences()) for o in run.outcomes if o.changed]
+    assert changed == [], f"{len(changed)} games changed, e.g. {changed[:3]}"
+    unfinished = [o.index for o in run.outcomes if not o.final or o.final["status"] == "playing"]
+    assert unfinished == []
+    disturbed = [o.index for o in run.outcomes if not o.lost_socket and not o.old_still_open]
+    assert disturbed == [], "sockets on the surviving host were dropped"
