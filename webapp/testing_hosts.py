@@ -397,11 +397,6 @@ class TwoHosts:
             "TICTACTOE_SECRET_KEY": secrets.token_hex(32),  # README: the same on every host
             "TICTACTOE_TRUST_PROXY": "1",  # README: behind nginx
             "TICTACTOE_AI_DELAY_MS": str(self.ai_delay_ms),
-            # README's `proxy_set_header Host $host;` drops nginx's port, so the hosts see
-            # Host 127.0.0.1 while the players' Origin is 127.0.0.1:PORT (400, "Not an
-            # accepted origin"). On ports 80/443 the two agree; here the test allows the
-            # origin instead of changing README's lines.
-            "TICTACTOE_ALLOWED_ORIGINS": self.url,
             # Every player here comes from 127.0.0.1, which the caps per client address
             # are meant to stop: off (0), as for one big NAT.
             "TICTACTOE_NEW_PLAYERS_PER_MINUTE": "0",
