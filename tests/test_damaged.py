@@ -16,7 +16,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from flask_socketio import SocketIOTestClient
 
-from webapp.server.protocol import ErrorCode, NoticeCode, ServerEvent
+from webapp.server.protocol import ErrorCode, NoticeCode, ServerEvent, snapshot
 from webapp.server.store import Damaged, RedisStore, SQLiteStore
 from webapp.testing import connect, player_of
 
@@ -81,10 +81,12 @@ def test_connect_moves_the_row_aside_and_shows_a_fresh_match_with_a_notice(
     caplog.set_level(logging.WARNING)
     sock = connect(app, client)
     events = received(sock)
-    assert [name for name, _ in events] == [ServerEvent.NOTICE, ServerEvent.STATE]
+    # The notice, the fresh match to every tab, then the connection's own first state.
+    assert [name for name, _ in events] == [ServerEvent.NOTICE, *[ServerEvent.STATE] * 2]
     assert events[0][1]["code"] == NoticeCode.MATCH_UNREADABLE
     assert "could not be read" in events[0][1]["message"]
     state = events[1][1]
+    assert events[2][1] == state
     assert state["status"] == "playing" and state["turn"] == "human"
     assert state["match"]["games"] == 0 and state["match"]["human_hp"] == 100
     # Kept for inspection, byte for byte, with the reason; gone from the matches.
@@ -123,6 +125,8 @@ def test_no_event_on_a_damaged_row_answers_bad_state(
         ServerEvent.NOTICE,
         {"code": "match_unreadable", "message": events[0][1]["message"]},
     )
+    fresh = snapshot(app.extensions["tictactoe"].fresh(player_of(client)))
+    assert events[1] == (ServerEvent.STATE, fresh)
     if event == "new_match":  # the way out that used to fail
         assert ack == {"ok": True}
         assert events[-1][0] == ServerEvent.STATE
@@ -143,6 +147,18 @@ def test_a_move_on_a_damaged_row_plays_on_the_fresh_match(app: Flask, client: Fl
         *shown["history"],
         {"by": "human", "cell": cell},
     ]
+
+
+def test_a_move_made_on_the_lost_board_is_stale_and_the_fresh_match_shown(
+    app: Flask, client: FlaskClient
+) -> None:
+    sock = connect(app, client)
+    received(sock)
+    insert_row(app, player_of(client), DAMAGED["no-game"], version=57)  # the tab shows 57
+    ack = sock.emit("move", {"cell": 4, "version": 57}, callback=True)
+    assert ack["ok"] is False and ack["error"]["code"] == "stale_version"
+    names = [name for name, _ in received(sock)]
+    assert names == [ServerEvent.NOTICE, ServerEvent.STATE]  # the page can play on
 
 
 def test_store_moves_a_damaged_row_aside_once(
@@ -192,7 +208,7 @@ def test_redis_player_gets_a_fresh_match_and_a_notice(
     )
     sock = connect(app, client)
     names = [name for name, _ in received(sock)]
-    assert names == [ServerEvent.NOTICE, ServerEvent.STATE]
+    assert names == [ServerEvent.NOTICE, ServerEvent.STATE, ServerEvent.STATE]
     assert sock.emit("new_match", {}, callback=True) == {"ok": True}
 
 

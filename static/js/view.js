@@ -11,6 +11,7 @@ import {
 const SVG_NS = "http://www.w3.org/2000/svg";
 const NOTICE_MS = 3500;
 const SERVER_NOTICE_MS = 10000; // what the server tells unasked is read more slowly
+const SERVER_NOTICE_FIRST_MS = 2000; // errors that follow from it do not replace it at once
 
 const RESULTS = { human_won: "You win!", ai_won: "AI wins", draw: "Draw" };
 
@@ -85,6 +86,7 @@ export function createView(actions) {
   let online = false;
   let focused = 0;
   let noticeTimer = 0;
+  let serverNoticeUntil = 0;
   let formTouched = false;
 
   // Roving tabindex: exactly one cell is in the tab order.
@@ -346,6 +348,8 @@ export function createView(actions) {
   }
 
   function showError(code) {
+    // A refusal right after a server notice is its consequence (a move on the lost board).
+    if (performance.now() < serverNoticeUntil) return;
     announce(
       ERROR_MESSAGES[code] ?? CLIENT_ERROR_MESSAGES[code] ?? "Something went wrong",
       NOTICE_MS,
@@ -355,6 +359,7 @@ export function createView(actions) {
   /** Show what the server's `notice` says, by its code. */
   function showNotice(code) {
     announce(NOTICE_MESSAGES[code] ?? "The server sent a notice", SERVER_NOTICE_MS);
+    serverNoticeUntil = performance.now() + SERVER_NOTICE_FIRST_MS;
   }
 
   syncSettings();

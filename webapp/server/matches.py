@@ -58,10 +58,13 @@ class MatchService:
         try:
             return self.store.load(player)
         except Damaged:
+            # Every tab is told, then shown the fresh match: the event at hand may fail
+            # (a move made on the lost match's board) and emit nothing itself.
             message = "your saved match could not be read, so a new one was started"
             self.socketio.emit(
                 ServerEvent.NOTICE, notice(NoticeCode.MATCH_UNREADABLE, message), to=player
             )
+            self.emit(player, self.fresh(player))
             return None
 
     def open(self, player: str) -> Match:
