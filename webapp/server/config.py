@@ -61,11 +61,16 @@ class Setting:
     """One setting: its key in ``app.config``, where it is read from and what it means."""
 
     name: str
-    env: str | None  # None: set only by code (tests, the process manager)
     default: Any
     parse: Parser
     doc: str
     aliases: tuple[str, ...] = ()
+    internal: bool = False  # set only by code (tests, the process manager)
+
+    @property
+    def env(self) -> str | None:
+        """Its environment variable: ``TICTACTOE_`` and its name."""
+        return None if self.internal else f"TICTACTOE_{self.name}"
 
     @property
     def variables(self) -> tuple[str, ...]:
@@ -74,60 +79,52 @@ class Setting:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("HOST", "TICTACTOE_HOST", "127.0.0.1", _text, "address to listen on", ("HOST",)),
-    Setting("PORT", "TICTACTOE_PORT", 5000, _integer(1, 65535), "port to listen on", ("PORT",)),
+    Setting("HOST", "127.0.0.1", _text, "address to listen on", ("HOST",)),
+    Setting("PORT", 5000, _integer(1, 65535), "port to listen on", ("PORT",)),
     Setting(
         "WORKERS",
-        "TICTACTOE_WORKERS",
         1,
         _integer(1, 64),
         "server processes sharing the port (more than 1 needs `TICTACTOE_REDIS_URL`)",
     ),
     Setting(
         "DATA_DIR",
-        "TICTACTOE_DATA_DIR",
         None,
         _text,
         "the SQLite database and the secret key (unset: `instance/` beside the package)",
     ),
     Setting(
         "SECRET_KEY",
-        "TICTACTOE_SECRET_KEY",
         None,
         _text,
         "signs session cookies (unset: created once in the data dir, mode 0600)",
     ),
     Setting(
         "SECRET_KEY_FALLBACKS",
-        "TICTACTOE_SECRET_KEY_FALLBACKS",
         None,
         _text,
         "comma-separated earlier keys whose cookies stay valid after a key change",
     ),
     Setting(
         "AI_DELAY_MS",
-        "TICTACTOE_AI_DELAY_MS",
         350,
         _integer(0, 60_000),
         "the AI's thinking pause before its move is pushed; 0 for none",
     ),
     Setting(
         "ALLOWED_ORIGINS",
-        "TICTACTOE_ALLOWED_ORIGINS",
         None,
         _text,
         "comma-separated origins allowed to open the websocket (unset: same origin only)",
     ),
     Setting(
         "TRUST_PROXY",
-        "TICTACTOE_TRUST_PROXY",
         False,
         _bool,
         "`1` behind one reverse proxy: honour its `X-Forwarded-*` headers",
     ),
     Setting(
         "PUBLIC_HOSTS",
-        "TICTACTOE_PUBLIC_HOSTS",
         None,
         _text,
         "comma-separated host names the site is served as: the only ones taken from the"
@@ -135,56 +132,48 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "IDLE_DAYS",
-        "TICTACTOE_IDLE_DAYS",
         30.0,
         _number(0.001, 36_500),
         "matches untouched for this long are deleted",
     ),
     Setting(
         "RATE_PER_SECOND",
-        "TICTACTOE_RATE_PER_SECOND",
         20.0,
         _number(0.1, 10_000),
         "socket events a connection may send per second, on average",
     ),
     Setting(
         "RATE_BURST",
-        "TICTACTOE_RATE_BURST",
         40,
         _integer(1, 100_000),
         "socket events a connection may send at once",
     ),
     Setting(
         "COOLDOWN_SECONDS",
-        "TICTACTOE_COOLDOWN_SECONDS",
         10.0,
         _number(0, 3600),
         "a player cut off for staying over the rate waits this long to reconnect",
     ),
     Setting(
         "MAX_SOCKETS_PER_PLAYER",
-        "TICTACTOE_MAX_SOCKETS_PER_PLAYER",
         8,
         _integer(1, 1000),
         "open connections (tabs) one player may have",
     ),
     Setting(
         "MAX_SOCKETS_PER_ADDRESS",
-        "TICTACTOE_MAX_SOCKETS_PER_ADDRESS",
         256,
         _integer(0, 1_000_000),
         "open connections from one client address, many players behind one NAT (0: no cap)",
     ),
     Setting(
         "MAX_PAYLOAD_BYTES",
-        "TICTACTOE_MAX_PAYLOAD_BYTES",
         2048,
         _integer(64, 1 << 20),
         "largest JSON payload of one event",
     ),
     Setting(
         "REDIS_URL",
-        "TICTACTOE_REDIS_URL",
         None,
         _text,
         "e.g. `redis://127.0.0.1:6379/0`: matches and messages in Redis, for several "
@@ -192,69 +181,60 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "POLLING",
-        "TICTACTOE_POLLING",
         False,
         _bool,
         "`1` lets browsers fall back to long-polling (needs sticky sessions)",
     ),
     Setting(
         "HEADER_TIMEOUT",
-        "TICTACTOE_HEADER_TIMEOUT",
         10.0,
         _number(1, 300),
         "seconds a client has to send a request's head (line and headers)",
     ),
     Setting(
         "HANDSHAKE_TIMEOUT",
-        "TICTACTOE_HANDSHAKE_TIMEOUT",
         10.0,
         _number(1, 300),
         "seconds a new connection has to join the game (Socket.IO connect) after it opens",
     ),
     Setting(
         "WORKER_CONNECTIONS",
-        "TICTACTOE_WORKER_CONNECTIONS",
         10_000,
         _integer(10, 1_000_000),
         "connections one process holds at most",
     ),
     Setting(
         "STOP_SECONDS",
-        "TICTACTOE_STOP_SECONDS",
         3,
         _integer(1, 600),
         "on stop or reload, how long open connections get to finish",
     ),
     Setting(
         "WORKER_TIMEOUT",
-        "TICTACTOE_WORKER_TIMEOUT",
         30,
         _integer(2, 3600),
         "a process that stops answering its manager for this long is replaced",
     ),
     Setting(
         "MAX_MATCHES",
-        "TICTACTOE_MAX_MATCHES",
         100_000,
         _integer(0, 1_000_000_000),
         "stored matches at most; a new one past it deletes the longest idle; 0 for no cap",
     ),
     Setting(
         "NEW_PLAYERS_PER_MINUTE",
-        "TICTACTOE_NEW_PLAYERS_PER_MINUTE",
         30,
         _integer(0, 1_000_000),
         "new players one client address may start per minute, per process; 0 for no limit",
     ),
     Setting(
         "MIN_FREE_MB",
-        "TICTACTOE_MIN_FREE_MB",
         100,
         _integer(0, 1 << 40),
         "`/healthz` fails when the data dir's disk has less free space than this",
     ),
-    Setting("SEED", "TICTACTOE_SEED", None, _integer(0, 2**63), "seeds the AI's dice (tests)"),
-    Setting("ASYNC_MODE", None, "threading", _text, "Flask-SocketIO's async mode"),
+    Setting("SEED", None, _integer(0, 2**63), "seeds the AI's dice (tests)"),
+    Setting("ASYNC_MODE", "threading", _text, "Flask-SocketIO's async mode", internal=True),
 )
 DEFAULTS: dict[str, Any] = {setting.name: setting.default for setting in SETTINGS}
 
