@@ -282,3 +282,15 @@ def test_idle_players_are_never_dropped(server_factory: Callable[..., ServerProc
     time.sleep(4)  # several header and handshake timeouts pass
     assert player.connected and player.call("hint")["ok"]
     player.close()
+
+
+def test_requests_that_are_not_http_do_not_fill_the_log(server: ServerProcess) -> None:
+    before = len(server.log_tail(1 << 24))
+    for _ in range(300):
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5) as conn:
+            conn.sendall(b"NOT HTTP " + b"x" * 4000 + b"\r\n\r\n")
+            assert conn.recv(64).startswith(b"HTTP/1.1 400")
+    grown = server.log_tail(1 << 24)[before:]
+    assert len(grown) < 2000, len(grown)
+    assert grown.count("bad HTTP requests") == 1
+    get(server.url + "/healthz")
