@@ -412,8 +412,12 @@ class Actions:
 class RawWebSocket:
     """A websocket to the Engine.IO endpoint, framed by hand, to send what clients never do."""
 
-    def __init__(self, port: int, *, cookie: str = "", timeout: float = 10) -> None:
-        self.sock = socket.create_connection((HOST, port), timeout=timeout)
+    def __init__(
+        self, port: int, *, cookie: str = "", source: str = HOST, timeout: float = 10
+    ) -> None:
+        # ``source``: another loopback address (127.x.y.z), as another client would have.
+        address = (HOST, port)
+        self.sock = socket.create_connection(address, timeout=timeout, source_address=(source, 0))
         key = "dGhlIHNhbXBsZSBub25jZQ=="
         request = (
             f"GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: {HOST}:{port}\r\n"
