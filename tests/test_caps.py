@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 from flask import Flask
+from flask_socketio import ConnectionRefusedError
 
 from webapp.server.app import create_app
+from webapp.server.events import SocketCaps
 from webapp.server.presence import LocalPresence, RedisPresence
 from webapp.testing import Player, Refused, ServerProcess, connect, session_cookie
 
@@ -75,3 +77,13 @@ def test_the_page_is_told_why_a_tab_is_refused(server_factory: object) -> None:
     tabs[0].close()
     Player(server.url, cookie).close()
     tabs[1].close()
+
+
+def test_an_ipv6_host_cannot_step_around_the_address_cap_within_its_64() -> None:
+    caps = SocketCaps(LocalPresence(), per_player=8, per_address=1)
+    caps.join("p1", "2001:db8:0:1::1", "s1")
+    with pytest.raises(ConnectionRefusedError):
+        caps.join("p2", "2001:db8:0:1::2", "s2")  # another address of the same /64
+    caps.join("p3", "2001:db8:0:2::1", "s3")  # another /64 is another client
+    caps.leave("p1", "2001:db8:0:1::1", "s1")
+    caps.join("p2", "2001:db8:0:1::2", "s2")

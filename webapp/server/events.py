@@ -19,7 +19,7 @@ from .. import __version__
 from ..game import engine
 from ..game.board import RuleError
 from ..game.match import Match, MatchError, human_move, new_match, next_game
-from .limits import RateLimits
+from .limits import RateLimits, address_key
 from .matches import MatchService
 from .presence import Presence
 from .protocol import (
@@ -77,13 +77,17 @@ class SocketCaps:
         self.presence, self.per_player, self.per_address = presence, per_player, per_address
 
     def join(self, player: str, address: str, sid: str) -> None:
-        """Count a new socket, or refuse it with a message the page shows."""
+        """Count a new socket, or refuse it with a message the page shows.
+
+        An address counts as new players do (an IPv6 address by its /64), so a host
+        holding a whole /64 cannot step around the cap.
+        """
         if not self.presence.join(f"player:{player}", sid, self.per_player):
             raise refused(
                 RefusalCode.TOO_MANY_SOCKETS,
                 f"this game is open in too many tabs ({self.per_player} at most): close one",
             )
-        if not self.presence.join(f"address:{address}", sid, self.per_address):
+        if not self.presence.join(f"address:{address_key(address)}", sid, self.per_address):
             self.presence.leave(f"player:{player}", sid)
             raise refused(
                 RefusalCode.TOO_MANY_SOCKETS,
@@ -93,7 +97,7 @@ class SocketCaps:
     def leave(self, player: str, address: str, sid: str) -> None:
         """Stop counting a socket that has gone."""
         self.presence.leave(f"player:{player}", sid)
-        self.presence.leave(f"address:{address}", sid)
+        self.presence.leave(f"address:{address_key(address)}", sid)
 
 
 def refused(code: RefusalCode, message: str, **extra: object) -> ConnectionRefusedError:

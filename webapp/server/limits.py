@@ -8,12 +8,24 @@ that keeps going over its limit is cut off, its player kept out for a short cool
 from __future__ import annotations
 
 import enum
+import ipaddress
 import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 Clock = Callable[[], float]
+
+
+def address_key(address: str | None) -> str:
+    """The key an address is counted under: itself, or its /64 network for IPv6."""
+    try:
+        parsed = ipaddress.ip_address(address or "")
+    except ValueError:
+        return address or "unknown"
+    if parsed.version == 6:
+        return str(ipaddress.ip_network(f"{parsed}/64", strict=False))
+    return str(parsed)
 
 
 class TokenBucket:

@@ -8,7 +8,6 @@ counts by its /64): counted per process, in clock minutes.
 
 from __future__ import annotations
 
-import ipaddress
 import math
 import secrets
 import threading
@@ -28,6 +27,7 @@ from flask.typing import ResponseReturnValue
 
 from .. import __version__
 from .health import OK
+from .limits import address_key
 from .protocol import MODE_CHOICES
 
 pages = Blueprint("pages", __name__)
@@ -41,17 +41,6 @@ TOO_MANY_NEW_PLAYERS = """<!doctype html>
 Please wait a minute, then reload this page.</p>
 </html>
 """
-
-
-def address_key(address: str | None) -> str:
-    """The key an address is counted under: itself, or its /64 network for IPv6."""
-    try:
-        parsed = ipaddress.ip_address(address or "")
-    except ValueError:
-        return address or "unknown"
-    if parsed.version == 6:
-        return str(ipaddress.ip_network(f"{parsed}/64", strict=False))
-    return str(parsed)
 
 
 class NewPlayers:
