@@ -77,6 +77,7 @@ def stolen_share(before: list[int], after: list[int]) -> float:
 ONE_ADDRESS_FOR_ALL = {
     "TICTACTOE_NEW_PLAYERS_PER_MINUTE": "0",
     "TICTACTOE_MAX_SOCKETS_PER_ADDRESS": "0",
+    "TICTACTOE_RATE_PER_ADDRESS": "0",
 }
 
 

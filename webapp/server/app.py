@@ -92,6 +92,7 @@ def _add_socketio(app: Flask) -> None:
         float(app.config["RATE_PER_SECOND"]),
         int(app.config["RATE_BURST"]),
         cooldown_seconds=float(app.config["COOLDOWN_SECONDS"]),
+        address_rate=float(app.config["RATE_PER_ADDRESS"]),
     )
     guard_messages(
         socketio.server,

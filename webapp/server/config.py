@@ -149,6 +149,13 @@ SETTINGS: tuple[Setting, ...] = (
         "socket events a connection may send at once",
     ),
     Setting(
+        "RATE_PER_ADDRESS",
+        100.0,
+        _number(0, 1_000_000),
+        "socket events all connections from one client address may send per second,"
+        " per process (0: no limit)",
+    ),
+    Setting(
         "COOLDOWN_SECONDS",
         10.0,
         _number(0, 3600),

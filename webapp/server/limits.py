@@ -1,8 +1,9 @@
 """Limits on what one client may cost: events per connection, cooldowns, and log lines.
 
-Every incoming packet of a connection is counted here before it is parsed. Within the
-rate it passes; over it, it is refused (answered ``rate_limited``), and a connection
-that keeps going over its limit is cut off, its player kept out for a short cooldown.
+Every incoming packet of a connection is counted here before it is parsed, against its
+connection's rate and then against the rate of all connections from its client address.
+Within both it passes; over either, it is refused (answered ``rate_limited``), and a
+connection that keeps going over is cut off, its player kept out for a short cooldown.
 """
 
 from __future__ import annotations
@@ -46,11 +47,26 @@ class TokenBucket:
         self.tokens -= 1
         return True
 
+    def reserve(self, longest: float) -> float | None:
+        """Book one token: the seconds until it is due (0: now), or None if over ``longest``.
+
+        Bookings run ahead of the refill, so that each waiter sleeps once, in turn.
+        """
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        wait = max(0.0, (1 - self.tokens) / self.rate)
+        if wait > longest:
+            return None
+        self.tokens -= 1
+        return wait
+
 
 class Verdict(enum.Enum):
     """What to do with one incoming packet."""
 
     PASS = "pass"  # handle it
+    WAIT = "wait"  # handle it once its address's turn comes (see ``RateLimits.wait``)
     REFUSE = "refuse"  # answer rate_limited (or bad_packet), nothing else
     CUT = "cut"  # disconnect the connection now; its player cools down
     DROP = "drop"  # the connection is being cut off: ignore the packet
@@ -61,7 +77,15 @@ class _Connection:
     events: TokenBucket
     strikes: TokenBucket  # refused and malformed packets; empty means cut off
     player: str | None = None
+    address: str | None = None
+    wait: float = 0.0  # before the packet last given Verdict.WAIT
     cut: bool = False
+
+
+@dataclass
+class _Address:
+    events: TokenBucket
+    connections: int = 0
 
 
 @dataclass
@@ -71,13 +95,22 @@ class RateLimits:
     A refused or malformed packet spends a strike; strikes come back at half the event
     rate, so a client a little over its rate is cut off after some seconds, and a flood
     within a fraction of one.
+
+    ``address_rate`` (0: none) is shared by the connections of one client address, so
+    that many sockets, each under its own rate, cannot add up to more than the process
+    serves; its bursts are two seconds' worth. Past it, a packet is not refused but
+    waits its turn (at most ``longest_wait`` seconds, else it is refused): the sockets of
+    a busy address are read more slowly, and a busy NAT's players see a delay, not errors.
     """
 
     rate: float
     burst: int
     cooldown_seconds: float = 10.0
+    address_rate: float = 0.0
+    longest_wait: float = 2.0
     clock: Clock = time.monotonic
     connections: dict[str, _Connection] = field(default_factory=dict)
+    addresses: dict[str, _Address] = field(default_factory=dict)
     cooling: dict[str, float] = field(default_factory=dict)  # player -> cooldown's end
 
     def _of(self, key: str) -> _Connection:
@@ -88,14 +121,38 @@ class RateLimits:
             found = self.connections[key] = _Connection(events, strikes)
         return found
 
+    def open(self, key: str, address: str | None) -> None:
+        """Count connection ``key`` under its client address's shared rate."""
+        connection = self._of(key)
+        if not self.address_rate or address is None or connection.address is not None:
+            return
+        name = address_key(address)
+        shared = self.addresses.get(name)
+        if shared is None:
+            bucket = TokenBucket(self.address_rate, 2 * self.address_rate, clock=self.clock)
+            shared = self.addresses[name] = _Address(bucket)
+        shared.connections += 1
+        connection.address = name
+
     def check(self, key: str) -> Verdict:
         """The verdict on one more packet from connection ``key``."""
         connection = self._of(key)
         if connection.cut:
             return Verdict.DROP
-        if connection.events.take():
+        if not connection.events.take():
+            return self._strike(connection)
+        shared = self.addresses.get(connection.address) if connection.address else None
+        if shared is None:
             return Verdict.PASS
-        return self._strike(connection)
+        wait = shared.events.reserve(self.longest_wait)
+        if wait is None:
+            return self._strike(connection)
+        connection.wait = wait
+        return Verdict.WAIT if wait else Verdict.PASS
+
+    def wait(self, key: str) -> float:
+        """Seconds a packet given ``Verdict.WAIT`` sleeps before it is handled."""
+        return self._of(key).wait
 
     def malformed(self, key: str) -> Verdict:
         """Count a packet that could not be read: REFUSE, or CUT if it keeps happening."""
@@ -127,8 +184,14 @@ class RateLimits:
         return left
 
     def forget(self, key: str) -> None:
-        """Drop the buckets of a connection that has gone."""
-        self.connections.pop(key, None)
+        """Drop the buckets of a connection that has gone (and its address's, if last)."""
+        connection = self.connections.pop(key, None)
+        if connection is None or connection.address is None:
+            return
+        shared = self.addresses[connection.address]
+        shared.connections -= 1
+        if shared.connections <= 0:
+            del self.addresses[connection.address]
 
 
 class QuietLog:

@@ -303,9 +303,10 @@ def guard_messages(
     handle, disconnected = server._handle_eio_message, server._handle_eio_disconnect
     connected = server._handle_eio_connect
 
-    def on_connect(eio_sid: str, *args: Any) -> Any:
+    def on_connect(eio_sid: str, environ: dict[str, Any], *args: Any) -> Any:
+        limits.open(eio_sid, environ.get("REMOTE_ADDR"))
         server.start_background_task(close_unless_joined, eio_sid)
-        return connected(eio_sid, *args)
+        return connected(eio_sid, environ, *args)
 
     def close_unless_joined(eio_sid: str) -> None:
         server.sleep(handshake_seconds)
@@ -319,6 +320,10 @@ def guard_messages(
 
     def on_message(eio_sid: str, data: object) -> None:
         verdict = limits.check(eio_sid)
+        if verdict is Verdict.WAIT:
+            # This connection's own reader sleeps: its later packets wait in its socket.
+            server.sleep(limits.wait(eio_sid))
+            verdict = Verdict.PASS
         if verdict is Verdict.PASS:
             problem = _unreadable(data) or _unjoined(server, eio_sid, data)
             problem = problem or _handled(handle, eio_sid, data)
