@@ -18,7 +18,6 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from webapp import __version__
 from webapp.testing import (
     Actions,
     Player,
@@ -127,16 +126,6 @@ def test_64_mb_frame_does_not_slow_other_players(server: ServerProcess, bystande
 # --- floods ----------------------------------------------------------------------------------
 
 
-def joined(server: ServerProcess, cookie: str, source: str = "127.0.0.1") -> RawWebSocket:
-    """A raw socket that has joined the default namespace as the cookie's player."""
-    raw = RawWebSocket(server.port, cookie=cookie, source=source)
-    raw.send_text("40" + json.dumps({"release": __version__}))
-    for text in raw.texts():
-        if text.startswith(("40", "44")):
-            break
-    return raw
-
-
 def hung_up(raw: RawWebSocket) -> bool:
     """Whether the server closes the connection within a few seconds (frame, FIN or reset)."""
     raw.sock.settimeout(5)
@@ -156,7 +145,7 @@ def flood(server: ServerProcess, cookie: str, seconds: float, report: dict[str, 
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
-            raw = joined(server, cookie)
+            raw = RawWebSocket.joined(server.port, cookie)
             while time.monotonic() < deadline:
                 raw.sock.sendall(batch)
                 report["sent"] = report.get("sent", 0) + 500
@@ -220,7 +209,7 @@ def test_many_sockets_from_one_address_share_one_budget(
     bystander.wait_for(lambda s: True)
     quiet = p99_of_hints(bystander)
     sockets = [
-        joined(server, cookie, source="127.0.0.2")
+        RawWebSocket.joined(server.port, cookie, source="127.0.0.2")
         for cookie in (session_cookie(server.url) for _ in range(16))
         for _ in range(8)
     ]
@@ -250,7 +239,7 @@ def test_many_sockets_from_one_address_share_one_budget(
 
 def test_a_player_cut_off_for_flooding_waits_out_a_cooldown(server: ServerProcess) -> None:
     cookie = session_cookie(server.url)
-    raw = joined(server, cookie)
+    raw = RawWebSocket.joined(server.port, cookie)
     with contextlib.suppress(OSError):
         for _ in range(20):
             raw.sock.sendall(RawWebSocket.frame('42["hint",{}]') * 100)
@@ -262,7 +251,7 @@ def test_a_player_cut_off_for_flooding_waits_out_a_cooldown(server: ServerProces
 
 
 def test_unreadable_packets_get_a_problem_then_a_disconnect(server: ServerProcess) -> None:
-    raw = joined(server, session_cookie(server.url))
+    raw = RawWebSocket.joined(server.port, session_cookie(server.url))
     raw.send_text("42[broken")
     problem = next(text for text in raw.texts() if text.startswith("42"))
     assert json.loads(problem[2:]) == [

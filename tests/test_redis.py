@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 import secrets
 import threading
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,7 +18,8 @@ import redis
 
 from webapp.game.match import new_match
 from webapp.server.store import RedisStore
-from webapp.testing import Player, ServerProcess, session_cookie
+from webapp.server.tally import RedisTally
+from webapp.testing import Player, RawWebSocket, Refused, ServerProcess, session_cookie
 
 
 @pytest.fixture
@@ -135,3 +140,46 @@ def test_data_dir_is_not_needed_for_matches(
     cookie = session_cookie(a.url)
     Player(a.url, cookie).close()
     assert not (a.data_dir / "matches.sqlite3").exists()
+
+
+def test_redis_tally_keeps_cooldowns_and_counts_per_window(redis_url: str) -> None:
+    now = [1_000.0]
+    tally = RedisTally(redis_url, clock=lambda: now[0])
+    assert tally.cooldown_left("p") == 0.0
+    tally.cool("p", 5.0)
+    assert 4.0 < tally.cooldown_left("p") <= 5.0
+    assert [tally.bump("k", 60.0) for _ in range(2)] == [(1, 20.0), (2, 20.0)]
+    now[0] = 1_030.0  # the next window counts from one again
+    assert tally.bump("k", 60.0) == (1, 50.0)
+    keys = redis.Redis.from_url(redis_url).keys("tictactoe:tally:k:*")
+    assert all(0 < redis.Redis.from_url(redis_url).ttl(key) <= 61 for key in keys)
+
+
+def test_a_player_cut_off_by_one_process_is_kept_out_by_the_other(
+    cluster: Callable[..., list[ServerProcess]],
+) -> None:
+    a, b = cluster(2)
+    cookie = session_cookie(a.url)
+    raw = RawWebSocket.joined(a.port, cookie)
+    with contextlib.suppress(OSError):
+        for _ in range(20):
+            raw.sock.sendall(RawWebSocket.frame('42["hint",{}]') * 100)
+    raw.close_code()  # read until process a hangs up on the flood
+    with pytest.raises(Refused) as refused:
+        Player(b.url, cookie)
+    assert refused.value.data["code"] == "cooldown"
+    Player(b.url, session_cookie(b.url)).close()  # other players are not kept out
+
+
+def test_new_players_are_counted_by_all_processes_together(
+    cluster: Callable[..., list[ServerProcess]],
+) -> None:
+    a, b = cluster(2, TICTACTOE_NEW_PLAYERS_PER_MINUTE="2")
+    if time.time() % 60 > 55:  # the count starts again each clock minute
+        time.sleep(60 - time.time() % 60)
+    session_cookie(a.url)
+    session_cookie(b.url)
+    for server in (a, b):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(server.url + "/")
+        assert refused.value.code == 429

@@ -23,6 +23,7 @@ from webapp.game import match as matches
 from webapp.server.app import create_app
 from webapp.server.pages import NewPlayers
 from webapp.server.store import DATABASE_FILE, Conflict, RedisStore, SQLiteStore, update
+from webapp.server.tally import LocalTally
 from webapp.testing import (
     Actions,
     Player,
@@ -421,13 +422,14 @@ def test_zero_means_no_limit_on_new_players(tmp_path: Path) -> None:
 
 def test_the_count_starts_again_each_minute() -> None:
     now = [120.0]
-    limit = NewPlayers(2, clock=lambda: now[0])
+    tally = LocalTally(clock=lambda: now[0])
+    limit = NewPlayers(2, tally)
     assert [limit.retry_after("a") for _ in range(3)] == [0.0, 0.0, 60.0]
     now[0] = 150.0
     assert limit.retry_after("a") == 30.0
     now[0] = 180.0
     assert limit.retry_after("a") == 0.0
-    assert limit.counts == {"a": 1}  # the last minute's addresses are forgotten
+    assert list(tally.counts.values()) == [1]  # the last minute's addresses are forgotten
 
 
 def test_real_server_limits_new_players(server_factory: Callable[..., ServerProcess]) -> None:

@@ -8,6 +8,7 @@ Nothing here runs in production. The protocol client needs python-socketio's cli
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -451,6 +452,16 @@ class RawWebSocket:
         """One whole text frame carrying ``text``."""
         payload = text.encode()
         return cls.header(0x1, len(payload)) + payload
+
+    @classmethod
+    def joined(cls, port: int, cookie: str, *, source: str = HOST) -> RawWebSocket:
+        """A raw socket that has joined the game (Socket.IO connect) as the cookie's player."""
+        raw = cls(port, cookie=cookie, source=source)
+        raw.send_text("40" + json.dumps({"release": __version__}))
+        for text in raw.texts():
+            if text.startswith(("40", "44")):
+                break
+        return raw
 
     def send_text(self, text: str) -> None:
         """One whole text frame."""

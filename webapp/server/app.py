@@ -23,6 +23,7 @@ from .presence import LocalPresence, RedisPresence
 from .protocol import ErrorCode, ServerEvent, error, problem
 from .security import SecurityHeaders, allowed_origins, comma_list, origin_check, trust_proxy
 from .store import open_store
+from .tally import LocalTally, RedisTally
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 TRANSPORT_SLACK_BYTES = 1024  # the event name, ack id and framing around a payload
@@ -88,11 +89,14 @@ def _add_socketio(app: Flask) -> None:
     if app.config["TRUST_PROXY"]:
         trust_proxy(app)
     app.wsgi_app = SecurityHeaders(app.wsgi_app)  # type: ignore[method-assign]
+    redis_url = app.config["REDIS_URL"]
+    tally = app.extensions["tally"] = RedisTally(redis_url) if redis_url else LocalTally()
     limits = RateLimits(
         float(app.config["RATE_PER_SECOND"]),
         int(app.config["RATE_BURST"]),
         cooldown_seconds=float(app.config["COOLDOWN_SECONDS"]),
         address_rate=float(app.config["RATE_PER_ADDRESS"]),
+        tally=tally,
     )
     guard_messages(
         socketio.server,
@@ -105,7 +109,7 @@ def _add_socketio(app: Flask) -> None:
     service = MatchService(app.config, open_store(app.config), socketio)
     app.extensions["tictactoe"] = service
     app.extensions["rate_limits"] = limits
-    presence = RedisPresence(app.config["REDIS_URL"]) if app.config["REDIS_URL"] else None
+    presence = RedisPresence(redis_url) if redis_url else None
     app.extensions["presence"] = presence or LocalPresence()
     caps = SocketCaps(
         app.extensions["presence"],

@@ -232,7 +232,8 @@ SETTINGS: tuple[Setting, ...] = (
         "NEW_PLAYERS_PER_MINUTE",
         30,
         _integer(0, 1_000_000),
-        "new players one client address may start per minute, per process; 0 for no limit",
+        "new players one client address may start per minute (all processes together);"
+        " 0 for no limit",
     ),
     Setting(
         "MIN_FREE_MB",

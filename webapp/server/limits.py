@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .tally import LocalTally, Tally
+
 Clock = Callable[[], float]
 
 
@@ -92,6 +94,8 @@ class _Address:
 class RateLimits:
     """One pair of buckets per connection, and a cooldown per player after a cut.
 
+    Cooldowns are kept in ``tally``, shared by all processes when they run on Redis.
+
     A refused or malformed packet spends a strike; strikes come back at half the event
     rate, so a client a little over its rate is cut off after some seconds, and a flood
     within a fraction of one.
@@ -109,9 +113,12 @@ class RateLimits:
     address_rate: float = 0.0
     longest_wait: float = 2.0
     clock: Clock = time.monotonic
+    tally: Tally | None = None  # where cooldowns are kept (None: in this process)
     connections: dict[str, _Connection] = field(default_factory=dict)
     addresses: dict[str, _Address] = field(default_factory=dict)
-    cooling: dict[str, float] = field(default_factory=dict)  # player -> cooldown's end
+
+    def __post_init__(self) -> None:
+        self.cooldowns: Tally = self.tally or LocalTally(clock=self.clock)
 
     def _of(self, key: str) -> _Connection:
         found = self.connections.get(key)
@@ -164,7 +171,7 @@ class RateLimits:
             return Verdict.REFUSE
         connection.cut = True
         if connection.player is not None:
-            self.cooling[connection.player] = self.clock() + self.cooldown_seconds
+            self.cooldowns.cool(connection.player, self.cooldown_seconds)
         return Verdict.CUT
 
     def cut(self, key: str) -> None:
@@ -177,11 +184,7 @@ class RateLimits:
 
     def cooldown_left(self, player: str) -> float:
         """Seconds before ``player`` may connect again after being cut off (0: now)."""
-        left = self.cooling.get(player, 0.0) - self.clock()
-        if left <= 0:
-            self.cooling.pop(player, None)
-            return 0.0
-        return left
+        return self.cooldowns.cooldown_left(player)
 
     def forget(self, key: str) -> None:
         """Drop the buckets of a connection that has gone (and its address's, if last)."""

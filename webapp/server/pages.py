@@ -3,16 +3,14 @@
 A browser without a session gets a new player id in its cookie, and nothing is stored
 for it until it acts. New players are limited per client address (``request.remote_addr``,
 which is the proxy's X-Forwarded-For when TICTACTOE_TRUST_PROXY is on; an IPv6 address
-counts by its /64): counted per process, in clock minutes.
+counts by its /64): counted in clock minutes, by all processes together when they share
+Redis.
 """
 
 from __future__ import annotations
 
 import math
 import secrets
-import threading
-import time
-from collections.abc import Callable
 
 from flask import (
     Blueprint,
@@ -29,6 +27,7 @@ from .. import __version__
 from .health import OK
 from .limits import address_key
 from .protocol import MODE_CHOICES
+from .tally import Tally
 
 pages = Blueprint("pages", __name__)
 MINUTE = 60.0
@@ -46,35 +45,23 @@ Please wait a minute, then reload this page.</p>
 class NewPlayers:
     """New players started by each client address in the current clock minute."""
 
-    def __init__(self, per_minute: int, *, clock: Callable[[], float] = time.time) -> None:
-        self.per_minute = per_minute
-        self.clock = clock
-        self.minute = -1
-        self.counts: dict[str, int] = {}
-        self._lock = threading.Lock()
+    def __init__(self, per_minute: int, tally: Tally) -> None:
+        self.per_minute, self.tally = per_minute, tally
 
     def retry_after(self, address: str | None) -> float:
         """0 if ``address`` may start one more player (counted), else seconds until it may."""
         if not self.per_minute:
             return 0.0
-        now = self.clock()
-        minute = int(now // MINUTE)
-        key = address_key(address)
-        with self._lock:
-            if minute != self.minute:  # a new minute: the old counts go, memory stays small
-                self.minute, self.counts = minute, {}
-            started = self.counts.get(key, 0)
-            if started >= self.per_minute:
-                return (minute + 1) * MINUTE - now
-            self.counts[key] = started + 1
-        return 0.0
+        count, left = self.tally.bump(f"new-players:{address_key(address)}", MINUTE)
+        return left if count > self.per_minute else 0.0
 
 
 def _new_players() -> NewPlayers:
     found = current_app.extensions.get("new_players")
     if found is None:
         per_minute = int(current_app.config["NEW_PLAYERS_PER_MINUTE"])
-        found = current_app.extensions["new_players"] = NewPlayers(per_minute)
+        tally = current_app.extensions["tally"]
+        found = current_app.extensions["new_players"] = NewPlayers(per_minute, tally)
     return found
 
 
