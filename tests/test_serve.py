@@ -216,7 +216,8 @@ def test_sighup_reloads_the_workers(server: ServerProcess) -> None:
 def test_twenty_fresh_starts_with_two_workers_share_one_key(tmp_path: Path, redis_url: str) -> None:
     for start in range(20):
         data_dir = tmp_path / f"fresh-{start}"
-        server = ServerProcess(data_dir, {"TICTACTOE_REDIS_URL": redis_url}, ("--workers", "2"))
+        env = {"TICTACTOE_REDIS_URL": redis_url, "TICTACTOE_NEW_PLAYERS_PER_MINUTE": "0"}
+        server = ServerProcess(data_dir, env, ("--workers", "2"))
         server.start()
         try:
             wait_until(lambda s=server: len(s.workers()) == 2, 10, "two workers")  # type: ignore[misc]

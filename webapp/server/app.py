@@ -50,7 +50,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     )
     app.config.update(config.load(os.environ))
     app.config.update(test_config or {})
-    data_dir = Path(app.config["DATA_DIR"] or app.instance_path)
+    data_dir = Path(app.config["DATA_DIR"] or datadir.default(os.environ))
     datadir.prepare(data_dir)
     app.config["DATA_DIR"] = str(data_dir)
     app.config["SECRET_KEY"] = app.config["SECRET_KEY"] or datadir.secret_key(data_dir)

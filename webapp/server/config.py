@@ -91,7 +91,15 @@ SETTINGS: tuple[Setting, ...] = (
         "DATA_DIR",
         None,
         _text,
-        "the SQLite database and the secret key (unset: `instance/` beside the package)",
+        "the SQLite database and the secret key (unset: the service's `StateDirectory=`,"
+        " else `instance/` in a checkout, else `$XDG_DATA_HOME/tictactoe`)",
+    ),
+    Setting(
+        "ACCESS_LOG",
+        True,
+        _bool,
+        "one line per request on stderr: client address, time, request, status, bytes,"
+        " duration, browser (`0`: none)",
     ),
     Setting(
         "SECRET_KEY",

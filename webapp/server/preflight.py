@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import gc
+import os
 import socket
 import sqlite3
 from pathlib import Path
@@ -23,20 +24,13 @@ class StartupError(RuntimeError):
     """The server cannot start; the message names the cause and the fix."""
 
 
-def default_data_dir() -> Path:
-    """Flask's instance folder for this package: ``instance/`` beside it in a checkout."""
-    from flask import Flask
-
-    return Path(Flask("webapp").instance_path)
-
-
 def preflight(settings: dict[str, Any]) -> None:
     """Check what would stop a worker, and do the once-only work; raise StartupError."""
     if settings["WORKERS"] > 1 and not settings["REDIS_URL"]:
         raise StartupError(
             "several workers share their matches through Redis: set TICTACTOE_REDIS_URL"
         )
-    data_dir = Path(settings["DATA_DIR"] or default_data_dir())
+    data_dir = Path(settings["DATA_DIR"] or datadir.default(os.environ))
     settings["DATA_DIR"] = str(data_dir)
     try:
         datadir.prepare(data_dir)

@@ -29,6 +29,10 @@ from .preflight import StartupError, build_tables, preflight
 log = logging.getLogger(__name__)
 LOG_FORMAT = "[%(asctime)s] [%(process)d] [%(levelname)s] %(name)s: %(message)s"
 LOG_DATE_FORMAT = "%Y-%m-%d %H:%M:%S %z"  # as gunicorn writes its own lines
+# gunicorn's atoms: the client's address (the proxy's X-Forwarded-For with TRUST_PROXY,
+# which rewrites it before the line is written), time, request line, status, body bytes,
+# milliseconds (a websocket's line is written when it closes), User-Agent.
+ACCESS_LOG_FORMAT = '%(h)s %(t)s "%(r)s" %(s)s %(B)s %(M)sms "%(a)s"'
 PRUNE_EVERY_SECONDS = 6 * 3600
 RESPAWN_INTERVAL = 1.0  # seconds between replacements of workers that keep dying
 LISTEN_BACKLOG = 2048
@@ -176,6 +180,8 @@ class Application(BaseApplication):  # type: ignore[misc]
             "control_socket_disable": True,  # no socket in the service user's home
             "loglevel": "info",
             "errorlog": "-",
+            "accesslog": "-" if self.settings["ACCESS_LOG"] else None,
+            "access_log_format": ACCESS_LOG_FORMAT,
             "pre_fork": lambda arbiter, worker: pacer.before_fork(),
             "child_exit": lambda arbiter, worker: pacer.worker_died(),
             "post_worker_init": _start_worker_tasks,

@@ -22,6 +22,7 @@ import orjson
 
 from ..game.match import Match
 from ..game.records import to_record
+from .datadir import private_file
 from .storage import DAMAGED_DAYS, Cap, Conflict, Damaged, Unreadable, moved_aside, parse
 
 DATABASE_FILE = "matches.sqlite3"
@@ -45,6 +46,7 @@ class SQLiteStore:
         self.cap = Cap(max_matches)
         self._lock = threading.Lock()
         self._parsed: OrderedDict[str, tuple[bytes, Match]] = OrderedDict()
+        private_file(self.path)  # before SQLite creates it with the umask's mode
         self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         # WAL with synchronous=NORMAL keeps every committed write across a crash of the
         # process (only a power cut can lose the last ones) and keeps writes cheap.
