@@ -10,6 +10,8 @@ from urllib.parse import urlsplit
 
 from playwright.sync_api import BrowserContext, Locator, Page, expect
 
+from webapp.testing import ServerProcess, free_port
+
 EMPTY = re.compile(r"^[abc][123], empty$")
 SETTLED = re.compile(r"^(human|none)$")
 HINT = re.compile(r"^(win in \d|draw|loss in \d)$")
@@ -174,6 +176,25 @@ def test_adaptive_game_updates_hp_bars(page: Page, server: Any) -> None:
         assert shown == start + (0 if change == "±0" else int(change))
         expect_bar(page, side, shown)
     assert (hp_of(page, "human"), hp_of(page, "ai")) != (50, 1)
+
+
+def test_a_whole_game_under_a_base_path(page: Page, tmp_path: Path) -> None:
+    port = free_port()
+    env = {"TICTACTOE_BASE_PATH": "/tictactoe"}
+    server = ServerProcess(tmp_path, env, port=port, url=f"http://127.0.0.1:{port}/tictactoe")
+    server.start()
+    try:
+        open_game(page, server.url + "/")
+        play(page, first_empty(page))
+        before = marks(page)
+        page.reload()  # the cookie, scoped to the base path, finds the match again
+        expect(board(page)).to_have_attribute("data-version", re.compile(r"^\d+$"))
+        assert marks(page) == before
+        play_game(page)
+        cookies = page.context.cookies()
+        assert [cookie["path"] for cookie in cookies] == ["/tictactoe"]
+    finally:
+        server.stop()
 
 
 def test_refresh_resumes_game(page: Page, server: Any) -> None:

@@ -363,3 +363,45 @@ def test_store_keeps_a_bounded_number_of_parsed_rows(tmp_path: Path) -> None:
         update(store, f"p{index}", lambda current: current or matches.new_match(rng))
     assert len(store._parsed) == stores.PARSED_ROWS
     assert store.load("p0") is not None  # dropped from memory, still in SQLite
+
+
+# --- under a base path ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def under_path(tmp_path: Path) -> FlaskClient:
+    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "BASE_PATH": "/tictactoe"})
+    return app.test_client()
+
+
+def test_under_a_base_path_every_url_carries_it(under_path: FlaskClient) -> None:
+    page = under_path.get("/tictactoe/")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200
+    assert '<meta name="socket-path" content="/tictactoe/socket.io/">' in html
+    assert 'src="/tictactoe/static/js/main.js' in html
+    assert "Path=/tictactoe;" in page.headers["Set-Cookie"]
+    assert under_path.get("/tictactoe/static/js/main.js").status_code == 200
+    assert under_path.get("/tictactoe/healthz").status_code == 200
+
+
+def test_under_a_base_path_other_paths_are_not_found(under_path: FlaskClient) -> None:
+    assert under_path.get("/").status_code == 404
+    assert under_path.get("/healthz").status_code == 404
+    assert under_path.get("/tictactoes/").status_code == 404
+    moved = under_path.get("/tictactoe")
+    assert moved.status_code == 308 and moved.headers["Location"] == "/tictactoe/"
+    assert "Content-Security-Policy" in moved.headers
+
+
+@pytest.mark.parametrize(
+    ("value", "parsed"), [("", ""), ("/tictactoe/", "/tictactoe"), ("/games/ttt", "/games/ttt")]
+)
+def test_base_path_setting(value: str, parsed: str) -> None:
+    assert config.load({"TICTACTOE_BASE_PATH": value})["BASE_PATH"] == parsed
+
+
+@pytest.mark.parametrize("value", ["tictactoe", "/a//b", "/a b", "/<x>", "/%2e"])
+def test_base_path_setting_refuses_what_is_not_a_plain_path(value: str) -> None:
+    with pytest.raises(config.SettingError, match="TICTACTOE_BASE_PATH"):
+        config.load({"TICTACTOE_BASE_PATH": value})

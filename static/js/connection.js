@@ -19,7 +19,9 @@ export function connect({ onState, onStatus, onNotice }) {
   const transports = meta("socket-transports", "websocket").split(",");
   // The page says which release it is; a server of another release refuses it, and the
   // page reloads to get the server's own.
-  const socket = io({ transports, auth: { release: meta("release", "") } });
+  // Under a base path (TICTACTOE_BASE_PATH) the socket's path carries it too.
+  const path = meta("socket-path", "/socket.io/");
+  const socket = io({ path, transports, auth: { release: meta("release", "") } });
   socket.on("state", onState);
   socket.on("notice", (notice) => onNotice?.(notice));
   socket.on("connect", () => onStatus("online"));

@@ -21,7 +21,14 @@ from .pages import pages
 from .patches import JsonPacket, SessionInterface, guard_messages
 from .presence import LocalPresence, RedisPresence
 from .protocol import ErrorCode, ServerEvent, error, problem
-from .security import SecurityHeaders, allowed_origins, comma_list, origin_check, trust_proxy
+from .security import (
+    SecurityHeaders,
+    UnderPath,
+    allowed_origins,
+    comma_list,
+    origin_check,
+    trust_proxy,
+)
 from .store import open_store
 from .tally import LocalTally, RedisTally
 
@@ -64,6 +71,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_PATH=app.config["BASE_PATH"] or "/",
         PERMANENT_SESSION_LIFETIME=timedelta(days=app.config["IDLE_DAYS"]),
     )
     app.session_interface = SessionInterface()
@@ -86,6 +94,8 @@ def _add_socketio(app: Flask) -> None:
         serializer=JsonPacket,
         message_queue=app.config["REDIS_URL"],
     )
+    if app.config["BASE_PATH"]:
+        app.wsgi_app = UnderPath(app.wsgi_app, app.config["BASE_PATH"])  # type: ignore[method-assign]
     if app.config["TRUST_PROXY"]:
         trust_proxy(app)
     app.wsgi_app = SecurityHeaders(app.wsgi_app)  # type: ignore[method-assign]

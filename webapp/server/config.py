@@ -56,6 +56,14 @@ def _text(text: str) -> str:
     return text.strip()
 
 
+def _base_path(text: str) -> str:
+    path = text.strip().rstrip("/")
+    allowed = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/")
+    if path and (not path.startswith("/") or "//" in path or not set(path) <= allowed):
+        raise ValueError("expected a path such as /tictactoe (letters, digits, - . _ ~ /)")
+    return path
+
+
 @dataclass(frozen=True)
 class Setting:
     """One setting: its key in ``app.config``, where it is read from and what it means."""
@@ -86,6 +94,13 @@ SETTINGS: tuple[Setting, ...] = (
         1,
         _integer(1, 64),
         "server processes sharing the port (more than 1 needs `TICTACTOE_REDIS_URL`)",
+    ),
+    Setting(
+        "BASE_PATH",
+        "",
+        _base_path,
+        "serve the site under this path, e.g. `/tictactoe`, as the proxy forwards it"
+        " (unset: at the root)",
     ),
     Setting(
         "DATA_DIR",

@@ -122,3 +122,34 @@ class SecurityHeaders:
             return start_response(status, headers + extra, *rest)
 
         return self.app(environ, with_headers)
+
+
+NOT_FOUND = b"Not found: this site is served under "
+
+
+class UnderPath:
+    """WSGI middleware: the site lives under ``base`` (e.g. ``/tictactoe``).
+
+    The proxy forwards the path whole; this moves ``base`` from PATH_INFO to SCRIPT_NAME,
+    so that every URL the app builds (pages, static files, the socket's path, the
+    cookie's path) carries it. ``base`` alone is sent on to ``base/``; any other path
+    is a 404.
+    """
+
+    def __init__(self, app: Any, base: str) -> None:
+        self.app, self.base = app, base
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        """Pass on a request under the base path; answer any other."""
+        path = environ.get("PATH_INFO", "")
+        if path.startswith(self.base + "/"):
+            environ["SCRIPT_NAME"] = environ.get("SCRIPT_NAME", "") + self.base
+            environ["PATH_INFO"] = path[len(self.base) :]
+            return self.app(environ, start_response)
+        if path == self.base:
+            start_response("308 Permanent Redirect", [("Location", self.base + "/")])
+            return [b""]
+        body = NOT_FOUND + self.base.encode() + b"/\n"
+        headers = [("Content-Type", "text/plain"), ("Content-Length", str(len(body)))]
+        start_response("404 Not Found", headers)
+        return [body]
