@@ -1,13 +1,16 @@
-"""The ``tictactoe`` console command: serve, play, simulate, solve, stats, selfplay."""
+"""The ``tictactoe`` console command: serve, backup, restore, play, simulate, solve, stats,
+selfplay."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
 import json
+import os
 import random
 import sys
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import TextIO
 
 from ..game import engine, strategies, tree
@@ -83,6 +86,47 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve(host=args.host, port=args.port, workers=args.workers)
 
 
+def _data_dir(args: argparse.Namespace) -> tuple[Path, bool]:
+    """The data dir (``--data-dir``, else the server's setting or default) and whether
+    the matches are in Redis rather than in it."""
+    from ..server import config, datadir
+
+    settings = config.load(os.environ)
+    chosen = args.data_dir or settings["DATA_DIR"] or datadir.default(os.environ)
+    return Path(chosen), bool(settings["REDIS_URL"])
+
+
+def cmd_backup(args: argparse.Namespace) -> int:
+    from ..server.backup import BackupError, backup
+
+    data_dir, in_redis = _data_dir(args)
+    try:
+        written = backup(data_dir, Path(args.target), with_database=not in_redis)
+    except (BackupError, OSError) as err:
+        print(f"tictactoe backup: error: {err}", file=sys.stderr)
+        return 2
+    for path in written:
+        print(f"wrote {path}")
+    if in_redis:
+        print("the matches are in Redis (TICTACTOE_REDIS_URL): back up Redis's own dump too")
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    from ..server.backup import BackupError, restore
+
+    data_dir, _ = _data_dir(args)
+    try:
+        aside = restore(Path(args.source), data_dir)
+    except (BackupError, OSError) as err:
+        print(f"tictactoe restore: error: {err}", file=sys.stderr)
+        return 2
+    for path in aside:
+        print(f"set aside {path}")
+    print(f"restored {args.source} into {data_dir}: start the server again")
+    return 0
+
+
 def _refuse(command: str, err: MatchError) -> int:
     print(f"tictactoe {command}: error: {err.message}", file=sys.stderr)
     return 2
@@ -123,8 +167,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="run the web server")
-    serve.add_argument("--host", default=None, help="address to listen on (env HOST)")
-    serve.add_argument("--port", type=int, default=None, help="port to listen on (env PORT)")
+    serve.add_argument("--host", default=None, help="address to listen on (env TICTACTOE_HOST)")
+    serve.add_argument(
+        "--port", type=int, default=None, help="port to listen on (env TICTACTOE_PORT)"
+    )
     serve.add_argument(
         "--workers",
         type=int,
@@ -133,6 +179,18 @@ def build_parser() -> argparse.ArgumentParser:
         " TICTACTOE_REDIS_URL)",
     )
     serve.set_defaults(func=cmd_serve)
+
+    backup = sub.add_parser(
+        "backup", help="copy the matches and the secret key into a folder, server running"
+    )
+    backup.add_argument("target", help="folder to write (created 0700; files 0600)")
+    backup.add_argument("--data-dir", help="the server's data dir (env TICTACTOE_DATA_DIR)")
+    backup.set_defaults(func=cmd_backup)
+
+    restore = sub.add_parser("restore", help="put a backup into the data dir of a stopped server")
+    restore.add_argument("source", help="a folder written by tictactoe backup")
+    restore.add_argument("--data-dir", help="the server's data dir (env TICTACTOE_DATA_DIR)")
+    restore.set_defaults(func=cmd_restore)
 
     solve = sub.add_parser("solve", help="analyse boards under perfect play, as JSON lines")
     solve.add_argument("boards", nargs="*", help="9-character boards (X, O, .); stdin if none")
