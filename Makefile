@@ -9,7 +9,7 @@ CHROMIUM ?= /usr/bin/chromium
 REDIS_SERVER ?= /usr/bin/redis-server
 NGINX ?= /usr/sbin/nginx
 
-.PHONY: run test lint typecheck pytest install bench bench-load lock clean
+.PHONY: run test lint typecheck pytest install client bench bench-load lock clean
 
 run: install
 	$(BIN)/tictactoe serve
@@ -17,6 +17,10 @@ run: install
 test: install $(CHROMIUM) $(REDIS_SERVER) $(NGINX) lint typecheck pytest
 
 install: $(INSTALLED) $(CLIENT)
+
+# Only the browser's socket.io client, from npm, into static/vendor/: what a server's
+# install needs before `pip install .` (docs/hosting.md).
+client: $(CLIENT)
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)

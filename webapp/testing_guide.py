@@ -1,0 +1,74 @@
+"""docs/hosting.md as data: its blocks by name, filled in as a scratch install needs them.
+
+Each block of the guide that is a file or a step starts with a comment naming it
+(``# /etc/systemd/system/tictactoe.service``, ``# install``). The tests read them from
+here, so that what they run and what the guide says cannot drift apart; a block that is
+gone, or no longer holds a line the tests fill in, is an error rather than a silent change.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+GUIDE = Path(__file__).resolve().parent.parent / "docs" / "hosting.md"
+
+UNIT = "/etc/systemd/system/tictactoe.service"
+ENV_FILE = "/etc/tictactoe/env"
+SITE = "/etc/nginx/sites-available/tictactoe"
+EVENTS = "/etc/nginx/nginx.conf, its events block"
+SEVERAL_HOSTS = "/etc/nginx/sites-available/tictactoe, its upstream for several hosts"
+INSTALL, BACKUP, RESTORE = "install", "/etc/cron.daily/tictactoe-backup", "restore"
+
+
+def guide_blocks(text: str | None = None) -> dict[str, str]:
+    """Every fenced block of the guide that starts with ``# name``: name -> the rest."""
+    found: dict[str, str] = {}
+    for body in re.findall(r"^```[a-z]*\n(.*?)^```", text or GUIDE.read_text(), re.M | re.S):
+        first, _, rest = body.partition("\n")
+        if first.startswith("# "):
+            name = first[2:].strip()
+            if name in found:
+                raise ValueError(f"docs/hosting.md names two blocks {name!r}")
+            found[name] = rest
+    return found
+
+
+def block(name: str) -> str:
+    """The guide's block ``name``."""
+    blocks = guide_blocks()
+    if name not in blocks:
+        raise ValueError(f"docs/hosting.md has no block starting '# {name}': {sorted(blocks)}")
+    return blocks[name]
+
+
+def fill(text: str, replacements: dict[str, str]) -> str:
+    """``text`` with each key replaced by its value; each key must be there."""
+    for old, new in replacements.items():
+        if old not in text:
+            raise ValueError(f"the guide's block no longer holds {old!r}")
+        text = text.replace(old, new)
+    return text
+
+
+def unit_keys(unit: str) -> dict[str, str]:
+    """The ``Key=value`` lines of a systemd unit (comments and sections left out)."""
+    keys: dict[str, str] = {}
+    for line in unit.splitlines():
+        line = line.strip()
+        if line and not line.startswith(("#", ";", "[")) and "=" in line:
+            key, _, value = line.partition("=")
+            keys[key.strip()] = value.strip()
+    return keys
+
+
+def env_file(text: str) -> dict[str, str]:
+    """The ``NAME=value`` lines of an EnvironmentFile."""
+    pairs = (line.split("=", 1) for line in text.splitlines() if "=" in line)
+    return {name.strip(): value.strip() for name, value in pairs if not name.startswith("#")}
+
+
+def commands(script: str, *, leave_out: tuple[str, ...] = ()) -> list[str]:
+    """The command lines of a shell block, but comments and lines starting ``leave_out``."""
+    lines = [line.strip() for line in script.splitlines()]
+    return [line for line in lines if line and not line.startswith(("#", *leave_out))]
