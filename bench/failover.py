@@ -1,6 +1,6 @@
 """Failover across two hosts: how long until every player is back after one host dies.
 
-The scenario of tests/test_two_hosts.py, as a figure: README's nginx configuration in
+The scenario of tests/test_two_hosts.py, as a figure: the hosting guide's nginx configuration in
 front of two ``tictactoe serve`` hosts (network namespaces on a private /24, one Redis),
 ``--players`` players mid-game through nginx, host A killed with kill -9. Each player
 whose socket dropped reconnects through nginx at once (the page waits 0.5-1.5 s more,
@@ -25,7 +25,7 @@ import sys
 import time
 
 from webapp.testing_hosts import (
-    BEYOND_README,
+    BEYOND_GUIDE,
     NamespacesRefused,
     TwoHosts,
     failover,
@@ -46,7 +46,7 @@ def main() -> int:
         action="append",
         default=[],
         metavar="LINE",
-        help="a line added to README's location / (marked as not README's), e.g. "
+        help="a line added to the guide's location / (marked as not the guide's), e.g. "
         "'proxy_connect_timeout 1s;'; repeatable",
     )
     parser.add_argument("--show-config", action="store_true", help="print nginx's config")
@@ -57,7 +57,7 @@ def main() -> int:
         return 2
     started = time.monotonic()
     try:
-        beyond = (*BEYOND_README, *args.nginx_line)
+        beyond = (*BEYOND_GUIDE, *args.nginx_line)
         with TwoHosts(ai_delay_ms=args.ai_delay_ms, beyond=beyond) as two:
             if args.show_config:
                 print(two.config, file=sys.stderr)

@@ -1,9 +1,9 @@
-"""Two hosts on one Redis behind nginx, as README documents them, and one of them killed.
+"""Two hosts on one Redis behind nginx, as the hosting guide runs them, and one killed.
 
 The set-up is webapp/testing_hosts.py's: two network namespaces (host A and host B) on a
 bridge in a private /24 that the test creates and removes, ``tictactoe serve`` in each,
-one redis-server on the bridge, and nginx on loopback configured from README's
-```nginx blocks. 100 players play through nginx, host A is killed with kill -9 mid-game,
+one redis-server on the bridge, and nginx on loopback configured from the nginx blocks
+of docs/hosting.md. 100 players play through nginx, host A is killed with kill -9 mid-game,
 and every player must find its match on host B exactly as it was, then finish its game.
 The time until every player is back is printed (``pytest -s``); bench/failover.py
 reports the same run in full. Needs root, ``ip``, ``nginx`` and ``redis-server``.
@@ -18,15 +18,14 @@ from pathlib import Path
 
 import pytest
 
+from webapp.testing_guide import GUIDE, SEVERAL_HOSTS, SITE, guide_blocks
 from webapp.testing_hosts import (
-    BEYOND_README,
-    README,
+    BEYOND_GUIDE,
     Failover,
     NamespacesRefused,
     TwoHosts,
     failover,
     find_tool,
-    nginx_blocks,
     nginx_config,
     unavailable,
 )
@@ -62,25 +61,24 @@ def logs(two: TwoHosts) -> str:
     return "\n".join([*parts, f"--- nginx\n{two.nginx_log(2000)}"])
 
 
-def test_nginx_config_is_readmes_with_only_the_operators_parts(tmp_path: Path) -> None:
-    readme = README.read_text()
-    single, several = nginx_blocks(readme)[:2]
-    config = nginx_config(readme, prefix=tmp_path, listen="127.0.0.1:8080", upstreams=UPSTREAMS)
-    single_lines = [line.strip() for line in single.splitlines()]
-    copied = [
-        line
-        for line in single_lines
-        if line.endswith(";") and not line.startswith(("#", "proxy_pass "))
-    ]  # the lines README says to repeat for several hosts
-    assert any(line.startswith("proxy_set_header") for line in copied), single
-    for line in [*copied, "proxy_pass http://tictactoe;", "upstream tictactoe {"]:
+def test_nginx_config_is_the_guides_with_only_the_operators_parts(tmp_path: Path) -> None:
+    guide = GUIDE.read_text()
+    blocks = guide_blocks(guide)
+    config = nginx_config(guide, prefix=tmp_path, listen="127.0.0.1:8080", upstreams=UPSTREAMS)
+    site_lines = [line.split("#", 1)[0].strip() for line in blocks[SITE].splitlines()]
+    last = len(site_lines) - 1 - site_lines[::-1].index("location / {")  # the TLS server's
+    location = site_lines[last + 1 :]
+    copied = [line for line in location[: location.index("}")] if line.endswith(";")]
+    assert any(line.startswith("proxy_set_header") for line in copied), copied
+    assert "proxy_pass http://tictactoe;" in copied
+    for line in [*copied, "upstream tictactoe {", "client_max_body_size 16k;"]:
         assert line in config
-    assert config.count("NOT in README") == len(BEYOND_README)
+    assert config.count("NOT in the hosting guide") == len(BEYOND_GUIDE)
     for upstream in UPSTREAMS:
         assert f"server {upstream};" in config
-    example_hosts = [line.strip() for line in several.splitlines() if line.strip().endswith(";")]
-    example_hosts = [line for line in example_hosts if line.startswith("server ")]
-    assert example_hosts and not any(line in config for line in example_hosts)  # replaced
+    examples = [line.strip() for line in blocks[SEVERAL_HOSTS].splitlines()]
+    examples = [line for line in examples if line.startswith("server ")]
+    assert examples and not any(line in config for line in examples)  # replaced
     nginx = find_tool("nginx")
     if nginx is None:
         pytest.skip("nginx not found: the config was not checked by nginx -t")

@@ -1,11 +1,11 @@
-"""Two hosts on one Redis behind nginx, as README's "More than one process" runs them.
+"""Two hosts on one Redis behind nginx, as docs/hosting.md's "Several hosts" runs them.
 
 Helpers for tests/test_two_hosts.py and bench/failover.py (nothing here runs in
 production). ``TwoHosts`` builds two network namespaces (host A and host B) joined by
 veth pairs to a bridge on a private /24 that it picks and creates, runs
 ``tictactoe serve`` in each, one redis-server on the bridge's address, and nginx on
-loopback in front with the configuration an operator would copy from README's
-```nginx blocks. ``failover`` plays players through nginx, kills host A with kill -9
+loopback in front with the configuration an operator would copy from the hosting
+guide's nginx blocks. ``failover`` plays players through nginx, kills host A with kill -9
 mid-game and checks that every player finds its match, unchanged, on host B.
 
 Everything is removed on ``TwoHosts.close()`` (it is a context manager), even after a
@@ -49,16 +49,16 @@ from .testing import (
     session_cookie,
     wait_until,
 )
+from .testing_guide import GUIDE, SEVERAL_HOSTS, SITE, guide_blocks
 
-README = Path(__file__).resolve().parent.parent / "README.md"
 HOST_PORT = 5000
 SUBNETS = [ipaddress.IPv4Network(f"10.231.{third}.0/24") for third in range(57, 77)]
 LOCK = tempfile.gettempdir()  # flock()ed while a run claims a /24
 TOOLS = ("ip", "nginx", "redis-server")
 
-# What the test had to add to README's nginx configuration, each line a finding for the
-# hosting guide (empty: README's blocks work as they are).
-BEYOND_README: tuple[str, ...] = ()
+# What the test had to add to the hosting guide's nginx configuration, each line a finding
+# for the guide (empty: its blocks work as they are).
+BEYOND_GUIDE: tuple[str, ...] = ()
 
 
 class NamespacesRefused(RuntimeError):
@@ -86,22 +86,29 @@ def run(*command: str) -> str:
     return done.stdout
 
 
-# --- nginx, configured from README ----------------------------------------------------------
+# --- nginx, configured from the hosting guide --------------------------------------------------
 
 
-def nginx_blocks(readme: str) -> list[str]:
-    """The ```nginx fenced blocks of README, in order."""
-    return re.findall(r"^```nginx\n(.*?)^```", readme, flags=re.DOTALL | re.MULTILINE)
+def top_level_blocks(text: str) -> list[list[str]]:
+    """The top-level ``name ... { ... }`` blocks of an nginx file, each as its lines."""
+    blocks: list[list[str]] = []
+    depth = 0
+    for line in text.splitlines():
+        code = line.split("#", 1)[0]
+        if depth == 0 and "{" in code:
+            blocks.append([])
+        if depth > 0 or "{" in code:
+            blocks[-1].append(line)
+        depth += code.count("{") - code.count("}")
+    return blocks
 
 
-def location_lines(block: str) -> list[str]:
-    """The directives of a ``location / { ... }`` block but ``proxy_pass``, comments left out."""
-    lines = [line.split("#", 1)[0].strip() for line in block.splitlines()]
-    return [
-        line
-        for line in lines
-        if line.endswith(";") and not line.startswith("proxy_pass ") and "{" not in line
-    ]
+def location_lines(block: list[str]) -> list[str]:
+    """The directives of the ``location / { ... }`` inside ``block``, comments left out."""
+    lines = [line.split("#", 1)[0].strip() for line in block]
+    start = lines.index("location / {")
+    end = lines.index("}", start)
+    return [line for line in lines[start + 1 : end] if line.endswith(";")]
 
 
 def directive(line: str) -> str:
@@ -110,70 +117,47 @@ def directive(line: str) -> str:
     return " ".join(words[:2]) if words[0] in {"proxy_set_header", "add_header"} else words[0]
 
 
-def nginx_site(readme: str, *, listen: str, upstreams: list[str]) -> str:
-    """README's several-host block, filled in as an operator would.
+def nginx_site(guide: str, *, listen: str, upstreams: list[str]) -> str:
+    """The guide's site for several hosts, on plain http, as the test's nginx runs it.
 
-    README's first block is the single-host ``location /``; its second lists the hosts
-    in an ``upstream`` and says "the same proxy_* lines as above". The operator's
-    parts: the ``listen`` line, the hosts' addresses, and those proxy_* lines copied in
-    (unless the second block spells them out). A README that no longer reads this way
-    is an error, not a silent change of config.
+    From the guide's site: the ``map``, the TLS server's ``client_*`` lines and its whole
+    ``location /``; from its several-hosts block: the ``upstream``, with the test's hosts
+    in place of the example addresses. TLS and the port-80 redirect are left out (the
+    hosting guide's own test runs those). A guide that no longer reads this way is an
+    error, not a silent change of config.
     """
-    blocks = nginx_blocks(readme)
-    if len(blocks) < 2:
-        raise ValueError(f"README has {len(blocks)} ```nginx blocks, expected 2")
-    single, several = blocks[0], blocks[1]
-    proxy_lines = location_lines(single)
-    if not any(line.startswith("proxy_") for line in proxy_lines):
-        raise ValueError("README's first ```nginx block has no proxy_* lines")
-    out: list[str] = []
-    in_upstream = in_server = False
-    placed_hosts = placed_proxy = placed_listen = False
-    for line in several.splitlines():
-        stripped, indent = line.strip(), line[: len(line) - len(line.lstrip())]
-        if stripped.startswith("upstream ") and stripped.endswith("{"):
-            in_upstream = True
-        elif re.fullmatch(r"server\s*\{", stripped):
-            in_server = True
-            out.append(line)
-            out.append(f"{indent}    listen {listen};  # the operator's")
-            placed_listen = True
-            continue
-        if in_upstream and re.fullmatch(r"server\s+\S+;", stripped):
-            if not placed_hosts:  # README's example addresses, replaced by ours
-                out += [f"{indent}server {host};  # the operator's" for host in upstreams]
-                placed_hosts = True
-            continue
-        if in_server and "proxy_" in stripped and stripped.startswith("#"):
-            out += [f"{indent}{proxy}  # README's, from the block above" for proxy in proxy_lines]
-            placed_proxy = True
-            continue
-        if in_server and stripped.startswith("proxy_") and not stripped.startswith("proxy_pass "):
-            placed_proxy = True  # README spells the lines out in this block itself
-        if in_server and stripped.startswith("listen "):
-            continue  # README's example port: the operator's own is above
-        if stripped == "}":
-            in_upstream = False
-        out.append(line)
-    if not (placed_hosts and placed_proxy and placed_listen):
-        raise ValueError(
-            "README's second ```nginx block no longer has an upstream with server lines "
-            "and a server whose location says to copy the proxy_* lines"
-        )
+    blocks = guide_blocks(guide)
+    site, several = top_level_blocks(blocks[SITE]), top_level_blocks(blocks[SEVERAL_HOSTS])
+    maps = [block for block in site if block[0].startswith("map ")]
+    secure = [block for block in site if any("ssl_certificate " in line for line in block)]
+    upstream = [block for block in several if block[0].startswith("upstream ")]
+    if len(maps) != 1 or len(secure) != 1 or len(upstream) != 1:
+        raise ValueError("the guide's site no longer has one map, one TLS server, one upstream")
+    hosts = [line for line in upstream[0] if re.fullmatch(r"\s*server\s+\S+;", line)]
+    if not hosts:
+        raise ValueError("the guide's upstream for several hosts lists no server")
+    indent = hosts[0][: len(hosts[0]) - len(hosts[0].lstrip())]
+    ours = [f"{indent}server {host};  # the operator's" for host in upstreams]
+    listed = [line for line in upstream[0] if line not in hosts]
+    server_lines = [line.strip() for line in secure[0][1:-1] if line.startswith("    client_")]
+    out = [*maps[0], "", *listed[:1], *ours, *listed[1:], "", "server {"]
+    out += [f"    listen {listen};  # the operator's", *(f"    {line}" for line in server_lines)]
+    out += ["    location / {", *(f"        {line}" for line in location_lines(secure[0]))]
+    out += ["    }", "}"]
     return "\n".join(out)
 
 
 def nginx_config(
-    readme: str, *, prefix: Path, listen: str, upstreams: list[str], beyond: tuple[str, ...] = ()
+    guide: str, *, prefix: Path, listen: str, upstreams: list[str], beyond: tuple[str, ...] = ()
 ) -> str:
     """A whole nginx.conf around ``nginx_site``: paths in ``prefix``, one worker, no daemon.
 
-    ``beyond`` are lines added inside README's ``location /`` (what README should say).
+    ``beyond`` are lines added inside the guide's ``location /`` (what the guide should say).
     """
-    site = nginx_site(readme, listen=listen, upstreams=upstreams)
+    site = nginx_site(guide, listen=listen, upstreams=upstreams)
     lines = site.splitlines()
-    for line in beyond:  # in place of README's line for the same setting, or added
-        mark = f"{line}  # NOT in README: what README should say"
+    for line in beyond:  # in place of the guide's line for the same setting, or added
+        mark = f"{line}  # NOT in the hosting guide: what it should say"
         same = [i for i, old in enumerate(lines) if _sets(old, directive(line))]
         if same:
             old = lines[same[0]]
@@ -190,7 +174,7 @@ def nginx_config(
     # As root, nginx's workers would run as nobody, who cannot enter a private temp dir.
     user = "user root;\n" if os.geteuid() == 0 else ""
     return (
-        "# Written by webapp/testing_hosts.py: the frame is the test's, the site is README's.\n"
+        "# Written by webapp/testing_hosts.py: the frame is the test's, the site the guide's.\n"
         f"daemon off;\n{user}worker_processes 1;\npid {prefix / 'nginx.pid'};\n"
         f"error_log {prefix / 'error.log'} info;\n"
         "events {\n    worker_connections 8192;\n}\n"
@@ -350,7 +334,7 @@ class TwoHosts:
         self,
         *,
         ai_delay_ms: int = 0,
-        beyond: tuple[str, ...] = BEYOND_README,
+        beyond: tuple[str, ...] = BEYOND_GUIDE,
         env: Mapping[str, str] | None = None,
     ) -> None:
         self.workdir = Path(tempfile.mkdtemp(prefix="tictactoe-two-hosts-"))
@@ -394,8 +378,8 @@ class TwoHosts:
         self.url = f"http://{HOST}:{self.port}"
         shared = {
             "TICTACTOE_REDIS_URL": f"redis://{gateway}:{self.redis.port}/0",
-            "TICTACTOE_SECRET_KEY": secrets.token_hex(32),  # README: the same on every host
-            "TICTACTOE_TRUST_PROXY": "1",  # README: behind nginx
+            "TICTACTOE_SECRET_KEY": secrets.token_hex(32),  # the guide: the same on every host
+            "TICTACTOE_TRUST_PROXY": "1",  # the guide: behind nginx
             "TICTACTOE_AI_DELAY_MS": str(self.ai_delay_ms),
             # Every player here comes from 127.0.0.1, which the caps per client address
             # are meant to stop: off (0), as for one big NAT.
@@ -418,13 +402,12 @@ class TwoHosts:
         self.start_nginx()
 
     def start_nginx(self) -> None:
-        """nginx on loopback with README's configuration around the two hosts."""
+        """nginx on loopback with the hosting guide's configuration around the two hosts."""
         prefix = self.workdir / "nginx"
         prefix.mkdir()
         upstreams = [f"{host.url.removeprefix('http://')}" for host in self.hosts]
-        readme = README.read_text()
         self.config = nginx_config(
-            readme,
+            GUIDE.read_text(),
             prefix=prefix,
             listen=f"{HOST}:{self.port}",
             upstreams=upstreams,
