@@ -180,6 +180,12 @@ def timed_handler(base: type, header_seconds: float) -> type:
                 b"HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-length: 0\r\n\r\n",
             )
 
+        def log_request(self) -> None:
+            # gunicorn's access line reads the request's environ, which a request refused
+            # before its head was read never had: that one was logged above, quietly.
+            if self.environ is not None:
+                super().log_request()
+
         def read_request(self, raw_requestline: str) -> Any:
             try:
                 return super().read_request(raw_requestline)
