@@ -395,9 +395,9 @@ def test_under_a_base_path_other_paths_are_not_found(under_path: FlaskClient) ->
 
 
 @pytest.mark.parametrize(
-    ("value", "parsed"), [("", ""), ("/tictactoe/", "/tictactoe"), ("/games/ttt", "/games/ttt")]
+    ("value", "parsed"), [("", None), ("/tictactoe/", "/tictactoe"), ("/games/ttt", "/games/ttt")]
 )
-def test_base_path_setting(value: str, parsed: str) -> None:
+def test_base_path_setting(value: str, parsed: str | None) -> None:
     assert config.load({"TICTACTOE_BASE_PATH": value})["BASE_PATH"] == parsed
 
 

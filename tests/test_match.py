@@ -176,8 +176,8 @@ def test_out_of_range_hp_is_refused(side: str, hp: object) -> None:
     with pytest.raises(MatchError) as caught:
         new_match(random.Random(0), **{side: hp})
     assert caught.value.code == "bad_setting"
-    assert side in caught.value.message
-    assert "1 to 100" in caught.value.message
+    label = {"human_hp": "your starting HP", "ai_hp": "the AI's starting HP"}[side]
+    assert caught.value.message.startswith(f"{label} must be an integer from 1 to 100")
 
 
 def test_unknown_mode_is_refused() -> None:

@@ -181,10 +181,16 @@ def test_bad_input_reprompts_through_a_pipe() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("play", "--human-hp", "0"), "human_hp must be an integer from 1 to 100, got 0"),
-        (("play", "--ai-hp", "101"), "ai_hp must be an integer from 1 to 100, got 101"),
-        (("play", "--human-hp", "-4"), "human_hp must be an integer from 1 to 100, got -4"),
-        (("simulate", "--ai-hp", "0"), "ai_hp must be an integer from 1 to 100, got 0"),
+        (("play", "--human-hp", "0"), "your starting HP must be an integer from 1 to 100, got 0"),
+        (
+            ("play", "--ai-hp", "101"),
+            "the AI's starting HP must be an integer from 1 to 100, got 101",
+        ),
+        (("play", "--human-hp", "-4"), "your starting HP must be an integer from 1 to 100, got -4"),
+        (
+            ("simulate", "--ai-hp", "0"),
+            "the AI's starting HP must be an integer from 1 to 100, got 0",
+        ),
         (("simulate", "--matches", "0"), "matches must be at least 1, got 0"),
     ],
 )

@@ -39,8 +39,40 @@ class MatchError(RuleError):
 
 
 @dataclass(frozen=True)
+class RuleField:
+    """One number of the HP rules: its field, its command-line flag, its words and range.
+
+    ``low`` and ``high`` bound it; a ``high`` of None means up to ``max_hp``.
+    """
+
+    name: str
+    flag: str
+    label: str
+    low: int
+    high: int | None
+
+
+MAX_HP_LIMIT = 1000
+RULE_FIELDS: tuple[RuleField, ...] = (
+    RuleField("start_human_hp", "--human-hp", "your starting HP", 1, None),
+    RuleField("start_ai_hp", "--ai-hp", "the AI's starting HP", 1, None),
+    RuleField("max_hp", "--max-hp", "the most HP either side can have", 1, MAX_HP_LIMIT),
+    RuleField("human_win_human_heal", "--heal-on-win", "HP you heal when you win", 0, None),
+    RuleField("human_win_ai_damage", "--ai-damage-on-win", "HP the AI loses when you win", 1, None),
+    RuleField("ai_win_human_damage", "--damage-on-loss", "HP you lose when the AI wins", 1, None),
+    RuleField("draw_human_damage", "--damage-on-draw", "HP you lose on a draw", 0, None),
+    RuleField("draw_ai_damage", "--ai-damage-on-draw", "HP the AI loses on a draw", 0, None),
+)
+
+
+@dataclass(frozen=True)
 class Rules:
-    """Every number of the HP mechanic in one place; defaults follow the original game."""
+    """Every number of the HP mechanic in one place; defaults follow the original game.
+
+    Each is checked when the rules are made (``RULE_FIELDS`` gives the ranges), and every
+    game must change some HP, so that every match ends: a win and a loss always do, and
+    a draw must cost at least one side something.
+    """
 
     start_human_hp: int = 100
     start_ai_hp: int = 100
@@ -53,14 +85,30 @@ class Rules:
     lookahead_depth: int = 2
 
     def __post_init__(self) -> None:
-        for name in ("start_human_hp", "start_ai_hp"):
-            hp = getattr(self, name)
-            if isinstance(hp, bool) or not isinstance(hp, int) or not 1 <= hp <= self.max_hp:
+        for rule in RULE_FIELDS:
+            value = getattr(self, rule.name)
+            high = self.max_hp if rule.high is None else rule.high
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int)
+                or not rule.low <= value <= high
+            ):
                 raise MatchError(
                     "bad_setting",
-                    f"{name.removeprefix('start_')} must be an integer from 1 to {self.max_hp},"
-                    f" got {hp!r}",
+                    f"{rule.label} must be an integer from {rule.low} to {high}, got {value!r}",
                 )
+        if self.draw_human_damage == 0 and self.draw_ai_damage == 0:
+            raise MatchError(
+                "bad_setting",
+                "a draw must cost you or the AI at least 1 HP, or a match could go on for ever",
+            )
+        if not 1 <= self.lookahead_depth <= 9:
+            raise MatchError("bad_setting", "lookahead_depth must be from 1 to 9")
+
+
+PRESETS: dict[str, Rules] = {
+    "classic": Rules(),
+}
 
 
 @dataclass(frozen=True)

@@ -43,12 +43,20 @@ def _choose(scored: dict[Cell, float], rng: random.Random) -> Cell:
     return best[0] if len(best) == 1 else rng.choice(best)
 
 
+def heuristic_choices(board: Board) -> tuple[Cell, ...]:
+    """The moves whose resulting positions share the best win probability for the mover."""
+    mark = board.to_move
+    scored = {cell: win_probability(board.apply_move(cell), mark) for cell in board.legal_moves()}
+    top = max(scored.values(), default=0.0)
+    return tuple(cell for cell, score in scored.items() if score == top)
+
+
 def heuristic_move(board: Board, rng: random.Random) -> Cell:
     """The move whose resulting position has the best win probability for the mover."""
-    mark = board.to_move
-    return _choose(
-        {cell: win_probability(board.apply_move(cell), mark) for cell in board.legal_moves()}, rng
-    )
+    best = heuristic_choices(board)
+    if not best:
+        raise RuleError("game_over", "the game is over: no more moves")
+    return best[0] if len(best) == 1 else rng.choice(best)
 
 
 def lookahead_score(board: Board, mark: Mark, depth: int) -> float:

@@ -71,7 +71,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
-        SESSION_COOKIE_PATH=app.config["BASE_PATH"] or "/",
+        SESSION_COOKIE_PATH=app.config["BASE_PATH"] or "/",  # None or "": at the root
         PERMANENT_SESSION_LIFETIME=timedelta(days=app.config["IDLE_DAYS"]),
     )
     app.session_interface = SessionInterface()

@@ -97,7 +97,7 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "BASE_PATH",
-        "",
+        None,
         _base_path,
         "serve the site under this path, e.g. `/tictactoe`, as the proxy forwards it"
         " (unset: at the root)",

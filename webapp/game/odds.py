@@ -1,0 +1,222 @@
+"""The exact odds of an HP match, computed from the game tree: no simulation.
+
+Two steps. First, one game: on each of its turns the AI plays a perfect move with
+probability ``p`` (its difficulty / 100) and a uniformly random legal move otherwise,
+and a scripted player moves by its own mixed policy; either side starts with
+probability 1/2. Walking the whole game tree once gives the chances of a win, a loss
+and a draw as polynomials in ``p`` (the AI moves at most five times, so of degree five
+at most), with exact rational coefficients. Second, the match: a forward pass over the
+states (player HP, AI HP), game by game, with each game's chances at that state's
+difficulty, until every path has ended. That gives the chance of winning the match and
+the distribution of its length.
+
+The scripted players, each uniform over a set of moves:
+
+- ``random``: every legal move;
+- ``perfect``: the moves that keep the best perfect-play value, the fastest win or the
+  slowest loss (``engine.best_moves``, the set the AI's perfect move picks from);
+- ``heuristic``: the moves with the best win-probability heuristic
+  (``strategies.heuristic_choices``).
+
+A rule set whose every game changes some HP (the checks in ``Rules``) ends every match
+in a bounded number of games, so the pass always ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from fractions import Fraction
+from functools import cache
+from typing import Any
+
+from .board import Board, Cell
+from .engine import best_moves
+from .match import Rules, difficulty, hp_after_game
+from .strategies import heuristic_choices
+
+Poly = tuple[Fraction, ...]  # coefficients of p**0, p**1, ...
+PLAYERS = ("random", "heuristic", "perfect")
+QUANTILES = (50, 90, 99)
+POLICIES: dict[str, Callable[[Board], tuple[Cell, ...]]] = {
+    "random": lambda board: tuple(board.legal_moves()),
+    "heuristic": heuristic_choices,
+    "perfect": best_moves,
+}
+
+
+@dataclass(frozen=True)
+class GameOdds:
+    """The chances of one game's results, for the scripted player."""
+
+    win: float
+    loss: float
+    draw: float
+
+
+@dataclass(frozen=True)
+class MatchOdds:
+    """The chances of a whole match for the scripted player, and how long it lasts."""
+
+    player: str
+    human_match_win_prob: float
+    expected_games: float
+    games_quantiles: dict[str, int]
+    rules: Rules
+
+    def to_dict(self) -> dict[str, Any]:
+        """As JSON: the numbers, and the rules they are for."""
+        return {
+            "player": self.player,
+            "human_match_win_prob": self.human_match_win_prob,
+            "expected_games": self.expected_games,
+            "games_quantiles": self.games_quantiles,
+            "rules": asdict(self.rules),
+        }
+
+
+def _add(a: Poly, b: Poly) -> Poly:
+    size = max(len(a), len(b))
+    return tuple(
+        (a[i] if i < len(a) else Fraction(0)) + (b[i] if i < len(b) else Fraction(0))
+        for i in range(size)
+    )
+
+
+def _scale(a: Poly, by: Fraction) -> Poly:
+    return tuple(c * by for c in a)
+
+
+def _times_p(a: Poly) -> Poly:
+    return (Fraction(0), *a)
+
+
+def _mix(perfect: Poly, chance: Poly) -> Poly:
+    """p * perfect + (1 - p) * chance."""
+    return _add(_times_p(perfect), _add(chance, _scale(_times_p(chance), Fraction(-1))))
+
+
+def _mean(polys: list[tuple[Poly, Poly, Poly]]) -> tuple[Poly, Poly, Poly]:
+    share = Fraction(1, len(polys))
+    total: tuple[Poly, Poly, Poly] = ((), (), ())
+    for win, loss, draw in polys:
+        total = (_add(total[0], win), _add(total[1], loss), _add(total[2], draw))
+    return (_scale(total[0], share), _scale(total[1], share), _scale(total[2], share))
+
+
+def _game_tree(player: str, human_mark: str) -> tuple[Poly, Poly, Poly]:
+    """(win, loss, draw) for the player as polynomials in p, from the empty board."""
+    policy = POLICIES[player]
+    seen: dict[str, tuple[Poly, Poly, Poly]] = {}
+    one, none = (Fraction(1),), ()
+
+    def node(board: Board) -> tuple[Poly, Poly, Poly]:
+        found = seen.get(board.cells)
+        if found is not None:
+            return found
+        outcome = board.outcome()
+        if outcome is not None:
+            if outcome.winner is None:
+                result: tuple[Poly, Poly, Poly] = (none, none, one)
+            elif outcome.winner == human_mark:
+                result = (one, none, none)
+            else:
+                result = (none, one, none)
+        elif board.to_move == human_mark:
+            result = _mean([node(board.apply_move(cell)) for cell in policy(board)])
+        else:
+            perfect = _mean([node(board.apply_move(cell)) for cell in best_moves(board)])
+            chance = _mean([node(board.apply_move(cell)) for cell in board.legal_moves()])
+            mixed = [_mix(perfect[i], chance[i]) for i in range(3)]
+            result = (mixed[0], mixed[1], mixed[2])
+        seen[board.cells] = result
+        return result
+
+    return node(Board())
+
+
+@cache
+def game_polynomials(player: str) -> tuple[Poly, Poly, Poly]:
+    """One game's (win, loss, draw) for ``player`` as exact polynomials in p.
+
+    Either side starts with probability 1/2; the one who starts plays X.
+    """
+    if player not in POLICIES:
+        raise ValueError(f"unknown player {player!r}: choose from {', '.join(PLAYERS)}")
+    return _mean([_game_tree(player, "X"), _game_tree(player, "O")])
+
+
+@cache
+def game_odds(player: str, level: int) -> GameOdds:
+    """One game's chances for ``player`` against the AI at difficulty ``level`` (0..100)."""
+    p = Fraction(level, 100)
+    win, loss, draw = (
+        float(sum(c * p**k for k, c in enumerate(poly))) for poly in game_polynomials(player)
+    )
+    return GameOdds(win, loss, draw)
+
+
+@cache
+def match_odds(
+    rules: Rules,
+    player: str,
+    *,
+    human_hp: int | None = None,
+    ai_hp: int | None = None,
+    locked: int | None = None,
+) -> MatchOdds:
+    """The exact odds of a match under ``rules`` for the scripted ``player``.
+
+    From the rules' starting HP, or from ``human_hp`` and ``ai_hp`` (a match under way);
+    ``locked`` is a difficulty kept for the rest of the match.
+    """
+    start = (
+        rules.start_human_hp if human_hp is None else human_hp,
+        rules.start_ai_hp if ai_hp is None else ai_hp,
+    )
+    frontier = {start: 1.0}
+    won = 0.0
+    ended: list[float] = []  # matches that ended after each number of games
+    while frontier:
+        after: dict[tuple[int, int], float] = {}
+        finished = 0.0
+        for (human, ai), mass in frontier.items():
+            level = difficulty(ai) if locked is None else locked
+            chances = game_odds(player, level)
+            for status, chance in (
+                ("human_won", chances.win),
+                ("ai_won", chances.loss),
+                ("draw", chances.draw),
+            ):
+                if chance == 0.0:
+                    continue
+                share = mass * chance
+                next_human, next_ai = hp_after_game(rules, human, ai, status)  # type: ignore[arg-type]
+                if next_human <= 0:  # as in Match.winner, the player's end is checked first
+                    finished += share
+                elif next_ai <= 0:
+                    finished += share
+                    won += share
+                else:
+                    state = (next_human, next_ai)
+                    after[state] = after.get(state, 0.0) + share
+        ended.append(finished)
+        frontier = after
+    expected = sum((games + 1) * share for games, share in enumerate(ended))
+    return MatchOdds(
+        player=player,
+        human_match_win_prob=won,
+        expected_games=expected,
+        games_quantiles={str(q): _quantile(ended, q / 100) for q in QUANTILES},
+        rules=rules,
+    )
+
+
+def _quantile(ended: list[float], q: float) -> int:
+    """The fewest games by which at least ``q`` of all matches have ended."""
+    total = 0.0
+    for games, share in enumerate(ended, start=1):
+        total += share
+        if total >= q - 1e-12:
+            return games
+    return len(ended)
