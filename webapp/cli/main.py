@@ -1,5 +1,5 @@
-"""The ``tictactoe`` console command: serve, backup, restore, play, simulate, solve, stats,
-selfplay."""
+"""The ``tictactoe`` console command: serve, backup, restore, play, simulate, odds, solve,
+stats, selfplay."""
 
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ from typing import TextIO
 
 from ..game import engine, strategies, tree
 from ..game.board import Board, RuleError, cell_name
-from ..game.match import MODES, MatchError
+from ..game.match import MODES, PRESETS, RULE_FIELDS, MatchError, Rules, rules_from
+from ..game.odds import PLAYERS as ODDS_PLAYERS
+from ..game.odds import match_odds
 from ..game.simulation import PLAYERS, simulate
 from .report import render_json, render_text
 from .terminal import draw_board, play_match
@@ -132,13 +134,17 @@ def _refuse(command: str, err: MatchError) -> int:
     return 2
 
 
+def _rules(args: argparse.Namespace) -> Rules:
+    """The rules the flags ask for: a preset, then any number changed."""
+    numbers = {rule.name: getattr(args, rule.name) for rule in RULE_FIELDS}
+    return rules_from(args.preset, **numbers)
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     """Play a match against the AI in the terminal."""
     rng = random.Random(args.seed)
     try:
-        return play_match(
-            sys.stdin, sys.stdout, rng, mode=args.mode, human_hp=args.human_hp, ai_hp=args.ai_hp
-        )
+        return play_match(sys.stdin, sys.stdout, rng, mode=args.mode, rules=_rules(args))
     except MatchError as err:
         return _refuse("play", err)
 
@@ -147,17 +153,64 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     """Simulate adaptive matches against a scripted human and print the summary."""
     rng = random.Random(args.seed)
     try:
-        result = simulate(args.player, args.matches, rng, human_hp=args.human_hp, ai_hp=args.ai_hp)
+        result = simulate(args.player, args.matches, rng, rules=_rules(args))
     except MatchError as err:
         return _refuse("simulate", err)
     print(render_json(result) if args.json else render_text(result))
     return 0
 
 
-def _add_hp_settings(parser: argparse.ArgumentParser) -> None:
-    for side in ("human", "ai"):
+def cmd_odds(args: argparse.Namespace) -> int:
+    """Print the exact odds of a match under the rules, for one scripted player or all."""
+    try:
+        rules = _rules(args)
+    except MatchError as err:
+        return _refuse("odds", err)
+    players = [args.player] if args.player else list(ODDS_PLAYERS)
+    found = [match_odds(rules, player) for player in players]
+    if args.json:
+        dicts = [odds.to_dict() for odds in found]
+        print(json.dumps(dicts[0] if args.player else dicts))
+        return 0
+    header = ("player", "wins the match", "games, on average", "50% / 90% / 99% within")
+    print(f"{header[0]:<10} {header[1]:>15} {header[2]:>18} {header[3]:>24}")
+    for odds in found:
+        q = odds.games_quantiles
+        within = f"{q['50']} / {q['90']} / {q['99']} games"
+        print(
+            f"{odds.player:<10} {percent(odds.human_match_win_prob):>15}"
+            f" {odds.expected_games:>18.1f} {within:>24}"
+        )
+    return 0
+
+
+def percent(share: float) -> str:
+    """A chance in percent, with the digits that tell a small one from none, or a near
+    certainty from a certainty."""
+    value = share * 100
+    if 0 < value < 0.1:
+        return f"{value:.2g}%"
+    if 99.95 <= value < 100:
+        return f"{value:.4g}%"
+    return f"{value:.1f}%"
+
+
+def _add_rule_settings(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--preset",
+        choices=tuple(PRESETS),
+        default="classic",
+        help="the rules to start from (classic); each flag below changes one number",
+    )
+    for rule in RULE_FIELDS:
+        high = "max HP" if rule.high is None else str(rule.high)
+        default = getattr(PRESETS["classic"], rule.name)
         parser.add_argument(
-            f"--{side}-hp", type=int, default=None, help=f"starting {side} HP, 1-100 (100)"
+            rule.flag,
+            dest=rule.name,
+            type=int,
+            default=None,
+            help=f"{rule.label}, {rule.low}-{high} (classic: {default})",
         )
 
 
@@ -215,7 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play a match against the AI in the terminal")
     play.add_argument("--mode", choices=MODES, default="adaptive", help="AI level (adaptive)")
     play.add_argument("--seed", type=int, default=None, help="seed for a reproducible match")
-    _add_hp_settings(play)
+    _add_rule_settings(play)
     play.set_defaults(func=cmd_play)
 
     simulate = sub.add_parser("simulate", help="simulate adaptive matches with a scripted human")
@@ -223,8 +276,14 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--matches", type=int, default=1000, help="matches to play (1000)")
     simulate.add_argument("--seed", type=int, default=None, help="seed for reproducible results")
     simulate.add_argument("--json", action="store_true", help="print one JSON object")
-    _add_hp_settings(simulate)
+    _add_rule_settings(simulate)
     simulate.set_defaults(func=cmd_simulate)
+
+    odds = sub.add_parser("odds", help="the exact odds of a match, from the game tree")
+    odds.add_argument("--player", choices=ODDS_PLAYERS, default=None, help="(all three)")
+    odds.add_argument("--json", action="store_true", help="print JSON")
+    _add_rule_settings(odds)
+    odds.set_defaults(func=cmd_odds)
     return parser
 
 

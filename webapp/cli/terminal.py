@@ -14,6 +14,7 @@ from ..game.match import (
     FIXED_STRATEGIES,
     AiMove,
     Match,
+    Rules,
     Side,
     Status,
     apply_ai_move,
@@ -59,9 +60,10 @@ def play_match(
     mode: str = "adaptive",
     human_hp: int | None = None,
     ai_hp: int | None = None,
+    rules: Rules | None = None,
 ) -> int:
     """Play a match on ``inp``/``out`` until it ends or the player quits; return 0."""
-    match = new_match(rng, mode=mode, human_hp=human_hp, ai_hp=ai_hp)
+    match = new_match(rng, mode=mode, human_hp=human_hp, ai_hp=ai_hp, rules=rules)
     out.write(intro(match) + "\n")
     try:
         while True:

@@ -54,9 +54,9 @@ class RuleField:
 
 MAX_HP_LIMIT = 1000
 RULE_FIELDS: tuple[RuleField, ...] = (
+    RuleField("max_hp", "--max-hp", "the most HP either side can have", 1, MAX_HP_LIMIT),
     RuleField("start_human_hp", "--human-hp", "your starting HP", 1, None),
     RuleField("start_ai_hp", "--ai-hp", "the AI's starting HP", 1, None),
-    RuleField("max_hp", "--max-hp", "the most HP either side can have", 1, MAX_HP_LIMIT),
     RuleField("human_win_human_heal", "--heal-on-win", "HP you heal when you win", 0, None),
     RuleField("human_win_ai_damage", "--ai-damage-on-win", "HP the AI loses when you win", 1, None),
     RuleField("ai_win_human_damage", "--damage-on-loss", "HP you lose when the AI wins", 1, None),
@@ -106,9 +106,29 @@ class Rules:
             raise MatchError("bad_setting", "lookahead_depth must be from 1 to 9")
 
 
+# Named rule sets, each tuned with game/odds.py to keep a promise (tests check them):
+# classic is the original game; gentle lets a player who moves at random win at least 5%
+# of matches; fair lets a perfect player win at least 99% and a random one under 1%;
+# brutal lets even a perfect player win at most 60%.
 PRESETS: dict[str, Rules] = {
     "classic": Rules(),
+    "gentle": Rules(human_win_ai_damage=20, ai_win_human_damage=20, draw_human_damage=5),
+    "fair": Rules(draw_human_damage=5),
+    "brutal": Rules(draw_human_damage=15),
 }
+
+
+def rules_from(preset: str = "classic", **numbers: object) -> Rules:
+    """A preset's rules with some numbers changed (None leaves one as it is)."""
+    if preset not in PRESETS:
+        names = ", ".join(PRESETS)
+        raise MatchError("bad_setting", f"preset must be one of {names}, got {preset!r}")
+    known = {rule.name for rule in RULE_FIELDS}
+    unknown = sorted(set(numbers) - known)
+    if unknown:
+        raise MatchError("bad_setting", f"unknown rule {unknown[0]!r}: use {', '.join(known)}")
+    changes = {name: value for name, value in numbers.items() if value is not None}
+    return dataclasses.replace(PRESETS[preset], **cast(dict[str, Any], changes))
 
 
 @dataclass(frozen=True)

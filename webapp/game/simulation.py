@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from statistics import fmean
 
-from .match import Match, MatchError, Side, ai_move, human_move, new_match, next_game
+from .match import Match, MatchError, Rules, Side, ai_move, human_move, new_match, next_game
 from .strategies import Strategy, strategy
 
 PLAYERS = ("random", "heuristic", "perfect")
@@ -52,9 +52,10 @@ def match_states(
     *,
     human_hp: int | None = None,
     ai_hp: int | None = None,
+    rules: Rules | None = None,
 ) -> Iterator[Match]:
     """Every state of one adaptive match, ``player`` moving for the human, until it ends."""
-    match = new_match(rng, human_hp=human_hp, ai_hp=ai_hp)
+    match = new_match(rng, human_hp=human_hp, ai_hp=ai_hp, rules=rules)
     yield match
     while not match.over:
         if match.game.turn is None:
@@ -85,6 +86,7 @@ def simulate(
     *,
     human_hp: int | None = None,
     ai_hp: int | None = None,
+    rules: Rules | None = None,
 ) -> Simulation:
     """Play ``matches`` adaptive matches with a scripted ``player`` and sum them up."""
     if player not in PLAYERS:
@@ -93,7 +95,7 @@ def simulate(
         raise MatchError("bad_setting", f"matches must be at least 1, got {matches}")
     scripted = strategy(player)
     runs = [
-        run_match(match_states(scripted, rng, human_hp=human_hp, ai_hp=ai_hp))
+        run_match(match_states(scripted, rng, human_hp=human_hp, ai_hp=ai_hp, rules=rules))
         for _ in range(matches)
     ]
     wins = sum(run.winner == "human" for run in runs)

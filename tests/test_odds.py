@@ -1,0 +1,172 @@
+"""The exact odds of a match: one game from the game tree, the match over HP, the presets."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import subprocess
+import sys
+from fractions import Fraction
+
+import pytest
+
+from webapp.game.match import PRESETS, RULE_FIELDS, MatchError, RuleField, Rules, rules_from
+from webapp.game.odds import PLAYERS, game_odds, game_polynomials, match_odds
+from webapp.game.simulation import simulate
+
+
+def at(poly: tuple[Fraction, ...], p: Fraction) -> Fraction:
+    return sum((c * p**k for k, c in enumerate(poly)), Fraction(0))
+
+
+def test_random_against_random_gives_the_known_exact_results() -> None:
+    # Both sides random: X wins 737/1260, O 121/420, draws 8/63; either side is X half
+    # the time. At difficulty 0 the AI moves at random too.
+    win, loss, draw = (at(poly, Fraction(0)) for poly in game_polynomials("random"))
+    assert win == loss == (Fraction(737, 1260) + Fraction(121, 420)) / 2
+    assert draw == Fraction(8, 63)
+
+
+@pytest.mark.parametrize("player", PLAYERS)
+def test_one_games_chances_add_up_to_one_at_every_difficulty(player: str) -> None:
+    win, loss, draw = game_polynomials(player)
+    for level in (0, 1, 37, 99, 100):
+        p = Fraction(level, 100)
+        assert at(win, p) + at(loss, p) + at(draw, p) == 1
+
+
+def test_a_perfect_player_never_loses_and_never_beats_a_perfect_ai() -> None:
+    win, loss, draw = game_polynomials("perfect")
+    assert all(c == 0 for c in loss)
+    assert at(win, Fraction(1)) == 0 and at(draw, Fraction(1)) == 1
+    assert game_odds("perfect", 0).win > 0.8
+
+
+def test_the_classic_match_for_a_perfect_player() -> None:
+    odds = match_odds(Rules(), "perfect")
+    assert round(odds.human_match_win_prob, 4) == 0.8474
+    assert round(odds.expected_games, 2) == 17.06
+    assert odds.games_quantiles == {"50": 18, "90": 20, "99": 22}
+
+
+def test_a_match_under_way_and_a_locked_difficulty() -> None:
+    fresh = match_odds(Rules(), "perfect").human_match_win_prob
+    behind = match_odds(Rules(), "perfect", human_hp=10, ai_hp=60)
+    assert behind.human_match_win_prob < fresh
+    started_there = match_odds(Rules(start_human_hp=10, start_ai_hp=60), "perfect")
+    assert behind.to_dict() | {"rules": None} == started_there.to_dict() | {"rules": None}
+    easy = match_odds(Rules(), "heuristic", locked=0).human_match_win_prob
+    assert easy > match_odds(Rules(), "heuristic").human_match_win_prob
+
+
+def test_the_presets_keep_their_promises() -> None:
+    def wins(preset: str, player: str) -> float:
+        return match_odds(PRESETS[preset], player).human_match_win_prob
+
+    assert PRESETS["classic"] == Rules()
+    assert wins("gentle", "random") >= 0.05
+    assert wins("fair", "perfect") >= 0.99 and wins("fair", "random") < 0.01
+    assert wins("brutal", "perfect") <= 0.60
+
+
+def games_sd(reaching: list[int], matches: int) -> float:
+    """The standard deviation of the match length, from how many matches reached game k."""
+    ended = [(a - b) / matches for a, b in zip(reaching, [*reaching[1:], 0], strict=True)]
+    mean = sum((k + 1) * share for k, share in enumerate(ended))
+    return math.sqrt(sum((k + 1 - mean) ** 2 * share for k, share in enumerate(ended)))
+
+
+@pytest.mark.parametrize(
+    ("rules", "player", "matches"),
+    [
+        (PRESETS["classic"], "perfect", 600),
+        (PRESETS["gentle"], "random", 1500),
+        (PRESETS["brutal"], "perfect", 600),
+        (
+            rules_from(human_win_ai_damage=25, human_win_human_heal=0, start_ai_hp=60),
+            "heuristic",
+            500,
+        ),
+    ],
+)
+def test_odds_agree_with_simulated_matches(rules: Rules, player: str, matches: int) -> None:
+    exact = match_odds(rules, player)
+    played = simulate(player, matches, random.Random(2026), rules=rules)
+    p = exact.human_match_win_prob
+    assert (
+        abs(played.human_match_win_rate - p) <= 4 * math.sqrt(p * (1 - p) / matches) + 2 / matches
+    )
+    sd = games_sd([row.matches_reaching for row in played.hp_by_game], matches)
+    assert abs(played.avg_games_per_match - exact.expected_games) <= 4 * sd / math.sqrt(matches)
+
+
+@pytest.mark.parametrize("rule", RULE_FIELDS, ids=lambda rule: rule.name)
+def test_every_rule_is_checked(rule: RuleField) -> None:
+    high = Rules().max_hp if rule.high is None else rule.high
+    for bad in (rule.low - 1, high + 1, "10", 2.5, True):
+        with pytest.raises(MatchError) as caught:
+            Rules(**{rule.name: bad})  # type: ignore[arg-type]
+        assert caught.value.code == "bad_setting"
+        said = f"{rule.label} must be an integer from {rule.low} to {high}, got {bad!r}"
+        assert caught.value.message == said
+
+
+def test_a_draw_must_cost_someone_something() -> None:
+    with pytest.raises(MatchError, match="a draw must cost you or the AI at least 1 HP"):
+        Rules(draw_human_damage=0, draw_ai_damage=0)
+    assert Rules(draw_human_damage=0, draw_ai_damage=1).draw_ai_damage == 1
+
+
+def test_hp_above_the_maximum_is_refused_with_the_maximum_named() -> None:
+    with pytest.raises(MatchError, match="your starting HP must be an integer from 1 to 50"):
+        Rules(max_hp=50)
+    assert Rules(max_hp=50, start_human_hp=50, start_ai_hp=50).max_hp == 50
+
+
+def test_presets_and_changes() -> None:
+    assert rules_from("brutal", start_ai_hp=80) == Rules(draw_human_damage=15, start_ai_hp=80)
+    assert rules_from("fair", max_hp=None) == PRESETS["fair"]
+    with pytest.raises(MatchError, match="preset must be one of classic, gentle, fair, brutal"):
+        rules_from("nightmare")
+    with pytest.raises(MatchError, match="unknown rule 'speed'"):
+        rules_from(speed=3)
+
+
+def tictactoe(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "webapp.cli", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_odds_command_prints_json_for_one_player() -> None:
+    done = tictactoe("odds", "--player", "perfect", "--json")
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert set(answer) == {
+        "player",
+        "human_match_win_prob",
+        "expected_games",
+        "games_quantiles",
+        "rules",
+    }
+    assert answer["player"] == "perfect" and round(answer["human_match_win_prob"], 4) == 0.8474
+    assert answer["rules"]["ai_win_human_damage"] == 34
+
+
+def test_odds_command_takes_the_rule_flags_and_prints_a_table() -> None:
+    done = tictactoe("odds", "--preset", "brutal", "--damage-on-loss", "40")
+    assert done.returncode == 0, done.stderr
+    rows = {line.split()[0]: line for line in done.stdout.splitlines()[1:]}
+    assert set(rows) == set(PLAYERS)
+    exact = match_odds(rules_from("brutal", ai_win_human_damage=40), "perfect")
+    assert f"{exact.human_match_win_prob * 100:.1f}%" in rows["perfect"]
+    refused = tictactoe("odds", "--heal-on-win", "101")
+    assert refused.returncode == 2
+    assert "HP you heal when you win must be an integer from 0 to 100" in refused.stderr
+
+
+def test_simulate_takes_the_same_flags() -> None:
+    done = tictactoe("simulate", "--matches", "20", "--seed", "3", "--preset", "gentle", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["matches"] == 20
