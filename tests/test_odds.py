@@ -11,7 +11,16 @@ from fractions import Fraction
 
 import pytest
 
-from webapp.game.match import PRESETS, RULE_FIELDS, MatchError, RuleField, Rules, rules_from
+from webapp.game.match import (
+    MAX_GAMES,
+    PRESETS,
+    RULE_FIELDS,
+    MatchError,
+    RuleField,
+    Rules,
+    longest_match,
+    rules_from,
+)
 from webapp.game.odds import PLAYERS, game_odds, game_polynomials, match_odds
 from webapp.game.simulation import simulate
 
@@ -170,3 +179,11 @@ def test_simulate_takes_the_same_flags() -> None:
     done = tictactoe("simulate", "--matches", "20", "--seed", "3", "--preset", "gentle", "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["matches"] == 20
+
+
+def test_rules_whose_matches_could_drag_on_are_refused() -> None:
+    assert longest_match(PRESETS["classic"]) == 22
+    assert all(longest_match(rules) <= MAX_GAMES for rules in PRESETS.values())
+    tiny = {"human_win_ai_damage": 1, "ai_win_human_damage": 1, "draw_human_damage": 1}
+    with pytest.raises(MatchError, match="a match could last 199 games, and at most 100"):
+        rules_from(human_win_human_heal=0, draw_ai_damage=1, **tiny)

@@ -13,6 +13,7 @@ import dataclasses
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal, cast, get_args
 
 from . import strategies
@@ -118,6 +119,31 @@ PRESETS: dict[str, Rules] = {
 }
 
 
+MAX_GAMES = 100  # the longest a match may possibly last under rules a player chooses
+
+
+@lru_cache(maxsize=1024)
+def longest_match(rules: Rules) -> int:
+    """The most games a match under ``rules`` can last, whatever happens in each game."""
+    longest: dict[tuple[int, int], int] = {}
+    start = (rules.start_human_hp, rules.start_ai_hp)
+    seen, todo = {start}, [start]
+    while todo:
+        human, ai = todo.pop()
+        for status in get_args(Status)[1:]:
+            after = hp_after_game(rules, human, ai, status)
+            if after[0] > 0 and after[1] > 0 and after not in seen:
+                seen.add(after)
+                todo.append(after)
+    # Every game lowers the AI's HP, or keeps it and lowers the player's.
+    for human, ai in sorted(seen, key=lambda state: (state[1], state[0])):
+        nexts = (hp_after_game(rules, human, ai, status) for status in get_args(Status)[1:])
+        longest[human, ai] = 1 + max(
+            (longest[after] for after in nexts if after[0] > 0 and after[1] > 0), default=0
+        )
+    return longest[start]
+
+
 def rules_from(preset: str = "classic", **numbers: object) -> Rules:
     """A preset's rules with some numbers changed (None leaves one as it is)."""
     if preset not in PRESETS:
@@ -128,7 +154,15 @@ def rules_from(preset: str = "classic", **numbers: object) -> Rules:
     if unknown:
         raise MatchError("bad_setting", f"unknown rule {unknown[0]!r}: use {', '.join(known)}")
     changes = {name: value for name, value in numbers.items() if value is not None}
-    return dataclasses.replace(PRESETS[preset], **cast(dict[str, Any], changes))
+    rules = dataclasses.replace(PRESETS[preset], **cast(dict[str, Any], changes))
+    games = longest_match(rules)
+    if games > MAX_GAMES:
+        raise MatchError(
+            "bad_setting",
+            f"under these rules a match could last {games} games, and at most {MAX_GAMES}"
+            " are allowed: raise a damage or lower a heal",
+        )
+    return rules
 
 
 @dataclass(frozen=True)

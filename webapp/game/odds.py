@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from .board import Board, Cell
@@ -156,7 +156,7 @@ def game_odds(player: str, level: int) -> GameOdds:
     return GameOdds(win, loss, draw)
 
 
-@cache
+@lru_cache(maxsize=4096)
 def match_odds(
     rules: Rules,
     player: str,
@@ -174,49 +174,111 @@ def match_odds(
         rules.start_human_hp if human_hp is None else human_hp,
         rules.start_ai_hp if ai_hp is None else ai_hp,
     )
-    frontier = {start: 1.0}
-    won = 0.0
-    ended: list[float] = []  # matches that ended after each number of games
-    while frontier:
-        after: dict[tuple[int, int], float] = {}
-        finished = 0.0
-        for (human, ai), mass in frontier.items():
-            level = difficulty(ai) if locked is None else locked
-            chances = game_odds(player, level)
-            for status, chance in (
-                ("human_won", chances.win),
-                ("ai_won", chances.loss),
-                ("draw", chances.draw),
-            ):
-                if chance == 0.0:
-                    continue
-                share = mass * chance
-                next_human, next_ai = hp_after_game(rules, human, ai, status)  # type: ignore[arg-type]
-                if next_human <= 0:  # as in Match.winner, the player's end is checked first
-                    finished += share
-                elif next_ai <= 0:
-                    finished += share
-                    won += share
-                else:
-                    state = (next_human, next_ai)
-                    after[state] = after.get(state, 0.0) + share
-        ended.append(finished)
-        frontier = after
-    expected = sum((games + 1) * share for games, share in enumerate(ended))
+    graph = _graph(_steps(rules, player, locked), start)
+    won, expected = _backward(graph)
     return MatchOdds(
         player=player,
         human_match_win_prob=won,
         expected_games=expected,
-        games_quantiles={str(q): _quantile(ended, q / 100) for q in QUANTILES},
+        games_quantiles=_forward_quantiles(graph),
         rules=rules,
     )
 
 
-def _quantile(ended: list[float], q: float) -> int:
-    """The fewest games by which at least ``q`` of all matches have ended."""
-    total = 0.0
-    for games, share in enumerate(ended, start=1):
-        total += share
-        if total >= q - 1e-12:
-            return games
-    return len(ended)
+Steps = Callable[[int, int], list[tuple[float, int, int]]]
+
+
+def _steps(rules: Rules, player: str, locked: int | None) -> Steps:
+    """For a state (player HP, AI HP): each result's chance and the HP after it."""
+
+    def after(human: int, ai: int) -> list[tuple[float, int, int]]:
+        chances = game_odds(player, difficulty(ai) if locked is None else locked)
+        moves = []
+        for status, chance in (
+            ("human_won", chances.win),
+            ("ai_won", chances.loss),
+            ("draw", chances.draw),
+        ):
+            if chance > 0.0:
+                moves.append((chance, *hp_after_game(rules, human, ai, status)))  # type: ignore[arg-type]
+        return moves
+
+    return after
+
+
+@dataclass(frozen=True)
+class _Graph:
+    """The states a match can pass through, numbered so that each one's next states come
+    first (state 0 is last: the start), and each state's results as (chance, next):
+    next is a state's number, or ``WON`` or ``LOST``."""
+
+    moves: list[list[tuple[float, int]]]
+
+
+WON, LOST = -1, -2
+
+
+def _graph(steps: Steps, start: tuple[int, int]) -> _Graph:
+    seen = {start}
+    todo = [start]
+    while todo:
+        human, ai = todo.pop()
+        for _, next_human, next_ai in steps(human, ai):
+            state = (next_human, next_ai)
+            if next_human > 0 and next_ai > 0 and state not in seen:
+                seen.add(state)
+                todo.append(state)
+    # Every game lowers the AI's HP, or keeps it and lowers the player's (the checks in
+    # Rules): in this order each state comes after every state it leads to.
+    order = sorted(seen, key=lambda state: (state[1], state[0]))
+    number = {state: index for index, state in enumerate(order)}
+    moves = []
+    for state in order:
+        found = []
+        for chance, next_human, next_ai in steps(*state):
+            if next_human <= 0:  # as in Match.winner, the player's end is checked first
+                found.append((chance, LOST))
+            elif next_ai <= 0:
+                found.append((chance, WON))
+            else:
+                found.append((chance, number[next_human, next_ai]))
+        moves.append(found)
+    return _Graph(moves)
+
+
+def _backward(graph: _Graph) -> tuple[float, float]:
+    """The chance of winning the match and its expected games, from the start."""
+    win = [0.0] * len(graph.moves)
+    games = [0.0] * len(graph.moves)
+    for index, found in enumerate(graph.moves):
+        won = expected = 0.0
+        for chance, after in found:
+            if after == WON:
+                won += chance
+            elif after >= 0:
+                won += chance * win[after]
+                expected += chance * games[after]
+        win[index], games[index] = won, 1.0 + expected
+    return win[-1], games[-1]
+
+
+def _forward_quantiles(graph: _Graph) -> dict[str, int]:
+    """The fewest games by which 50, 90 and 99% of matches have ended."""
+    frontier = {len(graph.moves) - 1: 1.0}
+    ended = 0.0
+    found: dict[str, int] = {}
+    games = 0
+    while frontier and len(found) < len(QUANTILES):
+        games += 1
+        after: dict[int, float] = {}
+        for index, mass in frontier.items():
+            for chance, state in graph.moves[index]:
+                if state < 0:
+                    ended += mass * chance
+                else:
+                    after[state] = after.get(state, 0.0) + mass * chance
+        frontier = after
+        for q in QUANTILES:
+            if str(q) not in found and ended >= q / 100 - 1e-12:
+                found[str(q)] = games
+    return {str(q): found.get(str(q), games) for q in QUANTILES}
