@@ -8,9 +8,11 @@ import random
 import subprocess
 import sys
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
+from webapp.cli.main import percent
 from webapp.game.match import (
     MAX_GAMES,
     PRESETS,
@@ -187,3 +189,18 @@ def test_rules_whose_matches_could_drag_on_are_refused() -> None:
     tiny = {"human_win_ai_damage": 1, "ai_win_human_damage": 1, "draw_human_damage": 1}
     with pytest.raises(MatchError, match="a match could last 199 games, and at most 100"):
         rules_from(human_win_human_heal=0, draw_ai_damage=1, **tiny)
+
+
+def test_readmes_table_of_presets_is_what_odds_computes() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    rows = {
+        line.split("|")[1].strip(): [cell.strip() for cell in line.split("|")[6:9]]
+        for line in readme.splitlines()
+        if line.startswith("| ") and line.split("|")[1].strip() in PRESETS
+    }
+    assert set(rows) == set(PRESETS)
+    for name, cells in rows.items():
+        for player, cell in zip(("random", "heuristic", "perfect"), cells, strict=True):
+            odds = match_odds(PRESETS[name], player)
+            assert cell.startswith(f"{percent(odds.human_match_win_prob)}, "), (name, player)
+            assert f", {odds.expected_games:.1f}" in cell, (name, player, cell)
