@@ -17,6 +17,7 @@ import resource
 import shlex
 import shutil
 import signal
+import ssl
 import stat
 import subprocess
 import tempfile
@@ -28,7 +29,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from webapp.testing import HOST, free_port, healthy, wait_until
+from webapp.testing import HOST, ServerProcess, free_port, healthy, wait_until
 from webapp.testing_guide import (
     BACKUP,
     ENV_FILE,
@@ -36,11 +37,13 @@ from webapp.testing_guide import (
     INSTALL,
     RESTORE,
     SITE,
+    SUB_PATH_ENV,
     UNIT,
     block,
     commands,
     env_file,
     fill,
+    sub_path_site,
     unit_keys,
 )
 
@@ -228,12 +231,12 @@ class Install:
         )
         return cert, key
 
-    def start_nginx(self) -> None:
+    def start_nginx(self, site: str | None = None) -> None:
         """nginx with the guide's events block and site, on loopback and free ports."""
         cert, key = self.certificate()
         self.www.mkdir()
         site = fill(
-            block(SITE),
+            site or block(SITE),
             {
                 "    listen [::]:80;\n": "",
                 "    listen [::]:443 ssl;\n": "",
@@ -337,8 +340,11 @@ def redirect_of(url: str) -> tuple[int, str]:
         def redirect_request(self, *args: object, **kwargs: object) -> None:
             return None
 
+    unverified = ssl.create_default_context()
+    unverified.check_hostname, unverified.verify_mode = False, ssl.CERT_NONE  # self-signed
     try:
-        urllib.request.build_opener(Stay).open(url, timeout=10)
+        opener = urllib.request.build_opener(Stay, urllib.request.HTTPSHandler(context=unverified))
+        opener.open(url, timeout=10)
     except urllib.error.HTTPError as err:
         return err.code, err.headers["Location"]
     return 200, ""
@@ -404,3 +410,32 @@ def test_following_the_guide_from_install_to_restore(scratch: Install, browser: 
     assert board_of(page) == finished
     expect(page.locator("#status-text")).to_have_text(re.compile(r"You win|AI wins|Draw"))
     context.close()
+
+
+def test_the_sub_path_option_serves_the_game_under_its_path(
+    scratch: Install, browser: Browser
+) -> None:
+    settings = env_file(block(ENV_FILE)) | env_file(block(SUB_PATH_ENV))
+    base = settings["TICTACTOE_BASE_PATH"]
+    server = ServerProcess(
+        scratch.root / "data",
+        settings | {"TICTACTOE_PORT": str(scratch.app_port)},
+        port=scratch.app_port,
+        url=f"http://{HOST}:{scratch.app_port}{base}",
+    )
+    server.start()
+    try:
+        scratch.start_nginx(sub_path_site())
+        context = browser.new_context(ignore_https_errors=True)
+        page = context.new_page()
+        sockets: list[str] = []
+        page.on("websocket", lambda socket: sockets.append(socket.url))
+        page.goto(f"https://{HOST}:{scratch.https_port}{base}/")
+        play_a_whole_game(page)
+        assert sockets and all(f"{base}/socket.io/" in url for url in sockets), sockets
+        assert [cookie["path"] for cookie in context.cookies()] == [base]
+        status, location = redirect_of(f"https://{HOST}:{scratch.https_port}{base}")
+        assert status in (301, 308) and location.endswith(f"{base}/"), (status, location)
+        context.close()
+    finally:
+        server.stop()

@@ -19,6 +19,8 @@ SITE = "/etc/nginx/sites-available/tictactoe"
 EVENTS = "/etc/nginx/nginx.conf, its events block"
 SEVERAL_HOSTS = "/etc/nginx/sites-available/tictactoe, its upstream for several hosts"
 INSTALL, BACKUP, RESTORE = "install", "/etc/cron.daily/tictactoe-backup", "restore"
+SUB_PATH_ENV = "/etc/tictactoe/env, one more line for a sub-path"
+SUB_PATH_LOCATION = "/etc/nginx/sites-available/tictactoe, the location for a sub-path"
 
 
 def guide_blocks(text: str | None = None) -> dict[str, str]:
@@ -72,3 +74,15 @@ def commands(script: str, *, leave_out: tuple[str, ...] = ()) -> list[str]:
     """The command lines of a shell block, but comments and lines starting ``leave_out``."""
     lines = [line.strip() for line in script.splitlines()]
     return [line for line in lines if line and not line.startswith(("#", *leave_out))]
+
+
+def sub_path_site() -> str:
+    """The guide's site with its TLS server's ``location /`` put under the sub-path, as
+    the guide says: the sub-path's ``location`` and ``proxy_pass`` lines in place of
+    those of ``location /``, its other lines as they are."""
+    site, under = block(SITE), block(SUB_PATH_LOCATION).splitlines()
+    opening, proxy = under[0], under[1]
+    if proxy not in site:
+        raise ValueError(f"the sub-path's {proxy.strip()!r} is not the site's")
+    at = site.rindex("    location / {\n")
+    return site[:at] + opening + "\n" + site[at + len("    location / {\n") :]
