@@ -204,3 +204,13 @@ def test_readmes_table_of_presets_is_what_odds_computes() -> None:
             odds = match_odds(PRESETS[name], player)
             assert cell.startswith(f"{percent(odds.human_match_win_prob)}, "), (name, player)
             assert f", {odds.expected_games:.1f}" in cell, (name, player, cell)
+
+
+@pytest.mark.parametrize("player", PLAYERS)
+def test_the_float_tables_the_odds_use_are_the_exact_ones_rounded(player: str) -> None:
+    exact = game_polynomials(player)
+    for level in (0, 50, 99):
+        p = Fraction(level, 100)
+        chances = game_odds(player, level)
+        for poly, value in zip(exact, (chances.win, chances.loss, chances.draw), strict=True):
+            assert value == pytest.approx(float(at(poly, p)), abs=1e-12)

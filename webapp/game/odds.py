@@ -28,14 +28,13 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from functools import cache, lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from .board import Board, Cell
 from .engine import best_moves
 from .match import Rules, difficulty, hp_after_game
 from .strategies import heuristic_choices
 
-Poly = tuple[Fraction, ...]  # coefficients of p**0, p**1, ...
 PLAYERS = ("random", "heuristic", "perfect")
 QUANTILES = (50, 90, 99)
 POLICIES: dict[str, Callable[[Board], tuple[Cell, ...]]] = {
@@ -75,60 +74,65 @@ class MatchOdds:
         }
 
 
-def _add(a: Poly, b: Poly) -> Poly:
-    size = max(len(a), len(b))
-    return tuple(
-        (a[i] if i < len(a) else Fraction(0)) + (b[i] if i < len(b) else Fraction(0))
-        for i in range(size)
-    )
+Number = TypeVar("Number", Fraction, float)
+Polys = tuple[tuple[Number, ...], tuple[Number, ...], tuple[Number, ...]]
 
 
-def _scale(a: Poly, by: Fraction) -> Poly:
-    return tuple(c * by for c in a)
+def _add(a: tuple[Number, ...], b: tuple[Number, ...]) -> tuple[Number, ...]:
+    if len(a) < len(b):
+        a, b = b, a
+    return tuple(c + b[i] if i < len(b) else c for i, c in enumerate(a))
 
 
-def _times_p(a: Poly) -> Poly:
-    return (Fraction(0), *a)
+def _mix(
+    perfect: tuple[Number, ...], chance: tuple[Number, ...], zero: Number
+) -> tuple[Number, ...]:
+    """p * perfect + (1 - p) * chance, as coefficients of p**0, p**1, ..."""
+    shifted = [zero]
+    shifted.extend(zero - c for c in chance)  # -p * chance
+    raised = [zero]
+    raised.extend(perfect)  # p * perfect
+    return _add(_add(chance, tuple(shifted)), tuple(raised))
 
 
-def _mix(perfect: Poly, chance: Poly) -> Poly:
-    """p * perfect + (1 - p) * chance."""
-    return _add(_times_p(perfect), _add(chance, _scale(_times_p(chance), Fraction(-1))))
+def _mean(polys: list[Polys[Number]], unit: Number) -> Polys[Number]:
+    share = unit / len(polys)
+    total: list[tuple[Number, ...]] = [(), (), ()]
+    for three in polys:
+        total = [_add(total[i], three[i]) for i in range(3)]
+    win, loss, draw = (tuple(c * share for c in poly) for poly in total)
+    return win, loss, draw
 
 
-def _mean(polys: list[tuple[Poly, Poly, Poly]]) -> tuple[Poly, Poly, Poly]:
-    share = Fraction(1, len(polys))
-    total: tuple[Poly, Poly, Poly] = ((), (), ())
-    for win, loss, draw in polys:
-        total = (_add(total[0], win), _add(total[1], loss), _add(total[2], draw))
-    return (_scale(total[0], share), _scale(total[1], share), _scale(total[2], share))
-
-
-def _game_tree(player: str, human_mark: str) -> tuple[Poly, Poly, Poly]:
-    """(win, loss, draw) for the player as polynomials in p, from the empty board."""
+def _game_tree(player: str, human_mark: str, unit: Number) -> Polys[Number]:
+    """(win, loss, draw) for the player as polynomials in p, from the empty board, in the
+    number type of ``unit`` (Fraction for exact coefficients, float for speed)."""
     policy = POLICIES[player]
-    seen: dict[str, tuple[Poly, Poly, Poly]] = {}
-    one, none = (Fraction(1),), ()
+    seen: dict[str, Polys[Number]] = {}
+    one, zero = (unit,), (unit - unit,)
 
-    def node(board: Board) -> tuple[Poly, Poly, Poly]:
+    def node(board: Board) -> Polys[Number]:
         found = seen.get(board.cells)
         if found is not None:
             return found
         outcome = board.outcome()
         if outcome is not None:
             if outcome.winner is None:
-                result: tuple[Poly, Poly, Poly] = (none, none, one)
+                result: Polys[Number] = (zero, zero, one)
             elif outcome.winner == human_mark:
-                result = (one, none, none)
+                result = (one, zero, zero)
             else:
-                result = (none, one, none)
+                result = (zero, one, zero)
         elif board.to_move == human_mark:
-            result = _mean([node(board.apply_move(cell)) for cell in policy(board)])
+            result = _mean([node(board.apply_move(cell)) for cell in policy(board)], unit)
         else:
-            perfect = _mean([node(board.apply_move(cell)) for cell in best_moves(board)])
-            chance = _mean([node(board.apply_move(cell)) for cell in board.legal_moves()])
-            mixed = [_mix(perfect[i], chance[i]) for i in range(3)]
-            result = (mixed[0], mixed[1], mixed[2])
+            perfect = _mean([node(board.apply_move(cell)) for cell in best_moves(board)], unit)
+            chance = _mean([node(board.apply_move(cell)) for cell in board.legal_moves()], unit)
+            result = (
+                _mix(perfect[0], chance[0], zero[0]),
+                _mix(perfect[1], chance[1], zero[0]),
+                _mix(perfect[2], chance[2], zero[0]),
+            )
         seen[board.cells] = result
         return result
 
@@ -136,24 +140,41 @@ def _game_tree(player: str, human_mark: str) -> tuple[Poly, Poly, Poly]:
 
 
 @cache
-def game_polynomials(player: str) -> tuple[Poly, Poly, Poly]:
+def game_polynomials(player: str) -> Polys[Fraction]:
     """One game's (win, loss, draw) for ``player`` as exact polynomials in p.
 
     Either side starts with probability 1/2; the one who starts plays X.
     """
+    return _both_sides(player, Fraction(1))
+
+
+def _both_sides(player: str, unit: Number) -> Polys[Number]:
     if player not in POLICIES:
         raise ValueError(f"unknown player {player!r}: choose from {', '.join(PLAYERS)}")
-    return _mean([_game_tree(player, "X"), _game_tree(player, "O")])
+    return _mean([_game_tree(player, "X", unit), _game_tree(player, "O", unit)], unit)
+
+
+@cache
+def _float_polynomials(player: str) -> Polys[float]:
+    """The same in floats: what the odds use (the exact ones are for the tests)."""
+    return _both_sides(player, 1.0)
 
 
 @cache
 def game_odds(player: str, level: int) -> GameOdds:
     """One game's chances for ``player`` against the AI at difficulty ``level`` (0..100)."""
-    p = Fraction(level, 100)
+    p = level / 100
     win, loss, draw = (
-        float(sum(c * p**k for k, c in enumerate(poly))) for poly in game_polynomials(player)
+        sum(c * p**k for k, c in enumerate(poly)) for poly in _float_polynomials(player)
     )
     return GameOdds(win, loss, draw)
+
+
+def build_tables() -> None:
+    """Compute every player's one-game chances at every difficulty, once per process."""
+    for player in PLAYERS:
+        for level in range(101):
+            game_odds(player, level)
 
 
 @lru_cache(maxsize=4096)
