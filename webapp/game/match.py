@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal, cast, get_args
@@ -122,25 +122,37 @@ PRESETS: dict[str, Rules] = {
 MAX_GAMES = 100  # the longest a match may possibly last under rules a player chooses
 
 
+HpState = tuple[int, int]  # (player HP, AI HP) between games
+
+
+def states_from(start: HpState, after: Callable[[HpState], Iterable[HpState]]) -> list[HpState]:
+    """The states a match under way can reach from ``start`` (``after`` gives a state's
+    next ones, ended or not), each after every state it leads to.
+
+    Every game lowers the AI's HP, or keeps it and lowers the player's (the checks in
+    ``Rules``), so ordering by AI HP, then player HP, does it.
+    """
+    seen, todo = {start}, [start]
+    while todo:
+        for state in after(todo.pop()):
+            if state[0] > 0 and state[1] > 0 and state not in seen:
+                seen.add(state)
+                todo.append(state)
+    return sorted(seen, key=lambda state: (state[1], state[0]))
+
+
 @lru_cache(maxsize=1024)
 def longest_match(rules: Rules) -> int:
     """The most games a match under ``rules`` can last, whatever happens in each game."""
-    longest: dict[tuple[int, int], int] = {}
+
+    def after(state: HpState) -> list[HpState]:
+        return [hp_after_game(rules, *state, status) for status in get_args(Status)[1:]]
+
+    longest: dict[HpState, int] = {}
     start = (rules.start_human_hp, rules.start_ai_hp)
-    seen, todo = {start}, [start]
-    while todo:
-        human, ai = todo.pop()
-        for status in get_args(Status)[1:]:
-            after = hp_after_game(rules, human, ai, status)
-            if after[0] > 0 and after[1] > 0 and after not in seen:
-                seen.add(after)
-                todo.append(after)
-    # Every game lowers the AI's HP, or keeps it and lowers the player's.
-    for human, ai in sorted(seen, key=lambda state: (state[1], state[0])):
-        nexts = (hp_after_game(rules, human, ai, status) for status in get_args(Status)[1:])
-        longest[human, ai] = 1 + max(
-            (longest[after] for after in nexts if after[0] > 0 and after[1] > 0), default=0
-        )
+    for state in states_from(start, after):
+        going_on = (longest[nxt] for nxt in after(state) if nxt[0] > 0 and nxt[1] > 0)
+        longest[state] = 1 + max(going_on, default=0)
     return longest[start]
 
 

@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 
 from .board import Board, Cell
 from .engine import best_moves
-from .match import Rules, difficulty, hp_after_game
+from .match import Rules, difficulty, hp_after_game, states_from
 from .strategies import heuristic_choices
 
 PLAYERS = ("random", "heuristic", "perfect")
@@ -240,18 +240,7 @@ WON, LOST = -1, -2
 
 
 def _graph(steps: Steps, start: tuple[int, int]) -> _Graph:
-    seen = {start}
-    todo = [start]
-    while todo:
-        human, ai = todo.pop()
-        for _, next_human, next_ai in steps(human, ai):
-            state = (next_human, next_ai)
-            if next_human > 0 and next_ai > 0 and state not in seen:
-                seen.add(state)
-                todo.append(state)
-    # Every game lowers the AI's HP, or keeps it and lowers the player's (the checks in
-    # Rules): in this order each state comes after every state it leads to.
-    order = sorted(seen, key=lambda state: (state[1], state[0]))
+    order = states_from(start, lambda state: [(h, a) for _, h, a in steps(*state)])
     number = {state: index for index, state in enumerate(order)}
     moves = []
     for state in order:
