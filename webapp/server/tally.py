@@ -34,8 +34,12 @@ class Tally(Protocol):
         """
 
 
+PRUNE_SECONDS = 1.0  # how often expired entries are swept away
+
+
 class LocalTally:
-    """In this process's memory: right for one process. Expired entries are pruned."""
+    """In this process's memory: right for one process. Expired entries are swept away
+    at most once a second, so a visitor's request never walks the whole table."""
 
     def __init__(self, *, clock: Clock = time.time) -> None:
         self.clock = clock
@@ -43,6 +47,7 @@ class LocalTally:
         self.counts: dict[tuple[str, int], int] = {}  # (key, window's index) -> count
         self.windows: dict[tuple[str, int], float] = {}  # the same -> window's end
         self._lock = threading.Lock()
+        self._pruned = float("-inf")
 
     def cool(self, player: str, seconds: float) -> None:
         """Keep ``player`` out for ``seconds`` from now."""
@@ -68,6 +73,9 @@ class LocalTally:
 
     def _prune(self) -> None:
         now = self.clock()
+        if now - self._pruned < PRUNE_SECONDS:
+            return
+        self._pruned = now
         for player in [p for p, end in self.cooling.items() if end <= now]:
             del self.cooling[player]
         for slot in [s for s, end in self.windows.items() if end <= now]:
