@@ -17,6 +17,7 @@ import resource
 import shlex
 import shutil
 import signal
+import socket
 import ssl
 import stat
 import subprocess
@@ -46,6 +47,7 @@ from webapp.testing_guide import (
     sub_path_site,
     unit_keys,
 )
+from webapp.testing_hosts import find_tool
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 TOOLS = ("nginx", "openssl", "setpriv", "prlimit", "useradd", "userdel", "git", "npm")
@@ -59,14 +61,10 @@ HARDENING = {
 }
 
 
-def tool(name: str) -> str | None:
-    return shutil.which(name) or shutil.which(name, path="/usr/sbin:/usr/bin:/sbin:/bin")
-
-
 def why_not() -> str | None:
     if os.geteuid() != 0:
         return "follows the guide as root: creates a user and runs the service as it"
-    missing = [name for name in TOOLS if not tool(name)]
+    missing = [name for name in TOOLS if not find_tool(name)]
     return f"needs {', '.join(missing)}" if missing else None
 
 
@@ -84,7 +82,7 @@ def test_the_unit_has_every_hardening_key() -> None:
 
 
 def test_systemd_analyze_verifies_the_unit(tmp_path: Path) -> None:
-    analyze = tool("systemd-analyze")
+    analyze = find_tool("systemd-analyze")
     if analyze is None:
         pytest.skip("systemd-analyze is not installed")
     program = Path(shutil.which("tictactoe") or CHECKOUT / ".venv" / "bin" / "tictactoe")
@@ -193,8 +191,8 @@ class Install:
         }
         limit = service_file_limit()
         command = [
-            *(tool("prlimit") or "prlimit", f"--nofile={limit}:{limit}", "--"),
-            *(tool("setpriv") or "setpriv", "--reuid", user.pw_name, "--regid", user.pw_name),
+            *(find_tool("prlimit") or "prlimit", f"--nofile={limit}:{limit}", "--"),
+            *(find_tool("setpriv") or "setpriv", "--reuid", user.pw_name, "--regid", user.pw_name),
             *("--init-groups", "--"),
             *shlex.split(self.paths(keys["ExecStart"])),
         ]
@@ -221,7 +219,7 @@ class Install:
         cert, key = self.root / "fullchain.pem", self.root / "privkey.pem"
         subprocess.run(
             [
-                *(tool("openssl") or "openssl", "req", "-x509", "-newkey", "rsa:2048"),
+                *(find_tool("openssl") or "openssl", "req", "-x509", "-newkey", "rsa:2048"),
                 *("-nodes", "-days", "1", "-subj", "/CN=play.example.org"),
                 *("-addext", "subjectAltName=DNS:play.example.org,IP:127.0.0.1"),
                 *("-keyout", str(key), "-out", str(cert)),
@@ -259,7 +257,7 @@ class Install:
             f"http {{\n    access_log {self.root / 'nginx-access.log'};\n{temp}{site}}}\n"
         )
         self.nginx = subprocess.Popen(
-            [tool("nginx") or "nginx", "-c", str(conf), "-p", str(self.root)],
+            [find_tool("nginx") or "nginx", "-c", str(conf), "-p", str(self.root)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.STDOUT,
         )
@@ -271,7 +269,7 @@ class Install:
             self.nginx.terminate()
             self.nginx.wait(timeout=10)
         if self.created_user:
-            subprocess.run([tool("userdel") or "userdel", self.created_user], check=False)
+            subprocess.run([find_tool("userdel") or "userdel", self.created_user], check=False)
         shutil.rmtree(self.root, ignore_errors=True)
 
 
@@ -284,8 +282,6 @@ def service_file_limit() -> int:
 
 
 def answers(host: str, port: int) -> bool:
-    import socket
-
     try:
         with socket.create_connection((host, port), timeout=0.5):
             return True
