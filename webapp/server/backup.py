@@ -42,9 +42,7 @@ def backup(data_dir: Path, target: Path, *, with_database: bool = True) -> list[
     written = [_copy_private(key, target / datadir.KEY_FILE)]
     if with_database:
         copy = target / DATABASE_FILE
-        partial = copy.with_name(copy.name + ".partial")
-        partial.unlink(missing_ok=True)
-        datadir.private_file(partial)
+        partial = _partial(copy)
         source = sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=10)
         destination = sqlite3.connect(partial)
         try:
@@ -88,10 +86,16 @@ def restore(source: Path, data_dir: Path) -> list[Path]:
     return aside
 
 
-def _copy_private(source: Path, target: Path) -> Path:
+def _partial(target: Path) -> Path:
+    """A new empty private file beside ``target``, to be moved over it once complete."""
     partial = target.with_name(target.name + ".partial")
     partial.unlink(missing_ok=True)
     datadir.private_file(partial)
+    return partial
+
+
+def _copy_private(source: Path, target: Path) -> Path:
+    partial = _partial(target)
     with source.open("rb") as reading, partial.open("wb") as writing:
         shutil.copyfileobj(reading, writing)
         writing.flush()

@@ -40,14 +40,8 @@ class TokenBucket:
         self.stamp = clock()
 
     def take(self) -> bool:
-        """Spend one token if there is one."""
-        now = self.clock()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
+        """Spend one token if there is one now."""
+        return self.reserve(0.0) is not None
 
     def reserve(self, longest: float) -> float | None:
         """Book one token: the seconds until it is due (0: now), or None if over ``longest``.
