@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from webapp.cli.main import percent
+from webapp.cli.report import percent
 from webapp.game.match import (
     MAX_GAMES,
     PRESETS,

@@ -19,7 +19,7 @@ from ..game.match import MODES, PRESETS, RULE_FIELDS, MatchError, Rules, rules_f
 from ..game.odds import PLAYERS as ODDS_PLAYERS
 from ..game.odds import match_odds
 from ..game.simulation import PLAYERS, simulate
-from .report import render_json, render_text
+from .report import render_json, render_odds, render_text
 from .terminal import draw_board, play_match
 
 
@@ -172,27 +172,8 @@ def cmd_odds(args: argparse.Namespace) -> int:
         dicts = [odds.to_dict() for odds in found]
         print(json.dumps(dicts[0] if args.player else dicts))
         return 0
-    header = ("player", "wins the match", "games, on average", "50% / 90% / 99% within")
-    print(f"{header[0]:<10} {header[1]:>15} {header[2]:>18} {header[3]:>24}")
-    for odds in found:
-        q = odds.games_quantiles
-        within = f"{q['50']} / {q['90']} / {q['99']} games"
-        print(
-            f"{odds.player:<10} {percent(odds.human_match_win_prob):>15}"
-            f" {odds.expected_games:>18.1f} {within:>24}"
-        )
+    print(render_odds(found))
     return 0
-
-
-def percent(share: float) -> str:
-    """A chance in percent, with the digits that tell a small one from none, or a near
-    certainty from a certainty."""
-    value = share * 100
-    if 0 < value < 0.1:
-        return f"{value:.2g}%"
-    if 99.95 <= value < 100:
-        return f"{value:.4g}%"
-    return f"{value:.1f}%"
 
 
 def _add_rule_settings(parser: argparse.ArgumentParser) -> None:

@@ -1,10 +1,11 @@
-"""``tictactoe simulate``'s report, as text or JSON."""
+"""The reports of ``tictactoe simulate`` (text or JSON) and ``tictactoe odds`` (text)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict
 
+from ..game.odds import MatchOdds
 from ..game.simulation import Simulation
 
 
@@ -28,4 +29,29 @@ def render_text(result: Simulation) -> str:
         f"{row.game:>4}  {row.matches_reaching:>7,}  {row.human_hp:>8.1f}  {row.ai_hp:>6.1f}"
         for row in result.hp_by_game
     ]
+    return "\n".join(lines)
+
+
+def percent(share: float) -> str:
+    """A chance in percent, with the digits that tell a small one from none, or a near
+    certainty from a certainty."""
+    value = share * 100
+    if 0 < value < 0.1:
+        return f"{value:.2g}%"
+    if 99.95 <= value < 100:
+        return f"{value:.4g}%"
+    return f"{value:.1f}%"
+
+
+def render_odds(found: list[MatchOdds]) -> str:
+    """The odds of each scripted player as a short table."""
+    header = ("player", "wins the match", "games, on average", "50% / 90% / 99% within")
+    lines = [f"{header[0]:<10} {header[1]:>15} {header[2]:>18} {header[3]:>24}"]
+    for odds in found:
+        q = odds.games_quantiles
+        within = f"{q['50']} / {q['90']} / {q['99']} games"
+        lines.append(
+            f"{odds.player:<10} {percent(odds.human_match_win_prob):>15}"
+            f" {odds.expected_games:>18.1f} {within:>24}"
+        )
     return "\n".join(lines)
