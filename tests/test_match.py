@@ -21,6 +21,7 @@ import webapp.game
 from webapp.game import match as match_module
 from webapp.game import strategies
 from webapp.game.board import Cell, RuleError
+from webapp.game.fairness import Dice
 from webapp.game.match import (
     FIXED_STRATEGIES,
     MODES,
@@ -29,6 +30,7 @@ from webapp.game.match import (
     Match,
     MatchError,
     Mode,
+    Rules,
     Side,
     ai_move,
     apply_ai_move,
@@ -37,6 +39,7 @@ from webapp.game.match import (
     human_move,
     new_match,
     next_game,
+    rules_from,
 )
 from webapp.server.protocol import snapshot
 
@@ -47,12 +50,23 @@ DRAW: tuple[Side, Sequence[Cell]] = ("human", (0, 4, 8, 2, 6, 3, 5, 7, 1))
 SCRIPTS = {"human_won": HUMAN_WINS, "ai_won": AI_WINS, "draw": DRAW}
 
 
+def dice(seed: int = 0) -> Dice:
+    """Dice for game 1 with a server seed made from ``seed``, past the draw of who starts."""
+    return Dice(random.Random(seed).randbytes(32).hex(), "test", 1, used=1)
+
+
 def fresh(
     *, first: Side = "human", mode: str = "adaptive", human_hp: int = 100, ai_hp: int = 100
 ) -> Match:
     """A new match whose current game is started by ``first``."""
-    match = new_match(random.Random(0), mode=mode, human_hp=human_hp, ai_hp=ai_hp)
-    return dataclasses.replace(match, game=Game(first=first))
+    rules = Rules(start_human_hp=human_hp, start_ai_hp=ai_hp)
+    match = new_match(random.Random(0), mode=mode, rules=rules)
+    return dataclasses.replace(match, game=Game(first=first, dice=dice()))
+
+
+def reseeded(match: Match, seed: int) -> Match:
+    """The same match with other dice for its current game: another roll of the AI's."""
+    return dataclasses.replace(match, game=dataclasses.replace(match.game, dice=dice(seed)))
 
 
 def play_cells(match: Match, cells: Sequence[Cell]) -> Match:
@@ -68,7 +82,7 @@ def play_cells(match: Match, cells: Sequence[Cell]) -> Match:
 def play_scripted(match: Match, status: str) -> Match:
     """Play one scripted game that ends in ``status`` as the match's current game."""
     first, cells = SCRIPTS[status]
-    match = dataclasses.replace(match, game=Game(first=first))
+    match = dataclasses.replace(match, game=Game(first=first, dice=dice()))
     match = play_cells(match, cells)
     assert match.game.status == status
     return match
@@ -165,7 +179,7 @@ def test_fixed_modes_keep_a_record_not_hp(mode: str) -> None:
 @pytest.mark.parametrize("side", ["human_hp", "ai_hp"])
 @pytest.mark.parametrize("hp", [1, 37, 100])
 def test_starting_hp_is_a_setting(side: str, hp: int) -> None:
-    match = new_match(random.Random(0), **{side: hp})
+    match = new_match(random.Random(0), rules=rules_from(**{f"start_{side}": hp}))
     assert getattr(match, side) == hp
     assert getattr(match.rules, f"start_{side}") == hp
 
@@ -174,8 +188,9 @@ def test_starting_hp_is_a_setting(side: str, hp: int) -> None:
 @pytest.mark.parametrize("hp", [0, 101, -5, 1000, "50", 2.5, True])
 def test_out_of_range_hp_is_refused(side: str, hp: object) -> None:
     with pytest.raises(MatchError) as caught:
-        new_match(random.Random(0), **{side: hp})
+        new_match(random.Random(0), rules=rules_from(**{f"start_{side}": hp}))
     assert caught.value.code == "bad_setting"
+    assert caught.value.field == f"start_{side}"
     label = {"human_hp": "your starting HP", "ai_hp": "the AI's starting HP"}[side]
     assert caught.value.message.startswith(f"{label} must be an integer from 1 to 100")
 
@@ -226,9 +241,8 @@ def test_share_of_perfect_moves_matches_difficulty(
         # AI HP is at least 1 while a match is being played, so the difficulty tops out
         # at 99 in play; force 100 to check the rule's upper edge.
         monkeypatch.setattr(match_module, "difficulty", lambda ai_hp: 100)
-    rng = random.Random(level + 11)
     match = fresh(first="ai", ai_hp=max(1, 100 - level))
-    moves = [choose_ai_move(match, rng) for _ in range(TURNS)]
+    moves = [choose_ai_move(reseeded(match, level * TURNS + i)) for i in range(TURNS)]
     rolls = [move.roll for move in moves if move.roll is not None]
     assert len(rolls) == TURNS
     assert set(rolls) == set(range(100))  # uniform 0..99: every value turns up
@@ -250,8 +264,7 @@ def test_share_of_perfect_moves_matches_difficulty(
 def test_perfect_moves_block_and_random_moves_spread() -> None:
     # The human (X) holds a1 and b1 and threatens c1 (cell 2); the AI holds b2.
     match = play_cells(fresh(ai_hp=50), (0, 4, 1))
-    rng = random.Random(3)
-    moves = [choose_ai_move(match, rng) for _ in range(600)]
+    moves = [choose_ai_move(reseeded(match, seed)) for seed in range(600)]
     by_decision = {
         decision: {m.cell for m in moves if m.decision == decision}
         for decision in ("perfect", "random")
@@ -265,16 +278,17 @@ def test_fixed_modes_play_their_strategy(
     mode: Mode, strategy: str, opening: tuple[int, ...]
 ) -> None:
     match = play_cells(fresh(first="ai" if len(opening) % 2 == 0 else "human", mode=mode), opening)
-    for seed in range(5):
-        move = choose_ai_move(match, random.Random(seed))
-        expected = strategies.strategy(strategy)(match.game.board, random.Random(seed))
-        # The decision recorded is the strategy's own name.
-        assert (move.cell, move.decision, move.roll, move.difficulty) == (
-            expected,
-            strategy,
-            None,
-            None,
-        )
+    board = match.game.board
+    choices = set(strategies.candidates(strategy, board, depth=match.rules.lookahead_depth))
+    picked = set()
+    for seed in range(200):  # a choice of 9 is missed with chance 9 * (8/9)**200, 5e-10
+        move = choose_ai_move(reseeded(match, seed))
+        # The decision recorded is the strategy's own name, its candidates its choices.
+        assert (move.decision, move.roll, move.difficulty) == (strategy, None, None)
+        assert set(move.candidates) == choices and move.cell in choices
+        assert move.candidates == tuple(sorted(move.candidates))
+        picked.add(move.cell)
+    assert picked == choices  # every equal choice turns up
 
 
 def test_fixed_modes_name_their_strategies() -> None:
@@ -296,7 +310,7 @@ def test_impossible_mode_never_loses() -> None:
             if match.game.turn == "human":
                 match = human_move(match, strategies.random_move(match.game.board, rng))
             else:
-                match = ai_move(match, rng)
+                match = ai_move(match)
         match = next_game(match, rng)
     assert match.record.wins == 0
     assert match.record.losses > 0
@@ -323,9 +337,9 @@ def match_ended() -> Match:
 
 ACTIONS: dict[str, Callable[[Match], object]] = {
     "human_move": lambda m: human_move(m, 8),
-    "choose_ai_move": lambda m: choose_ai_move(m, random.Random(0)),
+    "choose_ai_move": choose_ai_move,
     "apply_ai_move": lambda m: apply_ai_move(m, AiMove(cell=8, decision="random")),
-    "ai_move": lambda m: ai_move(m, random.Random(0)),
+    "ai_move": ai_move,
     "next_game": lambda m: next_game(m, random.Random(0)),
 }
 
@@ -379,27 +393,25 @@ class FakeClock:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_without_a_clock_think_time_is_zero(mode: str) -> None:
-    match = ai_move(fresh(first="ai", mode=mode, ai_hp=50), random.Random(0))
+    match = ai_move(fresh(first="ai", mode=mode, ai_hp=50))
     assert match.game.ai_moves[-1].think_us == 0
-    assert choose_ai_move(fresh(first="ai", mode=mode), random.Random(0)).think_us == 0
+    assert choose_ai_move(fresh(first="ai", mode=mode)).think_us == 0
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_think_time_comes_from_the_clock_given(mode: str) -> None:
     clock = FakeClock(0, 5_000)
-    match = ai_move(fresh(first="ai", mode=mode), random.Random(0), clock=clock)
+    match = ai_move(fresh(first="ai", mode=mode), clock=clock)
     assert match.game.ai_moves[-1].think_us == 5
     assert clock.readings == []  # read once before the choice and once after
-    move = choose_ai_move(fresh(first="ai", mode=mode), random.Random(0), clock=FakeClock(7, 2_999))
+    move = choose_ai_move(fresh(first="ai", mode=mode), clock=FakeClock(7, 2_999))
     assert move.think_us == 2  # whole microseconds, rounded down
 
 
 def test_the_clock_does_not_change_the_move() -> None:
     match = fresh(first="ai", ai_hp=50)
-    timed = [
-        choose_ai_move(match, random.Random(seed), clock=FakeClock(0, 1_000)) for seed in range(20)
-    ]
-    plain = [choose_ai_move(match, random.Random(seed)) for seed in range(20)]
+    timed = [choose_ai_move(reseeded(match, seed), clock=FakeClock(0, 1_000)) for seed in range(20)]
+    plain = [choose_ai_move(reseeded(match, seed)) for seed in range(20)]
     assert [dataclasses.replace(move, think_us=0) for move in timed] == plain
 
 

@@ -17,6 +17,7 @@ from webapp import __version__
 from webapp.game import engine
 from webapp.game import match as matches
 from webapp.game.board import Board
+from webapp.game.fairness import Dice
 from webapp.game.match import Game, Match, MatchError, Side
 from webapp.server.app import create_app
 from webapp.server.events import check_release
@@ -55,7 +56,7 @@ MATCH_KEYS = {
 
 def stage(app: Flask, client: FlaskClient, first: Side, cells: list[int], **fields: Any) -> Match:
     """Store a match whose current game has ``cells`` played alternately from ``first``."""
-    game = Game(first=first)
+    game = Game(first=first, dice=Dice(random.Random(0).randbytes(32).hex(), "test", 1, used=1))
     side: Side = first
     for cell in cells:
         move = matches.AiMove(cell, "perfect") if side == "ai" else None

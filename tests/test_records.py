@@ -14,10 +14,11 @@ import pytest
 
 from webapp.game import records, strategies
 from webapp.game.match import (
+    FIXED_STRATEGIES,
     AiMove,
-    Game,
     Match,
     MatchError,
+    Rules,
     ai_move,
     human_move,
     new_match,
@@ -25,6 +26,7 @@ from webapp.game.match import (
 )
 from webapp.game.records import SCHEMA, from_record, to_record, upgrade
 from webapp.game.simulation import PLAYERS, match_states
+from webapp.game.verification import game_record
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # Rows as the 0.1.0 server stored them: its "data" column is the record's JSON text.
@@ -39,11 +41,15 @@ def round_trip(match: Match) -> Match:
     return from_record(json.loads(json.dumps(to_record(match))))
 
 
+def ai_first(mode: str = "adaptive") -> Match:
+    """A new match whose first game the AI starts."""
+    match = new_match(random.Random(0), mode=mode)
+    return dataclasses.replace(match, game=dataclasses.replace(match.game, first="ai"))
+
+
 def ai_first_with_moves() -> Match:
     """An adaptive match in which the AI moved first and the human replied."""
-    match = new_match(random.Random(0))
-    match = dataclasses.replace(match, game=Game(first="ai"))
-    match = ai_move(match, random.Random(1))
+    match = ai_move(ai_first())
     return human_move(match, match.game.board.legal_moves()[0])
 
 
@@ -72,13 +78,13 @@ def test_round_trip_along_whole_matches(player: str, seed: int) -> None:
 @pytest.mark.parametrize("mode", ["easy", "medium", "hard", "impossible"])
 def test_round_trip_in_fixed_modes(mode: str) -> None:
     rng = random.Random(4)
-    match = new_match(rng, mode=mode, human_hp=40, ai_hp=70)
+    match = new_match(rng, mode=mode, rules=Rules(start_human_hp=40, start_ai_hp=70))
     for _ in range(3):
         while match.game.turn is not None:
             if match.game.turn == "human":
                 match = human_move(match, strategies.random_move(match.game.board, rng))
             else:
-                match = ai_move(match, rng, clock=iter(range(0, 10**9, 3_000)).__next__)
+                match = ai_move(match, clock=iter(range(0, 10**9, 3_000)).__next__)
             assert round_trip(match) == match
         match = next_game(match, rng)
     assert round_trip(match) == match
@@ -86,12 +92,26 @@ def test_round_trip_in_fixed_modes(mode: str) -> None:
 
 def test_record_has_the_current_schema() -> None:
     data = to_record(ai_first_with_moves())
-    assert data["format"] == SCHEMA == 2
+    assert data["format"] == SCHEMA == 3
     assert json.loads(json.dumps(data)) == data
     assert set(data["rules"]) >= {"start_human_hp", "start_ai_hp"}
     assert not set(data["rules"]) & {"human_hp", "ai_hp"}
+    assert data["locked"] is None
     (move,) = data["game"]["ai_moves"]
-    assert set(move) == {"cell", "decision", "roll", "difficulty", "think_us"}
+    assert set(move) == {
+        "cell",
+        "decision",
+        "roll",
+        "difficulty",
+        "think_us",
+        "roll_n",
+        "candidates",
+        "pick_n",
+    }
+    assert (move["roll_n"], move["pick_n"]) == (1, 2)  # number 0 drew who starts
+    dice = data["game"]["dice"]
+    assert set(dice) == {"server_seed", "client_seed", "game", "used", "committed"}
+    assert (dice["used"], dice["game"], dice["committed"]) == (3, 1, True)
 
 
 def test_current_records_pass_the_upgrade_unchanged() -> None:
@@ -100,9 +120,7 @@ def test_current_records_pass_the_upgrade_unchanged() -> None:
 
 
 def test_perfect_decision_is_stored_as_perfect() -> None:
-    match = new_match(random.Random(0), mode="impossible")
-    match = dataclasses.replace(match, game=Game(first="ai"))
-    match = ai_move(match, random.Random(0))
+    match = ai_move(ai_first("impossible"))
     data = to_record(match)
     assert data["game"]["ai_moves"][0]["decision"] == "perfect"
     assert round_trip(match).game.ai_moves[0].decision == "perfect"
@@ -212,6 +230,15 @@ DAMAGE: list[Callable[[dict[str, Any]], object]] = [
     lambda d: d["game"].update(first="nobody"),
     lambda d: d.update(mode="godlike"),
     lambda d: d["game"]["ai_moves"][0].update(feeling="lucky"),
+    lambda d: d["game"].pop("dice"),
+    lambda d: d["game"]["dice"].update(used=1),  # the stored dice skip a move's numbers
+    lambda d: d["game"]["dice"].update(game=2),
+    lambda d: d["game"]["dice"].update(server_seed="00"),
+    lambda d: d["game"]["dice"].update(client_seed="a:b"),
+    lambda d: d["game"]["ai_moves"][0].update(pick_n=5),
+    lambda d: d.pop("locked"),
+    lambda d: d.update(locked=101),
+    lambda d: d.update(locked="50"),
 ]
 
 
@@ -254,3 +281,55 @@ def test_records_that_are_not_objects_are_refused(data: object) -> None:
     with pytest.raises(MatchError) as caught:
         from_record(data)  # type: ignore[arg-type]
     assert caught.value.code == "bad_state"
+
+
+# --- records of release 0.2.0 --------------------------------------------------------
+
+ROWS_0_2_0 = [
+    json.loads(line)
+    for line in (FIXTURES / "matches-0.2.0.jsonl").read_text().splitlines()
+    if line.strip()
+]
+
+
+def test_the_fixture_covers_the_0_2_0_shapes() -> None:
+    records_0_2_0 = [json.loads(row["data"]) for row in ROWS_0_2_0]
+    assert {data["format"] for data in records_0_2_0} == {2}
+    assert {data["mode"] for data in records_0_2_0} == {"adaptive", *FIXED_STRATEGIES}
+    assert any(data["rules"] != dataclasses.asdict(Rules()) for data in records_0_2_0)
+    assert any(data["game"]["ai_moves"] for data in records_0_2_0)
+
+
+@pytest.mark.parametrize("row", ROWS_0_2_0, ids=lambda row: row["player"])
+def test_format_2_records_upgrade_to_unlocked_games_without_a_commitment(
+    row: dict[str, Any],
+) -> None:
+    old = json.loads(row["data"])
+    data = upgrade(copy.deepcopy(old))
+    assert data["format"] == SCHEMA
+    assert data["locked"] is None
+    dice = data["game"]["dice"]
+    assert (dice["client_seed"], dice["game"], dice["used"]) == ("upgraded", old["game_number"], 1)
+    assert dice["committed"] is False
+    assert len(dice["server_seed"]) == 64
+    for move, before in zip(data["game"]["ai_moves"], old["game"]["ai_moves"], strict=True):
+        assert move == {**before, "roll_n": None, "candidates": [], "pick_n": None}
+    for key in ("version", "mode", "rules", "human_hp", "ai_hp", "game_number", "record"):
+        assert data[key] == old[key]
+    assert data["game"]["history"] == old["game"]["history"]
+
+
+@pytest.mark.parametrize("row", ROWS_0_2_0, ids=lambda row: row["player"])
+def test_format_2_records_load_and_their_game_goes_on(row: dict[str, Any]) -> None:
+    match = from_record(json.loads(row["data"]))
+    assert match.version == row["version"]
+    assert game_record(match)["dice"] is None  # never committed: nothing to verify
+    assert round_trip(match) == match
+    if match.game.turn == "ai":
+        played = ai_move(match)
+        assert played.game.ai_moves[-1].pick_n is not None
+        assert round_trip(played) == played
+    if not match.over and match.game.turn is None:
+        following = next_game(match, random.Random(1), client_seed="mine")
+        assert following.game.dice.committed
+        assert game_record(following)["dice"]["client_seed"] == "mine"

@@ -18,7 +18,7 @@ from webapp.cli.report import render_json, render_text
 from webapp.cli.terminal import play_match
 from webapp.game import strategies
 from webapp.game.board import cell_name
-from webapp.game.match import FIXED_STRATEGIES, MatchError, new_match
+from webapp.game.match import FIXED_STRATEGIES, MatchError, Rules, new_match
 from webapp.game.simulation import PLAYERS, match_states, run_match, simulate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -238,7 +238,7 @@ def test_moves_as_names_or_row_col(typed: str) -> None:
 
 
 def test_starting_hp_settings_are_used() -> None:
-    out = play_in_process("q\n", human_hp=40, ai_hp=70)
+    out = play_in_process("q\n", rules=Rules(start_human_hp=40, start_ai_hp=70))
     assert out.splitlines()[1] == "HP: you 40, AI 70; difficulty 30%"
 
 
@@ -281,7 +281,7 @@ def test_simulation_is_reproducible() -> None:
 
 def test_perfect_human_against_a_nearly_dead_ai_always_wins_game_one() -> None:
     # A perfect human never loses a game, and a win (-10) or a draw (-2) ends the AI at 2 HP.
-    result = simulate("perfect", 50, random.Random(2), ai_hp=2)
+    result = simulate("perfect", 50, random.Random(2), rules=Rules(start_ai_hp=2))
     assert (result.human_match_win_rate, result.avg_games_per_match) == (1.0, 1.0)
     (row,) = result.hp_by_game
     assert row.matches_reaching == 50 and 90 <= row.human_hp <= 100 and row.ai_hp <= 0

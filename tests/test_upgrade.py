@@ -40,8 +40,15 @@ ROWS = rows_of_every_release()
 ROW_IDS = [f"{release}:{row['player']}" for release, row in ROWS]
 
 
-def test_a_fixture_is_kept_for_the_release_before() -> None:
-    assert "0.1.0" in RELEASES
+def test_a_fixture_is_kept_for_each_release_before() -> None:
+    assert {"0.1.0", "0.2.0"} <= set(RELEASES)
+    assert {row["player"] for row in stored_rows("0.2.0")} >= {
+        "adaptive-ai-to-move",
+        "adaptive-perfect-move",
+        "adaptive-match-over",
+        "custom-rules-game-over",
+        "impossible-human-to-move",
+    }
     assert {row["player"] for row in stored_rows("0.1.0")} >= {
         "adaptive-ai-to-move",
         "adaptive-perfect-move",

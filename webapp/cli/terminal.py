@@ -1,6 +1,6 @@
 """A whole HP match in the terminal, over text streams so that a test can script the input.
 
-All randomness comes from the ``random.Random`` passed in.
+The ``random.Random`` passed in draws each game's server seed, and so all its dice.
 """
 
 from __future__ import annotations
@@ -58,16 +58,14 @@ def play_match(
     rng: random.Random,
     *,
     mode: str = "adaptive",
-    human_hp: int | None = None,
-    ai_hp: int | None = None,
     rules: Rules | None = None,
 ) -> int:
     """Play a match on ``inp``/``out`` until it ends or the player quits; return 0."""
-    match = new_match(rng, mode=mode, human_hp=human_hp, ai_hp=ai_hp, rules=rules)
+    match = new_match(rng, mode=mode, rules=rules)
     out.write(intro(match) + "\n")
     try:
         while True:
-            match = play_game(inp, out, match, rng)
+            match = play_game(inp, out, match)
             out.write(f"\n{game_summary(match)}\n")
             if match.over:
                 return 0
@@ -77,19 +75,19 @@ def play_match(
         return 0
 
 
-def play_game(inp: TextIO, out: TextIO, match: Match, rng: random.Random) -> Match:
+def play_game(inp: TextIO, out: TextIO, match: Match) -> Match:
     """Play the current game to its end: AI moves explained, human moves read from ``inp``."""
     out.write(f"\n{game_header(match)}\n{draw_board(match.game.board)}\n")
     while match.game.turn is not None:
         ai_to_move = match.game.turn == "ai"
-        match = ai_turn(out, match, rng) if ai_to_move else human_turn(inp, out, match)
+        match = ai_turn(out, match) if ai_to_move else human_turn(inp, out, match)
         out.write(draw_board(match.game.board) + "\n")
     return match
 
 
-def ai_turn(out: TextIO, match: Match, rng: random.Random) -> Match:
+def ai_turn(out: TextIO, match: Match) -> Match:
     """Let the AI choose, say why, and play."""
-    move = choose_ai_move(match, rng, clock=time.perf_counter_ns)
+    move = choose_ai_move(match, clock=time.perf_counter_ns)
     mark = match.game.mark_of("ai")
     out.write(f"\nAI ({mark}) plays {cell_name(move.cell)}: {explain(move, match.mode)}\n")
     return apply_ai_move(match, move)

@@ -1,10 +1,14 @@
 """The HP match: rules, difficulty, the AI's move policy and scoring, as pure values.
 
 A match is a series of games between a human and the AI. In adaptive mode both
-sides have hit points; the AI's difficulty is ``100 - AI HP`` and on each of its
-turns it rolls 0..99: under the difficulty it plays the perfect move, otherwise a
-random one. So the more the AI loses, the better it plays. The fixed modes use
-one strategy throughout and keep only a win/loss/draw record.
+sides have hit points; the AI's difficulty is ``100 - AI HP`` (or the difficulty the
+player locked) and on each of its turns it rolls 0..99: under the difficulty it plays
+the perfect move, otherwise a random one. So the more the AI loses, the better it
+plays. The fixed modes use one strategy throughout and keep only a win/loss/draw record.
+
+Every random choice of a game (who starts, each roll, each pick among equal moves) is
+drawn from the game's committed dice stream (``fairness.Dice``); a ``random.Random``
+passed in only draws each game's secret server seed.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any, Literal, cast, get_args
 
 from . import strategies
 from .board import Board, Cell, Mark, RuleError, check_cell
+from .fairness import SEED_BYTES, SERVER_CLIENT_SEED, Dice, check_client_seed
 
 Mode = Literal["adaptive", "easy", "medium", "hard", "impossible"]
 Side = Literal["human", "ai"]
@@ -36,7 +41,12 @@ FIXED_STRATEGIES: dict[str, str] = {
 
 
 class MatchError(RuleError):
-    """An illegal match transition or setting; ``code`` is stable for clients."""
+    """An illegal match transition or setting; ``code`` is stable for clients, and
+    ``field`` names the rule a refused setting is about."""
+
+    def __init__(self, code: str, message: str, *, field: str | None = None) -> None:
+        super().__init__(code, message)
+        self.field = field
 
 
 @dataclass(frozen=True)
@@ -97,6 +107,7 @@ class Rules:
                 raise MatchError(
                     "bad_setting",
                     f"{rule.label} must be an integer from {rule.low} to {high}, got {value!r}",
+                    field=rule.name,
                 )
         if self.draw_human_damage == 0 and self.draw_ai_damage == 0:
             raise MatchError(
@@ -188,20 +199,29 @@ class Record:
 
 @dataclass(frozen=True)
 class AiMove:
-    """One AI move and why it was chosen: the roll against the difficulty, or the strategy."""
+    """One AI move and why it was chosen: the roll against the difficulty, or the strategy;
+    the sorted cells it picked among; and the dice stream's numbers that decided both."""
 
     cell: Cell
     decision: str
     roll: int | None = None
     difficulty: int | None = None
     think_us: int = 0
+    roll_n: int | None = None
+    candidates: tuple[Cell, ...] = ()
+    pick_n: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """As JSON-compatible data."""
+        return {**dataclasses.asdict(self), "candidates": list(self.candidates)}
 
 
 @dataclass(frozen=True)
 class Game:
-    """One game of a match: who played first (as X) and the moves so far."""
+    """One game of a match: who played first (as X), its dice and the moves so far."""
 
     first: Side
+    dice: Dice
     history: tuple[tuple[Side, Cell], ...] = ()
     ai_moves: tuple[AiMove, ...] = ()
     board: Board = field(default_factory=Board)
@@ -231,8 +251,25 @@ class Game:
         """The game after ``side`` plays ``cell``."""
         board = self.board.apply_move(cell)
         played = (*self.history, (side, check_cell(cell)))
-        ai_moves = self.ai_moves if ai_move is None else (*self.ai_moves, ai_move)
-        return dataclasses.replace(self, history=played, ai_moves=ai_moves, board=board)
+        if ai_move is None:
+            return dataclasses.replace(self, history=played, board=board)
+        # The dice move on past the numbers this move drew.
+        used = self.dice.used if ai_move.pick_n is None else ai_move.pick_n + 1
+        return dataclasses.replace(
+            self,
+            history=played,
+            ai_moves=(*self.ai_moves, ai_move),
+            board=board,
+            dice=dataclasses.replace(self.dice, used=used),
+        )
+
+
+def start_game(rng: random.Random, client_seed: str, number: int) -> Game:
+    """Game ``number`` of a match, with a fresh server seed from ``rng``; its dice's first
+    number draws who starts."""
+    dice = Dice(rng.randbytes(SEED_BYTES).hex(), check_client_seed(client_seed), number)
+    starts, _, dice = dice.pick(("human", "ai"))
+    return Game(first=cast(Side, starts), dice=dice)
 
 
 def _opponent(side: Side) -> Side:
@@ -252,6 +289,7 @@ class Match:
     record: Record = Record()
     last_hp_change: tuple[int, int] | None = None
     version: int = 1
+    locked: int | None = None
 
     @property
     def adaptive(self) -> bool:
@@ -260,8 +298,11 @@ class Match:
 
     @property
     def difficulty(self) -> int | None:
-        """Chance in percent that the AI plays perfectly (adaptive mode only)."""
-        return difficulty(self.ai_hp) if self.adaptive else None
+        """Chance in percent that the AI plays perfectly (adaptive mode only): the locked
+        difficulty, else the AI's HP's."""
+        if not self.adaptive:
+            return None
+        return difficulty(self.ai_hp) if self.locked is None else self.locked
 
     @property
     def winner(self) -> Side | None:
@@ -305,33 +346,25 @@ def new_match(
     rng: random.Random,
     *,
     mode: str = "adaptive",
-    human_hp: object = None,
-    ai_hp: object = None,
     rules: Rules | None = None,
+    client_seed: str = SERVER_CLIENT_SEED,
     version: int = 0,
 ) -> Match:
-    """A fresh match; ``version`` is the one it replaces, so versions keep growing."""
+    """A fresh match; ``version`` is the one it replaces, so versions keep growing.
+
+    ``rng`` draws its first game's secret server seed; ``client_seed`` is the player's.
+    """
     if mode not in MODES:
         raise MatchError("bad_setting", f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-    base = rules or Rules()
-    settings = {
-        name: value
-        for name, value in (("start_human_hp", human_hp), ("start_ai_hp", ai_hp))
-        if value is not None
-    }
-    chosen = dataclasses.replace(base, **cast(dict[str, Any], settings))
+    chosen = rules or Rules()
     return Match(
         mode=mode,
         rules=chosen,
         human_hp=chosen.start_human_hp,
         ai_hp=chosen.start_ai_hp,
-        game=Game(first=_draw_first(rng)),
+        game=start_game(rng, client_seed, 1),
         version=version + 1,
     )
-
-
-def _draw_first(rng: random.Random) -> Side:
-    return "human" if rng.random() < 0.5 else "ai"
 
 
 def _bump(match: Match, **changes: Any) -> Match:
@@ -359,24 +392,33 @@ def _no_clock() -> int:
     return 0
 
 
-def choose_ai_move(match: Match, rng: random.Random, *, clock: Clock = _no_clock) -> AiMove:
-    """The AI's next move with its decision record, without applying it.
+def choose_ai_move(match: Match, *, clock: Clock = _no_clock) -> AiMove:
+    """The AI's next move with its decision record, drawn from the game's dice, without
+    applying it.
 
     ``clock`` times the choice for the record's ``think_us``; without one it is 0.
     """
     _check_playing(match, "ai")
-    board = match.game.board
+    board, dice = match.game.board, match.game.dice
     started = clock()
     if match.adaptive:
-        level = difficulty(match.ai_hp)
-        roll = rng.randrange(100)
+        level = cast(int, match.difficulty)
+        roll, roll_n, dice = dice.draw(100)
         decision = "perfect" if roll < level else "random"
-        extra: dict[str, int] = {"roll": roll, "difficulty": level}
+        extra: dict[str, int] = {"roll": roll, "difficulty": level, "roll_n": roll_n}
     else:
         decision, extra = FIXED_STRATEGIES[match.mode], {}
-    cell = strategies.strategy(decision, depth=match.rules.lookahead_depth)(board, rng)
+    options = strategies.candidates(decision, board, depth=match.rules.lookahead_depth)
+    cell, pick_n, _ = dice.pick(options)
     think_us = (clock() - started) // 1000
-    return AiMove(cell=cell, decision=decision, think_us=think_us, **extra)
+    return AiMove(
+        cell=cell,
+        decision=decision,
+        think_us=think_us,
+        candidates=options,
+        pick_n=pick_n,
+        **extra,
+    )
 
 
 def apply_ai_move(match: Match, move: AiMove) -> Match:
@@ -385,9 +427,20 @@ def apply_ai_move(match: Match, move: AiMove) -> Match:
     return _after_move(match, match.game.play("ai", move.cell, move))
 
 
-def ai_move(match: Match, rng: random.Random, *, clock: Clock = _no_clock) -> Match:
+def ai_move(match: Match, *, clock: Clock = _no_clock) -> Match:
     """Choose and play the AI's move."""
-    return apply_ai_move(match, choose_ai_move(match, rng, clock=clock))
+    return apply_ai_move(match, choose_ai_move(match, clock=clock))
+
+
+def lock_difficulty(match: Match) -> Match:
+    """The match with the AI kept at its current difficulty until the match ends."""
+    if not match.adaptive:
+        raise MatchError("bad_setting", "only an adaptive match has a difficulty to lock")
+    if match.over:
+        raise MatchError("match_over", "the match is over: start a new match")
+    if match.locked is not None:
+        return match
+    return _bump(match, locked=match.difficulty)
 
 
 def _after_move(match: Match, game: Game) -> Match:
@@ -413,10 +466,13 @@ def score_game(match: Match, status: Status) -> Match:
     )
 
 
-def next_game(match: Match, rng: random.Random) -> Match:
-    """Start the next game once the current one is over; the first player is drawn anew."""
+def next_game(match: Match, rng: random.Random, *, client_seed: str | None = None) -> Match:
+    """Start the next game once the current one is over, with a fresh server seed from
+    ``rng`` and ``client_seed`` (else the last game's); its dice draw who starts."""
     if match.over:
         raise MatchError("match_over", "the match is over: start a new match")
     if match.game.turn is not None:
         raise MatchError("game_over", "the current game is not over yet")
-    return _bump(match, game=Game(first=_draw_first(rng)), game_number=match.game_number + 1)
+    number = match.game_number + 1
+    seed = match.game.dice.client_seed if client_seed is None else client_seed
+    return _bump(match, game=start_game(rng, seed, number), game_number=number)

@@ -9,13 +9,16 @@ here and one fixture row to tests/fixtures/.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 from collections.abc import Callable
 from typing import Any
 
+from .fairness import Dice
 from .match import MODES, AiMove, Game, Match, MatchError, Record, Rules
 
 Data = dict[str, Any]
-SCHEMA = 2
+SCHEMA = 3
 
 
 def _v1_to_v2(data: Data) -> Data:
@@ -31,8 +34,33 @@ def _v1_to_v2(data: Data) -> Data:
     return {**data, "format": 2, "rules": rules, "game": game}
 
 
+UPGRADED_CLIENT_SEED = "upgraded"
+
+
+def _v2_to_v3(data: Data) -> Data:
+    """Release 0.3: the difficulty can be locked, and each game has committed dice.
+
+    A game under way when the upgrade came began without a commitment, so it gets a
+    stream that is marked as never committed (its record shows no dice to verify): its
+    seed is derived from the stored record, as a pure upgrade cannot draw one.
+    """
+    game = dict(data["game"])
+    derived = hashlib.sha256(b"upgraded:" + json.dumps(data, sort_keys=True).encode())
+    game["dice"] = {
+        "server_seed": derived.hexdigest(),
+        "client_seed": UPGRADED_CLIENT_SEED,
+        "game": data["game_number"],
+        "used": 1,
+        "committed": False,
+    }
+    game["ai_moves"] = [
+        {**move, "roll_n": None, "candidates": [], "pick_n": None} for move in game["ai_moves"]
+    ]
+    return {**data, "format": 3, "locked": None, "game": game}
+
+
 # UPGRADES[n] turns a record of schema n into one of schema n + 1.
-UPGRADES: dict[int, Callable[[Data], Data]] = {1: _v1_to_v2}
+UPGRADES: dict[int, Callable[[Data], Data]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def upgrade(data: Data) -> Data:
@@ -61,10 +89,12 @@ def to_record(match: Match) -> Data:
         "game_number": match.game_number,
         "record": dataclasses.asdict(match.record),
         "last_hp_change": list(match.last_hp_change) if match.last_hp_change else None,
+        "locked": match.locked,
         "game": {
             "first": game.first,
+            "dice": dataclasses.asdict(game.dice),
             "history": [[side, cell] for side, cell in game.history],
-            "ai_moves": [dataclasses.asdict(m) for m in game.ai_moves],
+            "ai_moves": [move.to_dict() for move in game.ai_moves],
         },
     }
 
@@ -76,13 +106,21 @@ def from_record(data: Data) -> Match:
         stored = data["game"]
         if data["mode"] not in MODES or stored["first"] not in ("human", "ai"):
             raise MatchError("bad_state", "unknown mode or first player")
-        game = Game(first=stored["first"])
-        ai_moves = iter(AiMove(**m) for m in stored["ai_moves"])
+        dice = Dice(**stored["dice"])
+        game = Game(first=stored["first"], dice=dataclasses.replace(dice, used=1))
+        ai_moves = iter(
+            AiMove(**{**m, "candidates": tuple(m["candidates"])}) for m in stored["ai_moves"]
+        )
         for side, cell in stored["history"]:
             if side != game.turn:
                 raise MatchError("bad_state", f"a stored move by {side!r} out of turn")
             game = game.play(side, cell, next(ai_moves) if side == "ai" else None)
+        if game.dice != dice or dice.game != data["game_number"]:
+            raise MatchError("bad_state", "the stored dice do not follow from the moves")
         change = data["last_hp_change"]
+        locked = data["locked"]
+        if locked is not None and (isinstance(locked, bool) or not 0 <= locked <= 100):
+            raise MatchError("bad_state", f"a locked difficulty out of range: {locked!r}")
         return Match(
             mode=data["mode"],
             rules=Rules(**data["rules"]),
@@ -93,6 +131,7 @@ def from_record(data: Data) -> Match:
             record=Record(**data["record"]),
             last_hp_change=(change[0], change[1]) if change else None,
             version=data["version"],
+            locked=locked,
         )
     except (KeyError, TypeError, ValueError, StopIteration) as err:
         if isinstance(err, MatchError) and err.code == "bad_state":

@@ -50,12 +50,14 @@ def match_states(
     player: Strategy,
     rng: random.Random,
     *,
-    human_hp: int | None = None,
-    ai_hp: int | None = None,
     rules: Rules | None = None,
 ) -> Iterator[Match]:
-    """Every state of one adaptive match, ``player`` moving for the human, until it ends."""
-    match = new_match(rng, human_hp=human_hp, ai_hp=ai_hp, rules=rules)
+    """Every state of one adaptive match, ``player`` moving for the human, until it ends.
+
+    ``rng`` draws the player's moves and each game's server seed; the AI's dice follow
+    from the seed.
+    """
+    match = new_match(rng, rules=rules)
     yield match
     while not match.over:
         if match.game.turn is None:
@@ -63,7 +65,7 @@ def match_states(
         elif match.game.turn == "human":
             match = human_move(match, player(match.game.board, rng))
         else:
-            match = ai_move(match, rng)
+            match = ai_move(match)
         yield match
 
 
@@ -84,8 +86,6 @@ def simulate(
     matches: int,
     rng: random.Random,
     *,
-    human_hp: int | None = None,
-    ai_hp: int | None = None,
     rules: Rules | None = None,
 ) -> Simulation:
     """Play ``matches`` adaptive matches with a scripted ``player`` and sum them up."""
@@ -94,10 +94,7 @@ def simulate(
     if matches < 1:
         raise MatchError("bad_setting", f"matches must be at least 1, got {matches}")
     scripted = strategy(player)
-    runs = [
-        run_match(match_states(scripted, rng, human_hp=human_hp, ai_hp=ai_hp, rules=rules))
-        for _ in range(matches)
-    ]
+    runs = [run_match(match_states(scripted, rng, rules=rules)) for _ in range(matches)]
     wins = sum(run.winner == "human" for run in runs)
     return Simulation(
         player=player,

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from functools import cache
 
 from .board import EMPTY, Board, Cell, Mark, RuleError, winner_of
-from .engine import perfect_move, successors
+from .engine import best_moves, perfect_move, successors
 
 Strategy = Callable[[Board, random.Random], Cell]
 
@@ -33,14 +33,6 @@ def win_probability(board: Board, mark: Mark) -> float:
     """The seed's "probability of winning" heuristic for ``mark``."""
     expected = x_expectation(board.cells)
     return expected if mark == "X" else 1.0 - expected
-
-
-def _choose(scored: dict[Cell, float], rng: random.Random) -> Cell:
-    if not scored:
-        raise RuleError("game_over", "the game is over: no more moves")
-    top = max(scored.values())
-    best = [cell for cell, s in scored.items() if s == top]
-    return best[0] if len(best) == 1 else rng.choice(best)
 
 
 def heuristic_choices(board: Board) -> tuple[Cell, ...]:
@@ -67,16 +59,24 @@ def lookahead_score(board: Board, mark: Mark, depth: int) -> float:
     return max(scores) if board.to_move == mark else min(scores)
 
 
-def lookahead_move(board: Board, rng: random.Random, *, depth: int = 2) -> Cell:
-    """Depth-limited minimax: ``depth`` plies counting this move, then the heuristic."""
+def lookahead_choices(board: Board, *, depth: int = 2) -> tuple[Cell, ...]:
+    """The moves with the best depth-limited minimax score: ``depth`` plies counting this
+    move, then the heuristic."""
     mark = board.to_move
-    return _choose(
-        {
-            cell: lookahead_score(board.apply_move(cell), mark, max(depth - 1, 0))
-            for cell in board.legal_moves()
-        },
-        rng,
-    )
+    scored = {
+        cell: lookahead_score(board.apply_move(cell), mark, max(depth - 1, 0))
+        for cell in board.legal_moves()
+    }
+    top = max(scored.values(), default=0.0)
+    return tuple(cell for cell, score in scored.items() if score == top)
+
+
+def lookahead_move(board: Board, rng: random.Random, *, depth: int = 2) -> Cell:
+    """A move with the best lookahead score, chosen among equals with ``rng``."""
+    best = lookahead_choices(board, depth=depth)
+    if not best:
+        raise RuleError("game_over", "the game is over: no more moves")
+    return best[0] if len(best) == 1 else rng.choice(best)
 
 
 def random_move(board: Board, rng: random.Random) -> Cell:
@@ -97,6 +97,22 @@ def strategy(name: str, *, depth: int = 2) -> Strategy:
         raise RuleError(
             "bad_strategy", f"unknown strategy {name!r}: choose from {', '.join(STRATEGY_NAMES)}"
         ) from None
+
+
+def candidates(name: str, board: Board, *, depth: int = 2) -> tuple[Cell, ...]:
+    """The cells the named player chooses among, uniformly, in ascending order: every legal
+    move for ``random``, the best-scoring ones for the others."""
+    if name == "random":
+        found: tuple[Cell, ...] = tuple(board.legal_moves())
+    elif name == "heuristic":
+        found = heuristic_choices(board)
+    elif name == "lookahead":
+        found = lookahead_choices(board, depth=depth)
+    elif name == "perfect":
+        found = best_moves(board)
+    else:
+        strategy(name)  # raises the error that names the players
+    return tuple(sorted(found))
 
 
 STRATEGIES: dict[str, Strategy] = {

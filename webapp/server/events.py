@@ -18,9 +18,11 @@ from flask_socketio import ConnectionRefusedError, SocketIO, join_room
 from .. import __version__
 from ..game import engine
 from ..game.board import RuleError
-from ..game.match import Match, MatchError, human_move, new_match, next_game
+from ..game.fairness import SERVER_CLIENT_SEED, check_client_seed
+from ..game.match import Match, MatchError, human_move, lock_difficulty, new_match, next_game
 from .limits import RateLimits, address_key
 from .matches import MatchService
+from .odds import Odds
 from .presence import Presence
 from .protocol import (
     OK,
@@ -32,6 +34,7 @@ from .protocol import (
     error,
     payload_object,
     payload_size,
+    rules_payload,
 )
 from .store import Conflict
 
@@ -61,7 +64,7 @@ def checked(max_payload: int, event: Event) -> Callable[[Handler], Callable[...,
             try:
                 return handler(payload_object(payload, event))
             except RuleError as err:
-                return error(err.code, err.message)
+                return error(err.code, err.message, field=getattr(err, "field", None))
             except Conflict:
                 return error(ErrorCode.BUSY, "the match is busy: try again")
 
@@ -112,12 +115,18 @@ def check_release(auth: object) -> None:
         raise refused(RefusalCode.RELOAD, "the server was updated: reload", release=__version__)
 
 
+def _client_seed(fields: dict[str, Any]) -> str | None:
+    seed = fields.get("client_seed")
+    return None if seed is None else check_client_seed(seed)
+
+
 def register(
     socketio: SocketIO,
     service: MatchService,
     limits: RateLimits,
     caps: SocketCaps,
     max_payload: int,
+    odds: Odds,
 ) -> None:
     """Attach the protocol's handlers to ``socketio``."""
 
@@ -168,7 +177,8 @@ def register(
 
     @on(Event.NEXT_GAME)
     def on_next_game(fields: dict[str, Any]) -> Ack:
-        service.change(_player(), lambda match: next_game(match, service.rng))
+        seed = _client_seed(fields)
+        service.change(_player(), lambda match: next_game(match, service.rng, client_seed=seed))
         return OK
 
     @on(Event.NEW_MATCH)
@@ -176,14 +186,30 @@ def register(
         mode = fields.get("mode", "adaptive")
         if not isinstance(mode, str):
             raise MatchError(ErrorCode.BAD_SETTING, "mode must be a string")
-        human_hp, ai_hp = fields.get("human_hp"), fields.get("ai_hp")
+        rules, seed = rules_payload(fields), _client_seed(fields) or SERVER_CLIENT_SEED
         service.change(
             _player(),
             lambda match: new_match(
-                service.rng, mode=mode, human_hp=human_hp, ai_hp=ai_hp, version=match.version
+                service.rng, mode=mode, rules=rules, client_seed=seed, version=match.version
             ),
         )
         return OK
+
+    @on(Event.LOCK_DIFFICULTY)
+    def on_lock_difficulty(fields: dict[str, Any]) -> Ack:
+        service.change(_player(), lock_difficulty)
+        return OK
+
+    @on(Event.ODDS)
+    def on_odds(fields: dict[str, Any]) -> Ack:
+        current = fields.get("current", False)
+        if not isinstance(current, bool):
+            raise BadPayload("current must be true or false")
+        if current:
+            if set(fields) - {"current"}:
+                raise BadPayload("current odds take no rules: they are the match's own")
+            return {**OK, "odds": odds.for_match(service.open(_player()))}
+        return {**OK, "odds": odds.for_rules(rules_payload(fields))}
 
     @on(Event.HINT)
     def on_hint(fields: dict[str, Any]) -> Ack:

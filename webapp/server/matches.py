@@ -38,7 +38,10 @@ class MatchService:
     def __init__(self, config: Mapping[str, Any], store: Store, socketio: SocketIO) -> None:
         self.store = store
         self.socketio = socketio
-        self.rng = random.Random(config["SEED"])
+        # Each game's secret server seed: from the system's randomness, unless a test
+        # seeds it (TICTACTOE_SEED) to replay the same games.
+        seed = config["SEED"]
+        self.rng = random.SystemRandom() if seed is None else random.Random(seed)
         self.ai_delay = max(0, int(config["AI_DELAY_MS"])) / 1000
         self.pending: set[tuple[str, int]] = set()  # (player, version) replies on their way
         self.key = str(config["SECRET_KEY"] or "").encode()
@@ -50,7 +53,7 @@ class MatchService:
         if match.game.turn == "ai":
             # Its opening is part of the match shown, not a reply; untimed (think_us 0),
             # so that one version is one snapshot wherever and whenever it is drawn.
-            match = ai_move(match, rng)
+            match = ai_move(match)
         return match
 
     def load(self, player: str) -> Match | None:
@@ -107,7 +110,7 @@ class MatchService:
             # Another process, or a new match, may have moved on since this was scheduled.
             if current is None or current.version != version or current.game.turn != "ai":
                 raise _Stale
-            return ai_move(current, self.rng, clock=time.perf_counter_ns)
+            return ai_move(current, clock=time.perf_counter_ns)
 
         try:
             played = update(self.store, player, step, known=known, load=self.load)

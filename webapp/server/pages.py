@@ -24,9 +24,10 @@ from flask import (
 from flask.typing import ResponseReturnValue
 
 from .. import __version__
+from ..game.match import RULE_FIELDS
 from .health import OK
 from .limits import address_key
-from .protocol import MODE_CHOICES
+from .protocol import MODE_CHOICES, PRESET_CHOICES
 from .tally import Tally
 
 pages = Blueprint("pages", __name__)
@@ -77,7 +78,12 @@ def index() -> ResponseReturnValue:
     session.permanent = True
     transports = "websocket,polling" if current_app.config["POLLING"] else "websocket"
     return render_template(
-        "index.html", release=__version__, transports=transports, modes=MODE_CHOICES
+        "index.html",
+        release=__version__,
+        transports=transports,
+        modes=MODE_CHOICES,
+        rule_fields=RULE_FIELDS,
+        presets=PRESET_CHOICES,
     )
 
 

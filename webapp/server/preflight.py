@@ -15,7 +15,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from ..game import engine
+from ..game import engine, odds
 from ..game.board import Board
 from . import datadir
 
@@ -78,8 +78,10 @@ def check_database(data_dir: Path) -> None:
 
 
 def build_tables() -> None:
-    """Solve the game now, so that every worker shares the tables instead of building them."""
+    """Solve the game and its odds now, so that every worker shares the tables instead of
+    building them."""
     for cells in engine.solved():
         engine.analyse(Board(cells))
+    odds.build_tables()
     gc.collect()
     gc.freeze()  # keep them out of the collector's way in every worker too

@@ -12,7 +12,8 @@ from enum import StrEnum
 from typing import Any
 
 from ..game.board import RuleError, cell_name
-from ..game.match import MODES, Match
+from ..game.match import MODES, PRESETS, RULE_FIELDS, Match, Rules, rules_from
+from ..game.verification import game_record
 
 Ack = dict[str, Any]
 OK: Ack = {"ok": True}
@@ -24,6 +25,8 @@ class Event(StrEnum):
     MOVE = "move"
     NEXT_GAME = "next_game"
     NEW_MATCH = "new_match"
+    LOCK_DIFFICULTY = "lock_difficulty"
+    ODDS = "odds"
     HINT = "hint"
 
 
@@ -71,8 +74,10 @@ class NoticeCode(StrEnum):
 # The fields each event's payload may carry.
 FIELDS: dict[Event, frozenset[str]] = {
     Event.MOVE: frozenset({"cell", "version"}),
-    Event.NEXT_GAME: frozenset(),
-    Event.NEW_MATCH: frozenset({"mode", "human_hp", "ai_hp"}),
+    Event.NEXT_GAME: frozenset({"client_seed"}),
+    Event.NEW_MATCH: frozenset({"mode", "preset", "rules", "human_hp", "ai_hp", "client_seed"}),
+    Event.LOCK_DIFFICULTY: frozenset(),
+    Event.ODDS: frozenset({"preset", "rules", "current"}),
     Event.HINT: frozenset(),
 }
 CELL_NAMES = tuple(cell_name(cell) for cell in range(9))
@@ -85,6 +90,21 @@ MODE_CHOICES: dict[str, tuple[str, str]] = {
     "impossible": ("Impossible", "Perfect play: it never loses"),
 }
 assert tuple(MODE_CHOICES) == MODES, "every mode needs a name and a description"
+# Each preset's name, one line about it and its numbers, as the settings show them.
+PRESET_CHOICES: dict[str, tuple[str, str, dict[str, int]]] = {
+    name: (
+        name.capitalize(),
+        description,
+        {rule.name: getattr(PRESETS[name], rule.name) for rule in RULE_FIELDS},
+    )
+    for name, description in (
+        ("classic", "The original rules"),
+        ("gentle", "Even a player who moves at random wins a match now and then"),
+        ("fair", "A perfect player wins at least 99% of matches, a random one under 1%"),
+        ("brutal", "Even a perfect player loses at least 40% of matches"),
+    )
+}
+assert tuple(PRESET_CHOICES) == tuple(PRESETS), "every preset needs a name and a description"
 
 
 class BadPayload(RuleError):
@@ -94,9 +114,10 @@ class BadPayload(RuleError):
         super().__init__(ErrorCode.BAD_PAYLOAD, message)
 
 
-def error(code: str, message: str) -> Ack:
-    """The acknowledgement of a refused event."""
-    return {"ok": False, "error": {"code": str(code), "message": message}}
+def error(code: str, message: str, *, field: str | None = None) -> Ack:
+    """The acknowledgement of a refused event; ``field`` names a refused rule."""
+    found = {"code": str(code), "message": message}
+    return {"ok": False, "error": found if field is None else {**found, "field": field}}
 
 
 def problem(code: ErrorCode, message: str) -> dict[str, str]:
@@ -129,6 +150,24 @@ def payload_size(payload: object) -> int:
         return 1 << 30
 
 
+def preset_of(rules: Rules) -> str:
+    """The name of the preset ``rules`` are, or ``custom``."""
+    return next((name for name, preset in PRESETS.items() if preset == rules), "custom")
+
+
+def rules_payload(fields: dict[str, Any]) -> Rules:
+    """The rules a ``new_match`` or ``odds`` payload asks for: a preset, some numbers
+    changed (``human_hp`` and ``ai_hp`` are the starting HP's short names)."""
+    preset = fields.get("preset", "classic")
+    numbers = fields.get("rules") or {}
+    if not isinstance(preset, str):
+        raise BadPayload("preset must be a string")
+    if not isinstance(numbers, dict):
+        raise BadPayload("rules must be an object of rule names and numbers")
+    short = {"start_human_hp": fields.get("human_hp"), "start_ai_hp": fields.get("ai_hp")}
+    return rules_from(preset, **{**numbers, **{k: v for k, v in short.items() if v is not None}})
+
+
 def snapshot(match: Match) -> dict[str, Any]:
     """The ``state`` event: everything a client renders."""
     game = match.game
@@ -146,7 +185,10 @@ def snapshot(match: Match) -> dict[str, Any]:
         "status": game.status,
         "winning_line": list(outcome.line) if outcome and outcome.line else None,
         "history": [{"by": side, "cell": cell} for side, cell in game.history],
-        "last_ai_move": dataclasses.asdict(last) if last else None,
+        "last_ai_move": last.to_dict() if last else None,
+        "rules": dataclasses.asdict(match.rules),
+        "preset": preset_of(match.rules),
+        "record": game_record(match),
         "match": {
             "human_hp": match.human_hp,
             "ai_hp": match.ai_hp,
@@ -159,5 +201,6 @@ def snapshot(match: Match) -> dict[str, Any]:
             "games": match.games_finished,
             "record": dataclasses.asdict(match.record),
             "last_hp_change": {"human": change[0], "ai": change[1]} if change else None,
+            "locked": match.locked,
         },
     }

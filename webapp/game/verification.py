@@ -1,0 +1,175 @@
+"""A game's record as players download it, and its check against the dice, the rules and
+the engine (docs/fairness.md).
+
+The page checks the dice arithmetic alone; ``verify`` also replays every move and
+recomputes each candidate set, so a record whose AI chose among the wrong moves fails
+even when its dice add up.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from . import strategies
+from .board import RuleError, cell_name
+from .fairness import FIRST_DRAW, Dice, commitment, number
+from .match import FIXED_STRATEGIES, Game, Match, Rules, Side, difficulty
+
+KIND = "tictactoe-hp-game"
+FORMAT = 1
+Data = dict[str, Any]
+
+
+def game_record(match: Match) -> Data:
+    """The current game of ``match`` as its downloadable record; the server seed is
+    revealed once the game is over."""
+    game = match.game
+    over = game.turn is None
+    ai_moves = iter(game.ai_moves)
+    moves: list[Data] = []
+    for side, cell in game.history:
+        if side == "human":
+            moves.append({"by": "human", "cell": cell})
+            continue
+        move = next(ai_moves).to_dict()
+        del move["think_us"]
+        moves.append({"by": "ai", **move})
+    dice = game.dice
+    return {
+        "kind": KIND,
+        "format": FORMAT,
+        "mode": match.mode,
+        "rules": dataclasses.asdict(match.rules),
+        "locked": match.locked,
+        "game": match.game_number,
+        "ai_hp": _ai_hp_during(match),
+        "first": game.first,
+        "moves": moves,
+        "status": game.status,
+        "dice": {
+            "commitment": dice.commitment,
+            "client_seed": dice.client_seed,
+            "server_seed": dice.server_seed if over else None,
+        }
+        if dice.committed
+        else None,
+    }
+
+
+def _ai_hp_during(match: Match) -> int | None:
+    """The AI's HP while the current game was played: scoring a game changes it."""
+    if not match.adaptive:
+        return None
+    change = match.last_hp_change if match.game.turn is None else None
+    return match.ai_hp - (change[1] if change else 0)
+
+
+class Mismatch(ValueError):
+    """The first thing in a game record that the dice, the rules or the engine contradict."""
+
+
+@dataclass(frozen=True)
+class Verified:
+    """A record that checked out: its game's number and how many AI moves it holds."""
+
+    game: int
+    ai_moves: int
+
+
+def verify(record: object) -> Verified:
+    """Check a finished game's record; raise ``Mismatch`` naming the first problem."""
+    try:
+        return _verify(record)
+    except Mismatch:
+        raise
+    except RuleError as err:
+        raise Mismatch(err.message) from err
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
+        raise Mismatch(f"the record is not a game record: {err!r}") from err
+
+
+def _verify(record: Any) -> Verified:
+    if record.get("kind") != KIND or record.get("format") != FORMAT:
+        raise Mismatch(f"not a game record of format {FORMAT} (kind {KIND!r})")
+    dice = record["dice"]
+    if dice is None:
+        raise Mismatch("this game began before verifiable dice: there is nothing to verify")
+    seed, client, game = dice["server_seed"], dice["client_seed"], record["game"]
+    if seed is None:
+        raise Mismatch("the server seed is not revealed yet: the game is not over")
+    if commitment(seed) != dice["commitment"]:
+        raise Mismatch("the server seed does not match the commitment shown before the game")
+
+    def draw(n: int, k: int) -> int:
+        return number(seed, client, game, n) % k
+
+    starts: Side = ("human", "ai")[draw(FIRST_DRAW, 2)]
+    if record["first"] != starts:
+        raise Mismatch(f"the dice say the {starts} starts, the record says the {record['first']}")
+    played, count = _replay(record, Game(first=starts, dice=Dice(seed, client, game)), draw)
+    if record["status"] != played.status:
+        raise Mismatch(f"the game ended {played.status!r}, the record says {record['status']!r}")
+    return Verified(game=game, ai_moves=count)
+
+
+def _replay(record: Any, game: Game, draw: Any) -> tuple[Game, int]:
+    """Play the record's moves, checking each AI move; the game at the end, AI moves seen."""
+    rules = Rules(**record["rules"])
+    adaptive = record["mode"] == "adaptive"
+    level = _level(record) if adaptive else 0
+    next_n, count = FIRST_DRAW + 1, 0
+    for index, move, mover in _moves(record):
+        board = game.board
+        if move["by"] != mover:
+            raise Mismatch(f"move {index} is the {move['by']}'s, but it was the {mover}'s turn")
+        if move["by"] == "ai":
+            count += 1
+            where = f"AI move {count} at {cell_name(move['cell'])}"
+            if adaptive:
+                next_n = _check_roll(move, where, next_n, level, draw)
+            elif move["decision"] != FIXED_STRATEGIES[record["mode"]]:
+                raise Mismatch(f"{where}: {record['mode']} mode does not play {move['decision']!r}")
+            expected = strategies.candidates(move["decision"], board, depth=rules.lookahead_depth)
+            if tuple(move["candidates"]) != expected:
+                raise Mismatch(
+                    f"{where}: the candidates {move['candidates']} are not the"
+                    f" {move['decision']} moves {list(expected)}"
+                )
+            if move["pick_n"] != next_n:
+                raise Mismatch(f"{where}: its pick is stream number {move['pick_n']}, not {next_n}")
+            picked = expected[draw(next_n, len(expected))]
+            if move["cell"] != picked:
+                raise Mismatch(f"{where}: the dice pick {cell_name(picked)}")
+            next_n += 1
+        game = game.play(mover, move["cell"])
+    return game, count
+
+
+def _moves(record: Any) -> Iterator[tuple[int, Any, Side]]:
+    """(number from 1, move, whose turn it was) for each recorded move."""
+    order: list[Side] = ["human", "ai"] if record["first"] == "human" else ["ai", "human"]
+    for index, move in enumerate(record["moves"]):
+        yield index + 1, move, order[index % 2]
+
+
+def _level(record: Any) -> int:
+    locked = record["locked"]
+    return difficulty(record["ai_hp"]) if locked is None else int(locked)
+
+
+def _check_roll(move: Any, where: str, n: int, level: int, draw: Any) -> int:
+    """Check an adaptive move's roll and decision; the next stream number."""
+    if move["roll_n"] != n:
+        raise Mismatch(f"{where}: its roll is stream number {move['roll_n']}, not {n}")
+    roll = draw(n, 100)
+    if move["roll"] != roll:
+        raise Mismatch(f"{where}: the dice give roll {roll}, the record says {move['roll']}")
+    if move["difficulty"] != level:
+        raise Mismatch(f"{where}: the difficulty was {level}, the record says {move['difficulty']}")
+    decision = "perfect" if roll < level else "random"
+    if move["decision"] != decision:
+        raise Mismatch(f"{where}: roll {roll} against {level} means a {decision} move")
+    return n + 1
