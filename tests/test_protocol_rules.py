@@ -1,0 +1,220 @@
+"""The protocol of the HP rules, the odds, the lock and the dice (docs/protocol.md)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+from flask import Flask
+
+from webapp.game.fairness import commitment
+from webapp.game.match import PRESETS, Rules
+from webapp.game.odds import match_odds
+from webapp.game.verification import verify
+from webapp.testing import Actions, player_of
+
+RULES = {field.name for field in dataclasses.fields(Rules)} - {"lookahead_depth"}
+
+
+def refused(ack: dict[str, Any], code: str = "bad_setting") -> dict[str, Any]:
+    assert ack["ok"] is False, ack
+    assert ack["error"]["code"] == code, ack
+    return dict(ack["error"])
+
+
+# --- the rules of a new match --------------------------------------------------------
+
+
+def test_state_shows_the_rules_and_their_preset(play: Actions) -> None:
+    state = play.state
+    assert state["preset"] == "classic"
+    assert state["rules"] == dataclasses.asdict(Rules())
+    assert state["match"]["locked"] is None
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_new_match_from_a_preset(play: Actions, preset: str) -> None:
+    assert play.new_match(preset=preset) == {"ok": True}
+    assert play.state["preset"] == preset
+    assert play.state["rules"] == dataclasses.asdict(PRESETS[preset])
+
+
+def test_new_match_with_numbers_changed_is_custom(play: Actions) -> None:
+    numbers = {"max_hp": 200, "start_human_hp": 150, "start_ai_hp": 120, "draw_ai_damage": 5}
+    assert play.new_match(preset="brutal", rules=numbers) == {"ok": True}
+    state = play.state
+    assert state["preset"] == "custom"
+    assert state["rules"] == {**dataclasses.asdict(PRESETS["brutal"]), **numbers}
+    assert (state["match"]["human_hp"], state["match"]["ai_hp"]) == (150, 120)
+
+
+@pytest.mark.parametrize(
+    ("fields", "field", "message"),
+    [
+        ({"rules": {"start_human_hp": 0}}, "start_human_hp", "your starting HP must be"),
+        ({"rules": {"max_hp": 1001}}, "max_hp", "from 1 to 1000, got 1001"),
+        ({"rules": {"ai_win_human_damage": "34"}}, "ai_win_human_damage", "got '34'"),
+        ({"rules": {"start_ai_hp": 150}}, "start_ai_hp", "from 1 to 100, got 150"),
+        ({"human_hp": 101}, "start_human_hp", "from 1 to 100"),
+    ],
+)
+def test_a_rule_out_of_range_is_refused_naming_it(
+    play: Actions, app: Flask, fields: dict[str, Any], field: str, message: str
+) -> None:
+    before = play.state
+    found = refused(play.new_match(**fields))
+    assert found["field"] == field
+    assert message in found["message"]
+    assert play.refresh() == before  # nothing changed, and nothing was stored
+    assert app.extensions["tictactoe"].store.load(player_of(play.sock.flask_test_client)) is None
+
+
+@pytest.mark.parametrize(
+    ("fields", "words"),
+    [
+        ({"preset": "easy"}, "preset must be one of classic, gentle, fair, brutal"),
+        ({"rules": {"speed": 3}}, "unknown rule 'speed'"),
+        ({"rules": {"draw_human_damage": 0, "draw_ai_damage": 0}}, "a draw must cost"),
+        ({"rules": {"human_win_ai_damage": 1, "draw_ai_damage": 0}}, "could last"),
+        ({"client_seed": "no spaces"}, "client seed must be 1 to 64"),
+    ],
+)
+def test_impossible_settings_are_refused(play: Actions, fields: dict[str, Any], words: str) -> None:
+    before = play.state
+    assert words in refused(play.new_match(**fields))["message"]
+    assert play.refresh() == before
+
+
+@pytest.mark.parametrize("fields", [{"rules": [1, 2]}, {"preset": 3}, {"rules": "classic"}])
+def test_malformed_rules_are_bad_payloads(play: Actions, fields: dict[str, Any]) -> None:
+    refused(play.new_match(**fields), "bad_payload")
+
+
+# --- odds ----------------------------------------------------------------------------
+
+
+def test_odds_of_the_classic_rules(play: Actions) -> None:
+    ack = play.emit("odds", {"preset": "classic"})
+    assert ack["ok"] is True
+    odds = ack["odds"]
+    assert set(odds) == {"random", "heuristic", "perfect"}
+    assert odds["perfect"] == match_odds(Rules(), "perfect").to_dict()
+    assert round(odds["perfect"]["human_match_win_prob"], 4) == 0.8474
+    assert odds["random"]["human_match_win_prob"] < 0.001
+
+
+def test_odds_follow_the_numbers(play: Actions) -> None:
+    classic = play.emit("odds", {})["odds"]["perfect"]["human_match_win_prob"]
+    # A perfect player never loses a game, so only what a draw costs moves its odds.
+    kinder = play.emit("odds", {"preset": "classic", "rules": {"draw_human_damage": 5}})
+    assert kinder["odds"]["perfect"]["human_match_win_prob"] > classic
+    assert kinder["odds"]["perfect"]["rules"]["draw_human_damage"] == 5
+
+
+def test_odds_refuse_bad_rules_naming_them(play: Actions) -> None:
+    found = refused(play.emit("odds", {"rules": {"draw_human_damage": -1}}))
+    assert found["field"] == "draw_human_damage"
+    assert "HP you lose on a draw must be an integer from 0 to 100" in found["message"]
+
+
+def test_current_odds_start_from_the_match_hp(play: Actions) -> None:
+    assert play.new_match(rules={"start_human_hp": 30, "start_ai_hp": 90}) == {"ok": True}
+    ack = play.emit("odds", {"current": True})
+    expected = match_odds(
+        Rules(start_human_hp=30, start_ai_hp=90), "perfect", human_hp=30, ai_hp=90
+    )
+    assert ack["odds"]["perfect"] == expected.to_dict()
+
+
+def test_current_odds_follow_the_lock(play: Actions) -> None:
+    assert play.new_match(rules={"start_ai_hp": 40}) == {"ok": True}
+    free = play.emit("odds", {"current": True})["odds"]["perfect"]["human_match_win_prob"]
+    assert play.emit("lock_difficulty") == {"ok": True}
+    locked = play.emit("odds", {"current": True})["odds"]["perfect"]["human_match_win_prob"]
+    # Locked at 60, the AI never gets sharper as its HP falls: better odds for the player.
+    assert locked > free
+
+
+@pytest.mark.parametrize(
+    ("fields", "code"),
+    [({"current": True, "preset": "classic"}, "bad_payload"), ({"current": "yes"}, "bad_payload")],
+)
+def test_current_odds_take_nothing_else(play: Actions, fields: dict[str, Any], code: str) -> None:
+    refused(play.emit("odds", fields), code)
+
+
+def test_current_odds_are_refused_in_a_fixed_mode(play: Actions) -> None:
+    assert play.new_match(mode="easy") == {"ok": True}
+    assert "only an adaptive match" in refused(play.emit("odds", {"current": True}))["message"]
+
+
+# --- the lock ------------------------------------------------------------------------
+
+
+def test_lock_difficulty_keeps_it_through_the_match(play: Actions) -> None:
+    assert play.new_match(rules={"start_ai_hp": 70}) == {"ok": True}
+    assert play.emit("lock_difficulty") == {"ok": True}
+    assert (play.state["match"]["locked"], play.state["match"]["difficulty"]) == (30, 30)
+    version = play.state["version"]
+    assert play.emit("lock_difficulty") == {"ok": True}  # again: nothing changes
+    assert play.state["version"] == version
+    for _ in range(3):
+        state = play.play_out()
+        ai_moves = [m for m in state["record"]["moves"] if m["by"] == "ai"]
+        assert {m["difficulty"] for m in ai_moves} <= {30}
+        if state["match"]["over"]:
+            break
+        assert play.emit("next_game") == {"ok": True}
+    assert play.state["match"]["difficulty"] == 30
+
+
+def test_lock_difficulty_is_refused_in_a_fixed_mode(play: Actions) -> None:
+    assert play.new_match(mode="hard") == {"ok": True}
+    before = play.state
+    refused(play.emit("lock_difficulty"))
+    assert play.refresh() == before
+
+
+# --- the dice ------------------------------------------------------------------------
+
+
+def test_the_commitment_comes_first_and_the_seed_at_the_end(play: Actions) -> None:
+    assert play.new_match(client_seed="my-seed_1") == {"ok": True}
+    first = play.state["record"]
+    assert first["dice"]["client_seed"] == "my-seed_1"
+    assert first["dice"]["server_seed"] is None
+    assert len(first["dice"]["commitment"]) == 64
+    state = play.play_out()
+    dice = state["record"]["dice"]
+    assert dice["commitment"] == first["dice"]["commitment"]  # unchanged through the game
+    assert commitment(dice["server_seed"]) == dice["commitment"]
+    assert verify(state["record"]).game == 1
+
+
+def test_next_game_takes_a_new_client_seed_or_keeps_the_last(play: Actions) -> None:
+    assert play.new_match(client_seed="first") == {"ok": True}
+    seeds = []
+    for seed in (None, "second"):
+        done = play.play_out()
+        if done["match"]["over"]:
+            break
+        old = done["record"]["dice"]["commitment"]
+        assert play.emit("next_game", {} if seed is None else {"client_seed": seed}) == {"ok": True}
+        dice = play.state["record"]["dice"]
+        assert dice["commitment"] != old and dice["server_seed"] is None
+        seeds.append(dice["client_seed"])
+    assert seeds == ["first", "second"]
+
+
+def test_a_bad_client_seed_on_next_game_changes_nothing(play: Actions) -> None:
+    done = play.play_out()
+    assert not done["match"]["over"]
+    found = refused(play.emit("next_game", {"client_seed": "x" * 65}))
+    assert "client seed" in found["message"]
+    assert play.refresh() == done
+
+
+def test_the_first_game_shown_unasked_uses_the_server_client_seed(play: Actions) -> None:
+    assert play.state["record"]["dice"]["client_seed"] == "server"
+    assert play.state["record"]["dice"]["server_seed"] is None
