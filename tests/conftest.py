@@ -17,6 +17,22 @@ from webapp.testing import Actions, RedisServer, ServerProcess, connect
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).parent / "artifacts"
+# axe-core, an npm devDependency for the tests only: never under static/, never served.
+AXE = Path(__file__).parent.parent / "node_modules" / "axe-core" / "axe.min.js"
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+# Transitions (a colour scheme's change among them) run out first, so that colours are
+# checked as they end, not midway; endless animations (a spinner) are left running.
+AXE_RUN = """async tags => {
+  const frame = () => new Promise(done => requestAnimationFrame(() => done()));
+  const moving = () => document.getAnimations().some(
+    a => a.playState === "running" && a.effect?.getComputedTiming().iterations !== Infinity);
+  for (let i = 0; i < 120 && (await frame(), moving()); i++);
+  const result = await axe.run(document, {runOnly: {type: "tag", values: tags}});
+  return result.violations.map(v => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map(n => `${n.target.join(" ")}: ${n.failureSummary}`),
+  }));
+}"""
 
 
 @pytest.fixture
@@ -112,6 +128,23 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
             "--no-first-run",
         ],
     }
+
+
+@pytest.fixture(scope="session")
+def axe() -> Callable[[Any], list[dict[str, Any]]]:
+    """``axe(page)``: axe-core's WCAG 2 A and AA violations on the page as it is now.
+
+    The script is evaluated rather than added as a tag, which the page's CSP refuses.
+    """
+    assert AXE.exists(), "axe-core is missing: run `npm ci`"
+    source = AXE.read_text() + "\n;undefined"
+
+    def run(page: Any) -> list[dict[str, Any]]:
+        if not page.evaluate("typeof axe !== 'undefined'"):
+            page.evaluate(source)
+        return list(page.evaluate(AXE_RUN, AXE_TAGS))
+
+    return run
 
 
 @pytest.fixture(scope="session")

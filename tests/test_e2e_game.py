@@ -81,12 +81,12 @@ def start_match(page: Page, mode: str, human_hp: int = 100, ai_hp: int = 100) ->
     """Start a new match from the settings panel and wait for its first position."""
     before = int(board(page).get_attribute("data-version") or 0)
     page.get_by_role("radio", name=mode, exact=True).check()
-    sliders = page.get_by_role("group", name="Starting HP")
+    rules = page.get_by_role("group", name="Rules")
     if mode == "Adaptive":
-        sliders.get_by_role("slider", name="You", exact=True).fill(str(human_hp))
-        sliders.get_by_role("slider", name="AI", exact=True).fill(str(ai_hp))
+        rules.get_by_role("spinbutton", name="Your starting HP").fill(str(human_hp))
+        rules.get_by_role("spinbutton", name="The AI's starting HP").fill(str(ai_hp))
     else:
-        expect(sliders).to_be_hidden()
+        expect(rules).to_be_hidden()
     page.get_by_role("button", name="Start match").click()
     expect(board(page)).to_have_attribute("data-mode", mode.lower())
     page.wait_for_function(

@@ -6,6 +6,8 @@ export const EVENTS = Object.freeze({
   move: "move",
   nextGame: "next_game",
   newMatch: "new_match",
+  lockDifficulty: "lock_difficulty",
+  odds: "odds",
   hint: "hint",
 });
 
@@ -25,6 +27,12 @@ export const ERROR_MESSAGES = Object.freeze({
   bad_packet: "The server could not read what the page sent",
   internal: "The server failed: try again",
 });
+
+/** The error codes the page acts on, beyond showing their message. */
+export const ERRORS = Object.freeze({ badSetting: "bad_setting" });
+
+/** A client seed for the dice (docs/fairness.md): 1 to 64 letters, digits, - or _. */
+export const CLIENT_SEED = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Codes the page makes up itself, when no answer came. */
 export const CLIENT_ERROR_MESSAGES = Object.freeze({

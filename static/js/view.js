@@ -3,6 +3,7 @@
 
 import {
   CLIENT_ERROR_MESSAGES,
+  CLIENT_SEED,
   ERROR_MESSAGES,
   NOTICE_MESSAGES,
   cellName,
@@ -31,6 +32,44 @@ function formatMicros(us) {
   if (us < 1e6) return `${(us / 1000).toFixed(1)} ms`;
   return `${(us / 1e6).toFixed(2)} s`;
 }
+
+/**
+ * A probability as a percentage with about three significant figures: 84.7%, 0.002%,
+ * 99.3%, 100%; never rounded up to 100% or down to 0% unless it is exactly that.
+ */
+export function percent(probability) {
+  const p = probability * 100;
+  if (!(p > 0)) return "0%";
+  if (p >= 100) return "100%";
+  const trim = (text) => (text.includes(".") ? text.replace(/\.?0+$/, "") : text);
+  let decimals = Math.min(20, Math.max(0, 2 - Math.floor(Math.log10(p))));
+  let text = trim(p.toFixed(decimals));
+  while (Number(text) >= 100 && decimals < 20) text = trim(p.toFixed(++decimals));
+  return `${text}%`;
+}
+
+const games = (n) => `${n} game${n === 1 ? "" : "s"}`;
+
+/** The odds line of the rules: a perfect and a random player's chances of a match. */
+export function oddsSentence(odds) {
+  const perfect = odds.perfect;
+  const played = Math.round(perfect.expected_games);
+  return (
+    `A perfect player wins this match ${percent(perfect.human_match_win_prob)} of the time, ` +
+    `in about ${games(played)}; a random player ${percent(odds.random.human_match_win_prob)}`
+  );
+}
+
+/** The chances of the match under way, from its current HP. */
+export function chancesSentence(odds) {
+  return (
+    `From here, a perfect player wins ${percent(odds.perfect.human_match_win_prob)} ` +
+    `of this match; a random one ${percent(odds.random.human_match_win_prob)}`
+  );
+}
+
+/** A commitment or seed shortened for reading: its first 8 and last 4 hex digits. */
+const shortHex = (hex) => (hex.length > 14 ? `${hex.slice(0, 8)}…${hex.slice(-4)}` : hex);
 
 function svg(tag, attrs) {
   const el = document.createElementNS(SVG_NS, tag);
@@ -74,7 +113,9 @@ function explanation(state) {
 
 /**
  * Build the view over the server-rendered page. `actions` receives the player's
- * intentions: play(cell), nextGame(), newMatch(settings), toggleHints(on).
+ * intentions: play(cell), nextGame(), newMatch(settings), toggleHints(on),
+ * lockDifficulty(), toggleChances(on), rulesChanged({preset, rules} | null) (the
+ * settings' rules, whose odds to show), seedChanged(seed) and newSeed().
  */
 export function createView(actions) {
   const $ = (id) => document.getElementById(id);
@@ -88,6 +129,8 @@ export function createView(actions) {
   let noticeTimer = 0;
   let serverNoticeUntil = 0;
   let formTouched = false;
+  let nextSeed = "";
+  let downloadUrl = "";
 
   // Roving tabindex: exactly one cell is in the tab order.
   function rove(cell, { focus = false } = {}) {
@@ -141,6 +184,14 @@ export function createView(actions) {
 
   $("next-game").addEventListener("click", () => actions.nextGame());
   $("new-match").addEventListener("click", () => actions.newMatch(readSettings()));
+  $("lock").addEventListener("click", () => actions.lockDifficulty());
+  const chancesToggle = $("chances-toggle");
+  chancesToggle.addEventListener("click", () => {
+    const on = chancesToggle.getAttribute("aria-pressed") !== "true";
+    chancesToggle.setAttribute("aria-pressed", String(on));
+    if (!on) showChances(null);
+    actions.toggleChances(on);
+  });
   hint.addEventListener("click", () => {
     const on = hint.getAttribute("aria-pressed") !== "true";
     hint.setAttribute("aria-pressed", String(on));
@@ -148,30 +199,87 @@ export function createView(actions) {
     actions.toggleHints(on);
   });
 
-  form.addEventListener("input", () => {
+  // The rules: a preset fills the numbers, and numbers that are a preset's select it.
+  const presetSelect = $("preset");
+  const ruleInputs = [...$("rules").querySelectorAll("input")];
+  const presets = Object.fromEntries(
+    [...presetSelect.options]
+      .filter((option) => option.dataset.rules)
+      .map((option) => [option.value, JSON.parse(option.dataset.rules)]),
+  );
+  const seedInput = $("client-seed");
+
+  form.addEventListener("input", (event) => {
     formTouched = true;
-    syncSettings();
+    if (event.target === presetSelect) fillPreset(presetSelect.value);
+    else if (ruleInputs.includes(event.target)) matchPreset();
+    if (event.target === seedInput) seedEdited();
+    else syncSettings();
   });
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     actions.newMatch(readSettings());
   });
+  $("new-seed").addEventListener("click", () => actions.newSeed());
 
-  function readSettings() {
-    return {
-      mode: form.elements.mode.value,
-      human_hp: Number($("human-start").value),
-      ai_hp: Number($("ai-start").value),
-    };
+  // Numbers as typed: an integer as a number, anything else as it is, for the server to judge.
+  function readNumber(input) {
+    const text = input.value.trim();
+    return /^-?\d+$/.test(text) ? Number(text) : input.valueAsNumber || text;
   }
 
+  function readRules() {
+    return Object.fromEntries(ruleInputs.map((input) => [input.name, readNumber(input)]));
+  }
+
+  /** What `odds` and `new_match` need to know of the rules, or null outside adaptive. */
+  function readAsk() {
+    if (form.elements.mode.value !== "adaptive") return null;
+    // Custom numbers are sent whole, so any preset will do as their base.
+    const preset = presets[presetSelect.value] ? presetSelect.value : Object.keys(presets)[0];
+    return { preset, rules: readRules() };
+  }
+
+  function readSettings() {
+    return { mode: form.elements.mode.value, ...readAsk() };
+  }
+
+  function fillPreset(name) {
+    const numbers = presets[name];
+    if (!numbers) return;
+    for (const input of ruleInputs) {
+      if (input.name in numbers) input.value = numbers[input.name];
+    }
+  }
+
+  function matchPreset() {
+    const rules = readRules();
+    const same = Object.keys(presets).find((name) =>
+      Object.entries(presets[name]).every(([rule, value]) => rules[rule] === value),
+    );
+    presetSelect.value = same ?? "custom";
+  }
+
+  let asked = "";
   function syncSettings() {
     const adaptive = form.elements.mode.value === "adaptive";
-    const group = $("hp-settings");
+    const group = $("rules-settings");
     group.hidden = !adaptive;
     group.disabled = !adaptive;
-    for (const side of ["human", "ai"]) {
-      $(`${side}-start-out`).textContent = $(`${side}-start`).value;
+    const option = presetSelect.selectedOptions[0];
+    $("preset-desc").textContent = option?.dataset.description ?? "";
+    // Numbers bounded by the most HP follow it while it is a number in range.
+    const max = $("rule-max_hp");
+    if (max && max.validity.valid && max.value !== "") {
+      for (const input of ruleInputs) if ("upToMax" in input.dataset) input.max = max.value;
+    }
+    // Ask for odds only when what would be asked changed.
+    const ask = readAsk();
+    const key = JSON.stringify(ask);
+    if (key !== asked) {
+      asked = key;
+      if (!ask) clearRulesError();
+      actions.rulesChanged(ask);
     }
   }
 
@@ -179,9 +287,99 @@ export function createView(actions) {
   function seedSettings(state) {
     if (formTouched) return;
     form.elements.mode.value = state.mode;
-    $("human-start").value = state.match.start_human_hp;
-    $("ai-start").value = state.match.start_ai_hp;
+    for (const input of ruleInputs) {
+      const value = state.rules?.[input.name];
+      if (value != null) input.value = value;
+    }
+    presetSelect.value = state.preset in presets ? state.preset : "custom";
     syncSettings();
+  }
+
+  /** Mark `input` invalid with `message`, or valid again with null. */
+  function markField(input, message) {
+    const note = $(`${input.id}-error`);
+    note.hidden = !message;
+    note.textContent = message ?? "";
+    if (message) {
+      input.setAttribute("aria-invalid", "true");
+      const described = [note.id, input.dataset.help].filter(Boolean);
+      input.setAttribute("aria-describedby", described.join(" "));
+    } else {
+      input.removeAttribute("aria-invalid");
+      if (input.dataset.help) input.setAttribute("aria-describedby", input.dataset.help);
+      else input.removeAttribute("aria-describedby");
+    }
+  }
+
+  function clearRulesError() {
+    for (const input of ruleInputs) markField(input, null);
+    $("settings-error").hidden = true;
+  }
+
+  /** Put `text` in the live odds line: the odds, a wait, or why there are none. */
+  function setOddsLine(text, state) {
+    const line = $("rules-odds");
+    line.textContent = text;
+    line.dataset.state = state;
+  }
+
+  /**
+   * Show a refusal of the rules (a `bad_setting` error): by the field it names, or
+   * under the rules when it names none. `started` says whether Start match was refused.
+   */
+  function showRulesError(error, { started = false } = {}) {
+    clearRulesError();
+    const message = error?.message || ERROR_MESSAGES[error?.code] || "Those settings were refused";
+    const named = error?.field ? form.elements.namedItem(error.field) : null;
+    const input = named === seedInput || ruleInputs.includes(named) ? named : null;
+    // The live odds line says why there are no odds: by naming the field marked, or
+    // in full when the rules as a whole were refused.
+    if (input === seedInput) markSeed(message);
+    else if (input) {
+      markField(input, message);
+      setOddsLine(`No odds until “${input.labels[0].textContent}” is fixed`, "refused");
+    } else setOddsLine(message, "error");
+    if (started) {
+      $("settings-error").textContent = `Not started: ${message}`;
+      $("settings-error").hidden = false;
+      (input ?? presetSelect).focus();
+    }
+  }
+
+  /** Show the odds of a whole match under the rules in the form (the `odds` answer). */
+  function showOdds(odds) {
+    clearRulesError();
+    setOddsLine(oddsSentence(odds), "shown");
+  }
+
+  /** Say why no odds came (a code the server or the page gave). */
+  function showOddsUnavailable(code) {
+    const why = ERROR_MESSAGES[code] ?? CLIENT_ERROR_MESSAGES[code] ?? "something went wrong";
+    setOddsLine(`No odds just now: ${why}`, "none");
+  }
+
+  // The client seed: kept by main.js, checked here only to say what is wrong with it.
+  seedInput.dataset.help = "client-seed-help";
+  function markSeed(message) {
+    markField(seedInput, message);
+  }
+
+  function seedEdited() {
+    const seed = seedInput.value;
+    if (CLIENT_SEED.test(seed)) {
+      markSeed(null);
+      actions.seedChanged(seed);
+    } else {
+      markSeed("A seed is 1 to 64 letters, digits, - or _");
+    }
+  }
+
+  /** Show the client seed the next game will use. */
+  function showSeed(seed) {
+    if (seedInput.value !== seed) seedInput.value = seed;
+    markSeed(null);
+    nextSeed = seed;
+    if (shown) renderDice(shown);
   }
 
   function renderCells(state) {
@@ -242,14 +440,16 @@ export function createView(actions) {
     $("substatus").dataset.match = match.over ? match.winner : "";
   }
 
-  function renderMeter(side, hp, delta) {
-    const value = Math.max(0, Math.min(100, hp));
+  function renderMeter(side, hp, delta, maxHp) {
+    const value = Math.max(0, Math.min(maxHp, hp));
+    const width = Math.round((value / maxHp) * 1000) / 10;
     $(`${side}-hp`).textContent = String(value);
-    $(`${side}-fill`).style.width = `${value}%`;
-    $(`${side}-ghost`).style.width = `${value}%`;
+    $(`${side}-fill`).style.width = `${width}%`;
+    $(`${side}-ghost`).style.width = `${width}%`;
     const meter = $(`${side}-meter`);
+    meter.setAttribute("aria-valuemax", String(maxHp));
     meter.setAttribute("aria-valuenow", String(value));
-    meter.dataset.level = value <= 25 ? "low" : value <= 50 ? "mid" : "high";
+    meter.dataset.level = width <= 25 ? "low" : width <= 50 ? "mid" : "high";
     const badge = $(`${side}-delta`);
     badge.hidden = delta == null;
     if (delta != null) {
@@ -267,15 +467,112 @@ export function createView(actions) {
     $("hp-bars").hidden = !adaptive;
     if (adaptive) {
       const change = state.status !== "playing" ? match.last_hp_change : null;
-      renderMeter("human", match.human_hp, change?.human);
-      renderMeter("ai", match.ai_hp, change?.ai);
+      const maxHp = state.rules?.max_hp ?? 100;
+      renderMeter("human", match.human_hp, change?.human, maxHp);
+      renderMeter("ai", match.ai_hp, change?.ai, maxHp);
       $("difficulty").textContent = String(match.difficulty);
+      const locked = match.locked != null ? "locked: " : "";
       $("difficulty-note").textContent =
-        ` — the AI plays the perfect move ${match.difficulty}% of the time`;
+        ` — ${locked}the AI plays the perfect move ${match.difficulty}% of the time`;
     }
+    renderTools(state);
     $("wins").textContent = String(match.record.wins);
     $("losses").textContent = String(match.record.losses);
     $("draws").textContent = String(match.record.draws);
+  }
+
+  // Lock difficulty and Show my chances: adaptive matches only.
+  function renderTools(state) {
+    const match = state.match;
+    const adaptive = state.mode === "adaptive";
+    $("match-tools").hidden = !adaptive;
+    const lock = $("lock");
+    const locked = match.locked != null;
+    lock.setAttribute("aria-pressed", String(locked));
+    lock.disabled = locked || match.over;
+    $("lock-text").textContent = locked
+      ? `Difficulty locked at ${match.locked}`
+      : "Lock difficulty";
+    const toggle = $("chances-toggle");
+    toggle.disabled = match.over;
+    if (!adaptive || match.over) showChances(null);
+  }
+
+  /** The chances of the match under way (an `odds` answer), or hide them with null. */
+  function showChances(odds) {
+    const line = $("chances");
+    const on = $("chances-toggle").getAttribute("aria-pressed") === "true";
+    line.hidden = !(odds && on);
+    line.textContent = odds && on ? chancesSentence(odds) : "";
+  }
+
+  // The dice panel: the commitment before the game, the seed, and after it the check.
+  function renderDice(state) {
+    const record = state.record;
+    const panel = $("dice");
+    panel.hidden = !record;
+    if (!record) return;
+    const dice = record.dice;
+    const over = state.status !== "playing";
+    // A game begun before the dice (an upgrade) has no commitment to show.
+    for (const part of panel.querySelectorAll(".dice-details, .dice-seed")) part.hidden = !dice;
+    if (dice) {
+      $("dice-commitment").textContent = shortHex(dice.commitment);
+      $("dice-commitment-full").textContent = dice.commitment;
+      $("dice-server-seed").textContent = dice.server_seed ?? "revealed when the game ends";
+      $("dice-client-seed").textContent = dice.client_seed;
+      const later = nextSeed && nextSeed !== dice.client_seed;
+      $("dice-next-seed").textContent = later ? ` (your next game uses ${nextSeed})` : "";
+    }
+    const check = $("dice-check");
+    if (!dice) {
+      setCheck("This game began before verifiable dice", "none");
+    } else if (!dice.server_seed) {
+      setCheck(
+        "The server reveals its seed when the game ends, and this page checks the dice",
+        "waiting",
+      );
+    } else if (check.dataset.commitment !== dice.commitment) {
+      setCheck("Checking the dice…", "checking");
+    }
+    renderDownload(over ? record : null);
+  }
+
+  function setCheck(text, result, commitment = "") {
+    const check = $("dice-check");
+    // The same words again are not written again, so the status is not read again.
+    if (check.textContent !== text) check.textContent = text;
+    check.dataset.result = result;
+    check.dataset.commitment = commitment;
+  }
+
+  /**
+   * Show the result of checking the dice of `record`: verifyRecord's answer, or null
+   * when the checker could not run.
+   */
+  function showVerdict(record, verdict) {
+    const showing = shown?.record?.dice;
+    if (!showing || showing.commitment !== record.dice?.commitment) return;
+    if (!verdict) {
+      setCheck("The dice could not be checked: reload the page to try again", "none");
+      return;
+    }
+    const text = verdict.ok ? "Dice verified" : `Dice check failed: ${verdict.reason}`;
+    setCheck(text, verdict.ok ? "ok" : "failed", showing.commitment);
+  }
+
+  function renderDownload(record) {
+    const link = $("dice-download");
+    link.hidden = !record;
+    const name = record ? `tictactoe-game-${record.game}.json` : "";
+    const commitment = record?.dice?.commitment ?? "";
+    if (!record || (link.download === name && link.dataset.commitment === commitment)) return;
+    if (downloadUrl) URL.revokeObjectURL(downloadUrl);
+    const json = JSON.stringify(record, null, 2);
+    downloadUrl = URL.createObjectURL(new Blob([json], { type: "application/json" }));
+    link.href = downloadUrl;
+    link.download = name;
+    link.dataset.commitment = commitment;
   }
 
   function renderActions(state) {
@@ -304,6 +601,7 @@ export function createView(actions) {
     const said = explanation(state);
     $("explain").textContent = said || "The AI explains each of its moves here.";
     $("explain").classList.toggle("is-empty", !said);
+    renderDice(state);
     seedSettings(state);
     if (fresh) showHints(null);
   }
@@ -366,6 +664,12 @@ export function createView(actions) {
   return {
     render,
     showHints,
+    showOdds,
+    showOddsUnavailable,
+    showRulesError,
+    showChances,
+    showSeed,
+    showVerdict,
     setConnection,
     showError,
     showNotice,

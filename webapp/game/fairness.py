@@ -31,7 +31,11 @@ T = TypeVar("T")
 
 
 class FairnessError(RuleError):
-    """A seed that breaks the rules of docs/fairness.md."""
+    """A seed that breaks the rules of docs/fairness.md; ``field`` names the setting."""
+
+    def __init__(self, code: str, message: str, *, field: str | None = None) -> None:
+        super().__init__(code, message)
+        self.field = field
 
 
 def check_client_seed(seed: object) -> str:
@@ -40,6 +44,7 @@ def check_client_seed(seed: object) -> str:
         raise FairnessError(
             "bad_setting",
             f"the client seed must be 1 to 64 letters, digits, - or _, got {seed!r}",
+            field="client_seed",
         )
     return seed
 

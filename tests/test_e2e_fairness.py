@@ -1,0 +1,154 @@
+"""End-to-end: the dice of every game are committed to, revealed and checked in the page."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Locator, Page, expect
+from test_e2e_game import open_game, play_game, start_match
+from test_e2e_settings import ODDS, expect_accessible
+
+COMMITMENT = re.compile(r"^Commitment [0-9a-f]{8}…[0-9a-f]{4}$")
+SEED = re.compile(r"^[a-z0-9]{16}$")
+VERIFY = """async record => {
+  const { verifyRecord } = await import("/static/js/fairness.js");
+  return verifyRecord(record);
+}"""
+
+
+def dice(page: Page) -> Locator:
+    """The Dice panel under the board."""
+    return page.get_by_role("region", name="Dice")
+
+
+def downloaded_record(page: Page) -> dict[str, Any]:
+    """The game's record, as the page's download link offers it."""
+    link = dice(page).get_by_role("link", name="Download game record")
+    with page.expect_download() as download:
+        link.click()
+    return dict(json.loads(Path(download.value.path()).read_text()))
+
+
+def verified(page: Page) -> Locator:
+    """The dice check's verdict once it says the dice are verified."""
+    return dice(page).get_by_role("status").filter(has_text=re.compile("^Dice verified$"))
+
+
+def test_a_whole_game_verifies_its_dice(page: Page, server: Any) -> None:
+    open_game(page, server.url)
+    seed = page.get_by_role("textbox", name="Your dice seed").input_value()
+    assert SEED.match(seed), seed
+    start_match(page, "Adaptive")
+
+    panel = dice(page)
+    summary = panel.get_by_text(COMMITMENT)
+    expect(summary).to_be_visible()
+    shown = summary.inner_text()
+    expect(panel.get_by_text(f"Your seed: {seed}", exact=True)).to_be_visible()
+    expect(panel.get_by_role("link", name="Download game record")).to_be_hidden()
+
+    play_game(page)
+    expect(verified(page)).to_be_visible()
+    expect(summary).to_have_text(shown)  # the commitment did not change during the game
+    panel.get_by_text(COMMITMENT).click()  # the details: the full commitment and the seed
+    expect(panel.get_by_text(re.compile(r"^[0-9a-f]{64}$"))).to_have_count(2)
+
+    link = panel.get_by_role("link", name="Download game record")
+    expect(link).to_have_attribute("download", "tictactoe-game-1.json")
+    record = downloaded_record(page)
+    assert record["game"] == 1 and record["dice"]["client_seed"] == seed
+    assert record["dice"]["commitment"][:8] in shown
+
+
+def test_next_game_sends_the_edited_seed(page: Page, server: Any) -> None:
+    open_game(page, server.url)
+    start_match(page, "Easy")
+    play_game(page)
+    field = page.get_by_role("textbox", name="Your dice seed")
+    field.fill("my-own_seed-42")
+    expect(dice(page).get_by_text("(your next game uses my-own_seed-42)")).to_be_visible()
+    page.get_by_role("button", name="Next game").click()
+    expect(dice(page).get_by_text("Your seed: my-own_seed-42", exact=True)).to_be_visible()
+
+    page.reload()  # the seed is kept by the browser
+    expect(page.get_by_role("textbox", name="Your dice seed")).to_have_value("my-own_seed-42")
+    page.get_by_role("button", name="New seed").click()
+    expect(page.get_by_role("textbox", name="Your dice seed")).to_have_value(SEED)
+
+
+def test_verify_record_names_a_changed_roll(page: Page, server: Any) -> None:
+    open_game(page, server.url)
+    start_match(page, "Adaptive", ai_hp=50)
+    play_game(page)
+    expect(verified(page)).to_be_visible()
+    record = downloaded_record(page)
+    assert page.evaluate(VERIFY, record) == {"ok": True}
+
+    moves = [move for move in record["moves"] if move["by"] == "ai"]
+    assert moves, "the AI moved at least once"
+    second = len(moves) > 1
+    move = moves[1] if second else moves[0]
+    cell = f"{'abc'[move['cell'] % 3]}{move['cell'] // 3 + 1}"
+    move["roll"] = (move["roll"] + 1) % 100
+    answer = page.evaluate(VERIFY, record)
+    assert answer["ok"] is False
+    index = 2 if second else 1
+    expected = (
+        rf"^AI move {index} at {cell}: the dice give roll \d+, the record says {move['roll']}$"
+    )
+    assert re.match(expected, answer["reason"]), answer
+
+    record["dice"]["server_seed"] = "0" * 64
+    answer = page.evaluate(VERIFY, record)
+    assert answer == {"ok": False, "reason": "the server seed does not match the commitment"}
+
+
+def test_game_over_is_accessible(page: Page, server: Any, axe: Any) -> None:
+    open_game(page, server.url)
+    start_match(page, "Adaptive")
+    play_game(page)
+    expect(verified(page)).to_be_visible()
+    dice(page).get_by_text(COMMITMENT).click()
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        expect_accessible(axe, page)
+
+
+SCREENS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
+
+
+def shoot(page: Page, artifacts: Path, moment: str) -> None:
+    """Whole-page screenshots on both screens in both colour schemes; none scrolls sideways."""
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme, reduced_motion="reduce")
+        for device, viewport in SCREENS.items():
+            page.set_viewport_size(viewport)
+            page.wait_for_timeout(150)
+            wide = page.evaluate("document.documentElement.scrollWidth")
+            assert wide <= viewport["width"], f"{moment} {device}: {wide} px wide"
+            path = artifacts / f"{moment}-{device}-{scheme}.png"
+            page.screenshot(path=str(path), full_page=True, animations="disabled")
+            assert path.stat().st_size > 0
+
+
+def test_screenshots_of_rules_and_dice(page: Page, server: Any, artifacts: Path) -> None:
+    open_game(page, server.url)
+    page.get_by_role("combobox", name="Preset").select_option(label="Gentle")
+    expect(page.get_by_text(ODDS)).to_be_visible()
+    shoot(page, artifacts, "rules-odds")
+
+    page.get_by_role("spinbutton", name="Your starting HP").fill("0")
+    expect(page.get_by_role("spinbutton", name="Your starting HP")).to_have_attribute(
+        "aria-invalid", "true"
+    )
+    shoot(page, artifacts, "rules-error")
+
+    start_match(page, "Adaptive", human_hp=60, ai_hp=30)
+    page.get_by_role("button", name="Show my chances").click()
+    play_game(page)
+    expect(verified(page)).to_be_visible()
+    page.get_by_text(COMMITMENT).click()
+    shoot(page, artifacts, "dice-verified")
