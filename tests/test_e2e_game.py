@@ -16,7 +16,7 @@ EMPTY = re.compile(r"^[abc][123], empty$")
 SETTLED = re.compile(r"^(human|none)$")
 HINT = re.compile(r"^(win in \d|draw|loss in \d)$")
 RESULT = re.compile(r"You win|AI wins|Draw")
-PAGE_BUDGET_BYTES = 100 * 1024
+PAGE_BUDGET_BYTES = 100 * 1024  # on the wire: the static files go out gzipped
 
 
 def cell_name(cell: int) -> str:

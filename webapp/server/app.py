@@ -13,6 +13,7 @@ from flask import Flask
 from flask_socketio import SocketIO
 
 from . import config, datadir
+from .compress import StaticGzip
 from .events import SocketCaps, register
 from .health import Health
 from .limits import QuietLog, RateLimits
@@ -77,6 +78,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     )
     app.session_interface = SessionInterface()
     app.register_blueprint(pages)
+    app.after_request(StaticGzip())
     _add_socketio(app)
     return app
 

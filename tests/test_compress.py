@@ -1,0 +1,48 @@
+"""Static files go out gzipped to clients that take gzip, and plain to the others."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+from flask.testing import FlaskClient
+
+STATIC = Path(__file__).resolve().parent.parent / "static"
+
+
+@pytest.mark.parametrize("name", ["js/view.js", "css/app.css", "vendor/socket.io.esm.min.js"])
+def test_static_files_are_gzipped_for_clients_that_take_it(client: FlaskClient, name: str) -> None:
+    reply = client.get(f"/static/{name}", headers={"Accept-Encoding": "gzip, br"})
+    assert reply.status_code == 200
+    assert reply.headers["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in reply.headers["Vary"]
+    assert int(reply.headers["Content-Length"]) == len(reply.data)
+    plain = (STATIC / name).read_bytes()
+    assert gzip.decompress(reply.data) == plain
+    assert len(reply.data) < len(plain) / 2
+    again = client.get(f"/static/{name}", headers={"Accept-Encoding": "gzip"})
+    assert again.data == reply.data  # the same bytes, from memory
+
+
+@pytest.mark.parametrize("encoding", [None, "identity", "gzip;q=0", "br"])
+def test_others_get_the_plain_file(client: FlaskClient, encoding: str | None) -> None:
+    headers = {"Accept-Encoding": encoding} if encoding else {}
+    reply = client.get("/static/js/view.js", headers=headers)
+    assert "Content-Encoding" not in reply.headers
+    assert reply.data == (STATIC / "js" / "view.js").read_bytes()
+
+
+def test_a_cached_file_is_still_not_modified(client: FlaskClient) -> None:
+    first = client.get("/static/js/view.js", headers={"Accept-Encoding": "gzip"})
+    etag = first.headers["ETag"]
+    again = client.get(
+        "/static/js/view.js", headers={"Accept-Encoding": "gzip", "If-None-Match": etag}
+    )
+    assert again.status_code == 304 and again.data == b""
+
+
+def test_pages_are_never_compressed(client: FlaskClient) -> None:
+    # The page sits beside the session cookie: compressing it could leak (BREACH).
+    reply = client.get("/", headers={"Accept-Encoding": "gzip"})
+    assert reply.status_code == 200 and "Content-Encoding" not in reply.headers
