@@ -5,6 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 CLIENT := static/vendor/socket.io.esm.min.js
+AXE := node_modules/axe-core/axe.min.js
 CHROMIUM ?= /usr/bin/chromium
 REDIS_SERVER ?= /usr/bin/redis-server
 NGINX ?= /usr/sbin/nginx
@@ -32,7 +33,13 @@ $(INSTALLED): requirements-dev.lock pyproject.toml | $(BIN)/python $(CLIENT)
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
+# A server's install takes the browser's client alone; the tests also take axe-core
+# (a devDependency, never served), which checks the page's accessibility.
 node_modules/socket.io-client/package.json: package.json package-lock.json
+	npm ci --omit=dev --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(AXE): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
@@ -63,7 +70,7 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-pytest: install $(CHROMIUM) $(REDIS_SERVER) $(NGINX)
+pytest: install $(AXE) $(CHROMIUM) $(REDIS_SERVER) $(NGINX)
 	$(BIN)/pytest
 
 bench: install
