@@ -20,6 +20,9 @@ from webapp.game.match import (
     MatchError,
     RuleField,
     Rules,
+    Status,
+    difficulty,
+    hp_after_game,
     longest_match,
     rules_from,
 )
@@ -214,3 +217,145 @@ def test_the_float_tables_the_odds_use_are_the_exact_ones_rounded(player: str) -
         chances = game_odds(player, level)
         for poly, value in zip(exact, (chances.win, chances.loss, chances.draw), strict=True):
             assert value == pytest.approx(float(at(poly, p)), abs=1e-12)
+
+
+def odds_state_by_state(
+    rules: Rules,
+    player: str,
+    *,
+    human_hp: int | None = None,
+    ai_hp: int | None = None,
+    locked: int | None = None,
+) -> tuple[float, float, dict[str, int]]:
+    """The odds the plain way, as ``match_odds`` first computed them: a dict of (player HP,
+    AI HP) states walked forward game by game in floats, each game's HP from
+    ``hp_after_game``. The quantiles come out of the very same float sums as then; the
+    expected games are summed with ``math.fsum``, as a plain sum of so many numbers can
+    be off by 1e-12."""
+    start = (
+        rules.start_human_hp if human_hp is None else human_hp,
+        rules.start_ai_hp if ai_hp is None else ai_hp,
+    )
+    frontier = {start: 1.0}
+    won = ended = 0.0
+    playing: list[float] = []  # the chance of playing each game
+    found: dict[str, int] = {}
+    games = 0
+    while frontier:
+        games += 1
+        playing.append(math.fsum(frontier.values()))
+        after: dict[tuple[int, int], float] = {}
+        for (human, ai), mass in frontier.items():
+            chances = game_odds(player, difficulty(ai) if locked is None else locked)
+            results: tuple[tuple[Status, float], ...] = (
+                ("human_won", chances.win),
+                ("ai_won", chances.loss),
+                ("draw", chances.draw),
+            )
+            for status, chance in results:
+                if chance > 0.0:
+                    state = hp_after_game(rules, human, ai, status)
+                    if state[0] <= 0:
+                        ended += mass * chance
+                    elif state[1] <= 0:
+                        ended += mass * chance
+                        won += mass * chance
+                    else:
+                        after[state] = after.get(state, 0.0) + mass * chance
+        frontier = after
+        for q in (50, 90, 99):
+            if str(q) not in found and ended >= q / 100 - 1e-12:
+                found[str(q)] = games
+    quantiles = {str(q): found.get(str(q), games) for q in (50, 90, 99)}
+    return won, math.fsum(playing), quantiles
+
+
+def drawn_rules(rng: random.Random) -> Rules:
+    """Rules a player may choose, at random, from small HP scales to the largest."""
+    while True:
+        top = rng.choice([10, 60, 100, 300, 1000])
+        try:
+            return rules_from(
+                max_hp=top,
+                start_human_hp=rng.randint(1, top),
+                start_ai_hp=rng.randint(1, top),
+                human_win_human_heal=rng.randint(0, top // 2),
+                human_win_ai_damage=rng.randint(1, top // 3 + 1),
+                ai_win_human_damage=rng.randint(1, top // 3 + 1),
+                draw_human_damage=rng.randint(0, top // 4),
+                draw_ai_damage=rng.randint(0, top // 4),
+            )
+        except MatchError:
+            continue
+
+
+# Each with a twist the packed walk handles on its own: heals cut at the maximum, player
+# HP moving in steps of 10 or 34 (and a maximum off those steps), draws that cost only
+# one side, a match under way, a locked difficulty, large HP with states far apart, and
+# the smallest damages (thousands of states).
+EDGE_CASES: list[tuple[Rules, dict[str, int]]] = [
+    *((rules, {}) for rules in PRESETS.values()),
+    (rules_from(max_hp=60, start_human_hp=60, human_win_human_heal=25, start_ai_hp=60), {}),
+    (
+        rules_from(
+            max_hp=95,
+            start_human_hp=90,
+            start_ai_hp=95,
+            human_win_human_heal=10,
+            ai_win_human_damage=20,
+            draw_human_damage=10,
+        ),
+        {},
+    ),
+    (rules_from(human_win_human_heal=0, draw_human_damage=0, draw_ai_damage=2), {}),
+    (rules_from(draw_human_damage=0, draw_ai_damage=3), {}),
+    (rules_from(draw_human_damage=7, draw_ai_damage=0), {}),
+    (Rules(), {"human_hp": 7, "ai_hp": 40, "locked": 50}),
+    (Rules(), {"locked": 100}),
+    (
+        rules_from(
+            max_hp=1000,
+            start_human_hp=229,
+            start_ai_hp=537,
+            human_win_human_heal=332,
+            human_win_ai_damage=32,
+            ai_win_human_damage=405,
+            draw_human_damage=345,
+            draw_ai_damage=147,
+        ),
+        {},
+    ),
+    (
+        rules_from(
+            human_win_ai_damage=4,
+            ai_win_human_damage=4,
+            human_win_human_heal=5,
+            draw_human_damage=4,
+            draw_ai_damage=1,
+        ),
+        {},
+    ),
+]
+
+
+@pytest.mark.parametrize("player", PLAYERS)
+@pytest.mark.parametrize(("rules", "under_way"), EDGE_CASES)
+def test_odds_are_those_of_walking_state_by_state(
+    rules: Rules, under_way: dict[str, int], player: str
+) -> None:
+    won, expected, quantiles = odds_state_by_state(rules, player, **under_way)
+    odds = match_odds(rules, player, **under_way)
+    assert odds.games_quantiles == quantiles
+    assert odds.human_match_win_prob == pytest.approx(won, abs=1e-12, rel=0)
+    assert odds.expected_games == pytest.approx(expected, abs=1e-12, rel=0)
+
+
+def test_odds_of_rules_drawn_at_random_are_those_of_walking_state_by_state() -> None:
+    rng = random.Random(2026)
+    for _ in range(40):
+        rules, player = drawn_rules(rng), rng.choice(PLAYERS)
+        won, expected, quantiles = odds_state_by_state(rules, player)
+        odds = match_odds(rules, player)
+        assert odds.games_quantiles == quantiles, rules
+        assert odds.human_match_win_prob == pytest.approx(won, abs=1e-12, rel=0), rules
+        assert odds.expected_games == pytest.approx(expected, abs=1e-12, rel=0), rules
