@@ -18,6 +18,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from webapp.game.match import MatchError, rules_from
 from webapp.testing import (
     Actions,
     Player,
@@ -347,3 +348,54 @@ def test_requests_that_are_not_http_do_not_fill_the_log(server: ServerProcess) -
     assert len(grown) < 2000, len(grown)
     assert grown.count("bad HTTP requests") == 1
     get(server.url + "/healthz")
+
+
+def hard_rule_sets(count: int) -> list[dict[str, int]]:
+    """Distinct rule sets near the 100-game cap, each a long computation of odds.
+
+    With these numbers a match can last 100 games from a starting HP of about 330 down.
+    """
+    found: list[dict[str, int]] = []
+    for start in range(340, 0, -1):
+        numbers = {
+            "max_hp": 1000,
+            "start_human_hp": start,
+            "start_ai_hp": 1000,
+            "human_win_human_heal": 0,
+            "human_win_ai_damage": 11,
+            "ai_win_human_damage": 34,
+            "draw_human_damage": 11,
+            "draw_ai_damage": 10,
+        }
+        try:
+            rules_from(**numbers)
+        except MatchError:
+            continue
+        found.append(numbers)
+        if len(found) == count:
+            break
+    return found
+
+
+def ask_for_odds(player: Player, sets: list[dict[str, int]], report: dict[str, int]) -> None:
+    """Ask for the odds of each rule set in turn, as fast as the answers come."""
+    for numbers in sets:
+        ack = player.call("odds", {"rules": numbers})
+        report["answered" if ack.get("ok") else "refused"] += 1
+
+
+def test_asking_for_odds_again_and_again_slows_only_the_asker(
+    server: ServerProcess, bystander: Player
+) -> None:
+    quiet = p99_of_hints(bystander)
+    asker = Player(server.url, session_cookie(server.url))
+    report = {"answered": 0, "refused": 0}
+    thread = threading.Thread(target=ask_for_odds, args=(asker, hard_rule_sets(40), report))
+    thread.start()
+    during: list[float] = []
+    while thread.is_alive():
+        during += timed_calls(lambda: bystander.call("hint"), 0.5, pause=PAUSE_SECONDS)
+    thread.join()
+    asker.close()
+    assert report["answered"] >= 30, report  # cache misses, all answered
+    assert within_twice(quiet, percentile(during, 0.99)), (quiet, percentile(during, 0.99))

@@ -15,6 +15,8 @@ import pytest
 from webapp.cli.report import percent
 from webapp.game.match import (
     MAX_GAMES,
+    MAX_STATES,
+    PAUSE_EVERY,
     PRESETS,
     RULE_FIELDS,
     MatchError,
@@ -190,8 +192,32 @@ def test_rules_whose_matches_could_drag_on_are_refused() -> None:
     assert longest_match(PRESETS["classic"]) == 22
     assert all(longest_match(rules) <= MAX_GAMES for rules in PRESETS.values())
     tiny = {"human_win_ai_damage": 1, "ai_win_human_damage": 1, "draw_human_damage": 1}
-    with pytest.raises(MatchError, match="a match could last 199 games, and at most 100"):
-        rules_from(human_win_human_heal=0, draw_ai_damage=1, **tiny)
+    with pytest.raises(MatchError, match="a match could last 139 games, and at most 100"):
+        rules_from(human_win_human_heal=0, draw_ai_damage=1, start_ai_hp=40, **tiny)
+
+
+def test_rules_with_too_many_hp_states_are_refused_before_any_walk_of_them_all() -> None:
+    # Every HP from 100 down to 1 on both sides: 10,000 states, more than the cap.
+    tiny = {"human_win_ai_damage": 1, "ai_win_human_damage": 1, "draw_human_damage": 1}
+    pauses: list[None] = []
+
+    def pause() -> None:
+        pauses.append(None)
+
+    with pytest.raises(MatchError, match=f"more than {MAX_STATES} different HP states"):
+        rules_from(
+            human_win_human_heal=0, draw_ai_damage=1, pause=lambda: pauses.append(None), **tiny
+        )
+    # The walk stopped at the cap, pausing for its caller on the way.
+    assert len(pauses) == MAX_STATES // PAUSE_EVERY
+
+
+def test_the_odds_walk_pauses_after_each_game() -> None:
+    pauses: list[None] = []
+    rules = rules_from("fair", start_ai_hp=77)  # not cached by another test
+    odds = match_odds(rules, "perfect", pause=lambda: pauses.append(None))
+    # One pause a game, for as many games as some match may last.
+    assert odds.games_quantiles["99"] <= len(pauses) <= longest_match(rules)
 
 
 def test_readmes_table_of_presets_is_what_odds_computes() -> None:
@@ -295,9 +321,9 @@ def drawn_rules(rng: random.Random) -> Rules:
 # the smallest damages (thousands of states).
 EDGE_CASES: list[tuple[Rules, dict[str, int]]] = [
     *((rules, {}) for rules in PRESETS.values()),
-    (rules_from(max_hp=60, start_human_hp=60, human_win_human_heal=25, start_ai_hp=60), {}),
+    (Rules(max_hp=60, start_human_hp=60, human_win_human_heal=25, start_ai_hp=60), {}),
     (
-        rules_from(
+        Rules(
             max_hp=95,
             start_human_hp=90,
             start_ai_hp=95,
@@ -307,13 +333,13 @@ EDGE_CASES: list[tuple[Rules, dict[str, int]]] = [
         ),
         {},
     ),
-    (rules_from(human_win_human_heal=0, draw_human_damage=0, draw_ai_damage=2), {}),
-    (rules_from(draw_human_damage=0, draw_ai_damage=3), {}),
-    (rules_from(draw_human_damage=7, draw_ai_damage=0), {}),
+    (Rules(human_win_human_heal=0, draw_human_damage=0, draw_ai_damage=2), {}),
+    (Rules(draw_human_damage=0, draw_ai_damage=3), {}),
+    (Rules(draw_human_damage=7, draw_ai_damage=0), {}),
     (Rules(), {"human_hp": 7, "ai_hp": 40, "locked": 50}),
     (Rules(), {"locked": 100}),
     (
-        rules_from(
+        Rules(
             max_hp=1000,
             start_human_hp=229,
             start_ai_hp=537,
@@ -326,7 +352,7 @@ EDGE_CASES: list[tuple[Rules, dict[str, int]]] = [
         {},
     ),
     (
-        rules_from(
+        Rules(
             human_win_ai_damage=4,
             ai_win_human_damage=4,
             human_win_human_heal=5,

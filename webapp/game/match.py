@@ -131,17 +131,38 @@ PRESETS: dict[str, Rules] = {
 
 
 MAX_GAMES = 100  # the longest a match may possibly last under rules a player chooses
+# The most (player HP, AI HP) states a match may pass through: it bounds the work of
+# checking rules and of their exact odds (game/odds.py), so every rule set a player may
+# choose is answered in well under 100 ms.
+MAX_STATES = 5000
+PAUSE_EVERY = 256  # states walked between two calls of a caller's ``pause``
 
 
 HpState = tuple[int, int]  # (player HP, AI HP) between games
+Pause = Callable[[], object]
+"""Called now and then by long walks, so that a server can let others run meanwhile."""
 
 
-def states_from(start: HpState, after: Callable[[HpState], Iterable[HpState]]) -> list[HpState]:
+class TooManyStates(MatchError):
+    """Rules whose matches pass through more than ``MAX_STATES`` HP states."""
+
+
+def no_pause() -> None:
+    """Pause for no one: what a walk does unless its caller says otherwise."""
+
+
+def states_from(
+    start: HpState,
+    after: Callable[[HpState], Iterable[HpState]],
+    *,
+    pause: Pause = no_pause,
+) -> list[HpState]:
     """The states a match under way can reach from ``start`` (``after`` gives a state's
     next ones, ended or not), each after every state it leads to.
 
     Every game lowers the AI's HP, or keeps it and lowers the player's (the checks in
-    ``Rules``), so ordering by AI HP, then player HP, does it.
+    ``Rules``), so ordering by AI HP, then player HP, does it. More than ``MAX_STATES``
+    raise ``TooManyStates``.
     """
     seen, todo = {start}, [start]
     while todo:
@@ -149,11 +170,20 @@ def states_from(start: HpState, after: Callable[[HpState], Iterable[HpState]]) -
             if state[0] > 0 and state[1] > 0 and state not in seen:
                 seen.add(state)
                 todo.append(state)
+                if len(seen) % PAUSE_EVERY == 0:
+                    pause()
+        if len(seen) > MAX_STATES:
+            raise TooManyStates(
+                "bad_setting",
+                f"under these rules a match could pass through more than {MAX_STATES}"
+                " different HP states, too many to work out its odds: raise a damage or"
+                " lower the most HP",
+            )
     return sorted(seen, key=lambda state: (state[1], state[0]))
 
 
 @lru_cache(maxsize=1024)
-def longest_match(rules: Rules) -> int:
+def longest_match(rules: Rules, *, pause: Pause = no_pause) -> int:
     """The most games a match under ``rules`` can last, whatever happens in each game."""
 
     def after(state: HpState) -> list[HpState]:
@@ -161,14 +191,16 @@ def longest_match(rules: Rules) -> int:
 
     longest: dict[HpState, int] = {}
     start = (rules.start_human_hp, rules.start_ai_hp)
-    for state in states_from(start, after):
+    for state in states_from(start, after, pause=pause):
         going_on = (longest[nxt] for nxt in after(state) if nxt[0] > 0 and nxt[1] > 0)
         longest[state] = 1 + max(going_on, default=0)
     return longest[start]
 
 
-def rules_from(preset: str = "classic", **numbers: object) -> Rules:
-    """A preset's rules with some numbers changed (None leaves one as it is)."""
+def rules_from(preset: str = "classic", *, pause: Pause = no_pause, **numbers: object) -> Rules:
+    """A preset's rules with some numbers changed (None leaves one as it is); refused if
+    a match under them could last over ``MAX_GAMES`` games or pass through over
+    ``MAX_STATES`` HP states. ``pause`` is called now and then during that check."""
     if preset not in PRESETS:
         names = ", ".join(PRESETS)
         raise MatchError("bad_setting", f"preset must be one of {names}, got {preset!r}")
@@ -178,7 +210,7 @@ def rules_from(preset: str = "classic", **numbers: object) -> Rules:
         raise MatchError("bad_setting", f"unknown rule {unknown[0]!r}: use {', '.join(known)}")
     changes = {name: value for name, value in numbers.items() if value is not None}
     rules = dataclasses.replace(PRESETS[preset], **cast(dict[str, Any], changes))
-    games = longest_match(rules)
+    games = longest_match(rules, pause=pause)
     if games > MAX_GAMES:
         raise MatchError(
             "bad_setting",

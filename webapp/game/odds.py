@@ -38,7 +38,7 @@ from typing import Any, TypeVar
 
 from .board import Board, Cell
 from .engine import best_moves
-from .match import Rules, difficulty
+from .match import Pause, Rules, difficulty, no_pause
 from .strategies import heuristic_choices
 
 PLAYERS = ("random", "heuristic", "perfect")
@@ -192,11 +192,13 @@ def match_odds(
     human_hp: int | None = None,
     ai_hp: int | None = None,
     locked: int | None = None,
+    pause: Pause | None = None,
 ) -> MatchOdds:
     """The exact odds of a match under ``rules`` for the scripted ``player``.
 
     From the rules' starting HP, or from ``human_hp`` and ``ai_hp`` (a match under way);
-    ``locked`` is a difficulty kept for the rest of the match.
+    ``locked`` is a difficulty kept for the rest of the match. ``pause`` is called after
+    each game of the walk, so that a server can serve others meanwhile.
     """
     human = rules.start_human_hp if human_hp is None else human_hp
     ai = rules.start_ai_hp if ai_hp is None else ai_hp
@@ -205,7 +207,7 @@ def match_odds(
     # difficulty stops changing above 100 HP.
     levels = [difficulty(hp) if locked is None else locked for hp in range(min(ai, 101) + 1)]
     chances = [table[level] for level in levels] + [table[levels[-1]]] * (ai - 101)
-    won, ended = _walk(rules, chances, human, ai)
+    won, ended = _walk(rules, chances, human, ai, pause or no_pause)
     return MatchOdds(
         player=player,
         human_match_win_prob=won / ONE,
@@ -280,7 +282,9 @@ Run = tuple[int, int, int]  # a run's first slot, its length and its packed chan
 GAP = 16
 
 
-def _walk(rules: Rules, chances: list[Chances], human: int, ai: int) -> tuple[int, list[int]]:
+def _walk(
+    rules: Rules, chances: list[Chances], human: int, ai: int, pause: Pause
+) -> tuple[int, list[int]]:
     """Walk a match forward game by game from (``human``, ``ai``) HP until every path has
     ended; ``chances[ai]`` is one game's at AI HP ``ai``. Gives the chance of winning
     the match and ``ended[k]``, the chance that it ends with game ``k + 1``.
@@ -376,6 +380,7 @@ def _walk(rules: Rules, chances: list[Chances], human: int, ai: int) -> tuple[in
                             )
         ended.append(end >> CHANCE_BITS)
         frontier = {row: _runs(pieces, keep) for row, pieces in incoming.items()}
+        pause()
     return won >> CHANCE_BITS, ended
 
 

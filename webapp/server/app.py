@@ -18,7 +18,7 @@ from .events import SocketCaps, register
 from .health import Health
 from .limits import QuietLog, RateLimits
 from .matches import MatchService
-from .odds import Odds, runner
+from .odds import Odds, pause_for
 from .pages import pages
 from .patches import JsonPacket, SessionInterface, guard_messages
 from .presence import LocalPresence, RedisPresence
@@ -129,5 +129,5 @@ def _add_socketio(app: Flask) -> None:
         per_player=int(app.config["MAX_SOCKETS_PER_PLAYER"]),
         per_address=int(app.config["MAX_SOCKETS_PER_ADDRESS"]),
     )
-    odds = Odds(runner(socketio.async_mode))
+    odds = Odds(pause_for(socketio.async_mode))
     register(socketio, service, limits, caps, int(app.config["MAX_PAYLOAD_BYTES"]), odds)

@@ -186,7 +186,8 @@ def register(
         mode = fields.get("mode", "adaptive")
         if not isinstance(mode, str):
             raise MatchError(ErrorCode.BAD_SETTING, "mode must be a string")
-        rules, seed = rules_payload(fields), _client_seed(fields) or SERVER_CLIENT_SEED
+        rules = rules_payload(fields, odds.pause)
+        seed = _client_seed(fields) or SERVER_CLIENT_SEED
         service.change(
             _player(),
             lambda match: new_match(
@@ -209,7 +210,7 @@ def register(
             if set(fields) - {"current"}:
                 raise BadPayload("current odds take no rules: they are the match's own")
             return {**OK, "odds": odds.for_match(service.open(_player()))}
-        return {**OK, "odds": odds.for_rules(rules_payload(fields))}
+        return {**OK, "odds": odds.for_rules(rules_payload(fields, odds.pause))}
 
     @on(Event.HINT)
     def on_hint(fields: dict[str, Any]) -> Ack:

@@ -12,7 +12,17 @@ from enum import StrEnum
 from typing import Any
 
 from ..game.board import RuleError, cell_name
-from ..game.match import MODES, PRESETS, RULE_FIELDS, Match, Rules, rules_from
+from ..game.match import (
+    MODES,
+    PRESETS,
+    RULE_FIELDS,
+    Match,
+    MatchError,
+    Pause,
+    Rules,
+    no_pause,
+    rules_from,
+)
 from ..game.verification import game_record
 
 Ack = dict[str, Any]
@@ -155,9 +165,10 @@ def preset_of(rules: Rules) -> str:
     return next((name for name, preset in PRESETS.items() if preset == rules), "custom")
 
 
-def rules_payload(fields: dict[str, Any]) -> Rules:
+def rules_payload(fields: dict[str, Any], pause: Pause = no_pause) -> Rules:
     """The rules a ``new_match`` or ``odds`` payload asks for: a preset, some numbers
-    changed (``human_hp`` and ``ai_hp`` are the starting HP's short names)."""
+    changed (``human_hp`` and ``ai_hp`` are the starting HP's short names); ``pause``
+    lets others run during the check."""
     preset = fields.get("preset", "classic")
     numbers = fields.get("rules") or {}
     if not isinstance(preset, str):
@@ -165,7 +176,10 @@ def rules_payload(fields: dict[str, Any]) -> Rules:
     if not isinstance(numbers, dict):
         raise BadPayload("rules must be an object of rule names and numbers")
     short = {"start_human_hp": fields.get("human_hp"), "start_ai_hp": fields.get("ai_hp")}
-    return rules_from(preset, **{**numbers, **{k: v for k, v in short.items() if v is not None}})
+    changes = {**numbers, **{k: v for k, v in short.items() if v is not None}}
+    if "pause" in changes:  # a keyword of rules_from, not a rule
+        raise MatchError("bad_setting", "unknown rule 'pause'")
+    return rules_from(preset, pause=pause, **changes)
 
 
 def snapshot(match: Match) -> dict[str, Any]:
