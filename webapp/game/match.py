@@ -191,9 +191,11 @@ def longest_match(rules: Rules, *, pause: Pause = no_pause) -> int:
 
     longest: dict[HpState, int] = {}
     start = (rules.start_human_hp, rules.start_ai_hp)
-    for state in states_from(start, after, pause=pause):
+    for count, state in enumerate(states_from(start, after, pause=pause), 1):
         going_on = (longest[nxt] for nxt in after(state) if nxt[0] > 0 and nxt[1] > 0)
         longest[state] = 1 + max(going_on, default=0)
+        if count % PAUSE_EVERY == 0:
+            pause()
     return longest[start]
 
 
