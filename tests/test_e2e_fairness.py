@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -117,38 +118,23 @@ def test_game_over_is_accessible(page: Page, server: Any, axe: Any) -> None:
         expect_accessible(axe, page)
 
 
-SCREENS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
-
-
-def shoot(page: Page, artifacts: Path, moment: str) -> None:
-    """Whole-page screenshots on both screens in both colour schemes; none scrolls sideways."""
-    for scheme in ("light", "dark"):
-        page.emulate_media(color_scheme=scheme, reduced_motion="reduce")
-        for device, viewport in SCREENS.items():
-            page.set_viewport_size(viewport)
-            page.wait_for_timeout(150)
-            wide = page.evaluate("document.documentElement.scrollWidth")
-            assert wide <= viewport["width"], f"{moment} {device}: {wide} px wide"
-            path = artifacts / f"{moment}-{device}-{scheme}.png"
-            page.screenshot(path=str(path), full_page=True, animations="disabled")
-            assert path.stat().st_size > 0
-
-
-def test_screenshots_of_rules_and_dice(page: Page, server: Any, artifacts: Path) -> None:
+def test_screenshots_of_rules_and_dice(
+    page: Page, server: Any, shoot: Callable[[Page, str], None]
+) -> None:
     open_game(page, server.url)
     page.get_by_role("combobox", name="Preset").select_option(label="Gentle")
     expect(page.get_by_text(ODDS)).to_be_visible()
-    shoot(page, artifacts, "rules-odds")
+    shoot(page, "rules-odds")
 
     page.get_by_role("spinbutton", name="Your starting HP").fill("0")
     expect(page.get_by_role("spinbutton", name="Your starting HP")).to_have_attribute(
         "aria-invalid", "true"
     )
-    shoot(page, artifacts, "rules-error")
+    shoot(page, "rules-error")
 
     start_match(page, "Adaptive", human_hp=60, ai_hp=30)
     page.get_by_role("button", name="Show my chances").click()
     play_game(page)
     expect(verified(page)).to_be_visible()
     page.get_by_text(COMMITMENT).click()
-    shoot(page, artifacts, "dice-verified")
+    shoot(page, "dice-verified")

@@ -408,32 +408,16 @@ def test_refused_event_is_shown_briefly(page: Page, server_factory: Any) -> None
     expect(notice).not_to_be_visible(timeout=8_000)
 
 
-VIEWPORTS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 375, "height": 740}}
-
-
-def shoot(page: Page, artifacts: Path, moment: str) -> None:
-    """Screenshots of the page as it is, on both screens in both colour schemes."""
-    for scheme in ("light", "dark"):
-        page.emulate_media(color_scheme=scheme)
-        for device, viewport in VIEWPORTS.items():
-            page.set_viewport_size(viewport)
-            page.evaluate("window.scrollTo(0, 0)")
-            page.wait_for_timeout(150)
-            path = artifacts / f"{moment}-{device}-{scheme}.png"
-            page.screenshot(path=str(path), animations="disabled")
-            assert path.stat().st_size > 0
-
-
-def test_screenshots(page: Page, server: Any, artifacts: Path) -> None:
+def test_screenshots(page: Page, server: Any, shoot: Callable[[Page, str], None]) -> None:
     open_game(page, server.url)
     start_match(page, "Adaptive", human_hp=60, ai_hp=30)
     play(page, first_empty(page))
     if settle(page) == "human":
         page.get_by_role("button", name="Hint").click()
         expect(page.get_by_role("gridcell", name=EMPTY).first).to_have_text(HINT)
-    shoot(page, artifacts, "mid-game")
+    shoot(page, "mid-game")
 
     play_game(page)
     expect(page.get_by_role("button", name="Next game")).to_be_visible()
     page.wait_for_timeout(1500)  # the HP bars' transition
-    shoot(page, artifacts, "game-over")
+    shoot(page, "game-over")

@@ -1,15 +1,19 @@
 // Wires the socket to the view: snapshots are rendered, clicks become events.
 import { connect } from "./connection.js";
 import { CLIENT_SEED, ERRORS, EVENTS, NOTICES } from "./protocol.js";
+import { createSounds, cuesBetween } from "./sound.js";
 import { createView } from "./view.js";
 
 const ODDS_DEBOUNCE_MS = 250;
 const SEED_KEY = "tictactoe-client-seed";
+const SOUND_KEY = "tictactoe-sound"; // "on" or "off", once the player chose
+const NUMBER_KEYS_KEY = "tictactoe-number-keys"; // "on" or "off"
 const SEED_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 const SEED_LENGTH = 16;
 const OFFLINE = "offline"; // connection.js's code for a question never sent
 
 let current = null;
+let heard = null; // the last snapshot whose sounds were played
 let hintsOn = false;
 let chancesOn = false;
 let chancesFor = null; // the match position the chances shown are of
@@ -35,26 +39,43 @@ function randomSeed() {
   return chars.join("");
 }
 
+/** What the browser keeps under `key`, or null (storage refused in a private window). */
+function stored(key) {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+/** Keep `value` under `key` if the browser lets us; it is kept for this page anyway. */
+function store(key, value) {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    // Kept for this page only.
+  }
+  return value;
+}
+
 /** The browser's client seed, made and kept the first time. */
 function loadSeed() {
-  let seed = null;
-  try {
-    seed = localStorage.getItem(SEED_KEY);
-  } catch {
-    // Storage refused (a private window): a seed for this page only.
-  }
+  const seed = stored(SEED_KEY);
   if (seed && CLIENT_SEED.test(seed)) return seed;
   return saveSeed(randomSeed());
 }
 
 function saveSeed(seed) {
-  try {
-    localStorage.setItem(SEED_KEY, seed);
-  } catch {
-    // Kept for this page only.
-  }
-  return seed;
+  return store(SEED_KEY, seed);
 }
+
+/** A remembered on/off choice, or `fallback` while the player has not made one. */
+function choice(key, fallback) {
+  const value = stored(key);
+  return value === "on" ? true : value === "off" ? false : fallback;
+}
+
+const remember = (key, on) => store(key, on ? "on" : "off");
 
 const view = createView({
   // The version says which state the player saw: a click on an older one is refused.
@@ -90,8 +111,31 @@ const view = createView({
     clientSeed = saveSeed(randomSeed());
     view.showSeed(clientSeed);
   },
+  numberKeysChanged: (on) => remember(NUMBER_KEYS_KEY, on),
+  toggleSound(on) {
+    remember(SOUND_KEY, on);
+    sounds.setOn(on);
+    sounds.unlock(); // the toggle's click is a gesture
+  },
 });
 view.showSeed(clientSeed);
+view.showNumberKeys(choice(NUMBER_KEYS_KEY, true));
+
+// Sound: off by default for those who ask for reduced motion. The AudioContext waits for
+// a gesture (the browser's rule), so the first click or key press unlocks it.
+const sounds = createSounds();
+const calm = matchMedia("(prefers-reduced-motion: reduce)");
+function setSound(on) {
+  sounds.setOn(on);
+  view.showSound(on);
+}
+setSound(choice(SOUND_KEY, !calm.matches));
+calm.addEventListener("change", () => {
+  if (stored(SOUND_KEY) === null) setSound(!calm.matches);
+});
+for (const type of ["pointerdown", "keydown"]) {
+  document.addEventListener(type, () => sounds.unlock(), { capture: true });
+}
 
 const connection = connect({
   onState(state) {
@@ -99,6 +143,8 @@ const connection = connect({
     if (current && state.version < current.version) return;
     current = state;
     view.render(state);
+    sounds.play(cuesBetween(heard, state));
+    heard = state;
     refreshHints();
     refreshChances();
     checkDice(state.record);

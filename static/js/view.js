@@ -115,7 +115,8 @@ function explanation(state) {
  * Build the view over the server-rendered page. `actions` receives the player's
  * intentions: play(cell), nextGame(), newMatch(settings), toggleHints(on),
  * lockDifficulty(), toggleChances(on), rulesChanged({preset, rules} | null) (the
- * settings' rules, whose odds to show), seedChanged(seed) and newSeed().
+ * settings' rules, whose odds to show), seedChanged(seed), newSeed(),
+ * numberKeysChanged(on) and toggleSound(on).
  */
 export function createView(actions) {
   const $ = (id) => document.getElementById(id);
@@ -172,15 +173,40 @@ export function createView(actions) {
     rove(target[0] * 3 + target[1], { focus: true });
   });
 
-  // Keys 1-9 play a cell in reading order unless the player is typing in a control.
-  document.addEventListener("keydown", (event) => {
-    if (!/^[1-9]$/.test(event.key) || event.ctrlKey || event.altKey || event.metaKey) return;
-    if (event.target.closest?.("input, select, textarea, [contenteditable]")) return;
+  // Keys 1-9 play a cell in reading order, only while the focus is in the board and
+  // only while the player keeps the setting on.
+  const numberKeys = $("number-keys");
+  board.addEventListener("keydown", (event) => {
+    if (!numberKeys.checked || !/^[1-9]$/.test(event.key)) return;
+    if (event.ctrlKey || event.altKey || event.metaKey) return;
     event.preventDefault();
     const cell = Number(event.key) - 1;
-    rove(cell, { focus: board.contains(document.activeElement) });
+    rove(cell, { focus: true });
     play(cell);
   });
+  numberKeys.addEventListener("change", () => {
+    showNumberKeys(numberKeys.checked);
+    actions.numberKeysChanged(numberKeys.checked);
+  });
+
+  /** Whether keys 1-9 play cells: the switch, and the board's description of its keys. */
+  function showNumberKeys(on) {
+    numberKeys.checked = on;
+    $("board-help-digits").hidden = !on;
+  }
+
+  const sound = $("sound");
+  sound.addEventListener("click", () => {
+    const on = sound.getAttribute("aria-pressed") !== "true";
+    showSound(on);
+    actions.toggleSound(on);
+  });
+
+  /** Whether sounds play: the Sound toggle, pressed when on. */
+  function showSound(on) {
+    sound.setAttribute("aria-pressed", String(on));
+    sound.dataset.sound = on ? "on" : "off";
+  }
 
   $("next-game").addEventListener("click", () => actions.nextGame());
   $("new-match").addEventListener("click", () => actions.newMatch(readSettings()));
@@ -611,7 +637,8 @@ export function createView(actions) {
     board.classList.toggle("has-hints", Boolean(analysis));
     cells.forEach((btn, i) => {
       const value = analysis?.[String(i)];
-      const label = btn.querySelector(".hint-label");
+      // Beside the button, not in it: the hint is its description, not part of its name.
+      const label = btn.parentElement.querySelector(".hint-label");
       label.textContent = value ? hintText(value) : "";
       label.dataset.result = value ? value.result : "";
       if (value) btn.setAttribute("aria-description", `hint: ${hintText(value)}`);
@@ -669,6 +696,8 @@ export function createView(actions) {
     showRulesError,
     showChances,
     showSeed,
+    showNumberKeys,
+    showSound,
     showVerdict,
     setConnection,
     showError,
