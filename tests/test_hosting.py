@@ -347,7 +347,7 @@ def test_store_sees_a_row_written_by_another_process(tmp_path: Path) -> None:
     ours, theirs = SQLiteStore(path), SQLiteStore(path)
     first = update(ours, "p", lambda current: current or matches.new_match(rng))
     assert ours.load("p") is first  # parsed once, reused
-    moved = update(theirs, "p", lambda m: matches.ai_move(m, rng) if m.game.turn == "ai" else m)
+    moved = update(theirs, "p", lambda m: matches.ai_move(m) if m.game.turn == "ai" else m)
     moved = update(theirs, "p", lambda m: matches.human_move(m, m.game.board.cells.index(".")))
     seen = ours.load("p")
     assert seen == moved and seen is not first
