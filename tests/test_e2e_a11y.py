@@ -7,14 +7,14 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from playwright.sync_api import BrowserContext, Locator, Page, expect
-from test_e2e_game import (
+from browser import (
     EMPTY,
     HINT,
     RESULT,
     board,
     cell,
     cell_name,
+    expect_no_violations,
     expect_one_tab_stop,
     focused_cell,
     marks,
@@ -25,6 +25,7 @@ from test_e2e_game import (
     start_match,
     walk_to,
 )
+from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 Axe = Callable[[Page], list[dict[str, Any]]]
 
@@ -45,14 +46,6 @@ COUNT_AUDIO = """(() => {
     createOscillator() { window.audioSeen.notes += 1; return super.createOscillator(); }
   };
 })();"""
-
-
-def expect_no_violations(axe: Axe, page: Page, where: str) -> None:
-    """axe-core finds nothing on the page as it is now."""
-    violations = axe(page)
-    assert not violations, f"{where}:\n" + "\n".join(
-        f"{v['id']} ({v['impact']}): {v['help']}\n  " + "\n  ".join(v["nodes"]) for v in violations
-    )
 
 
 def hints(page: Page) -> dict[int, str]:

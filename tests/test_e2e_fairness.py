@@ -8,9 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from browser import ODDS, expect_accessible, open_game, play_game, start_match
 from playwright.sync_api import Locator, Page, expect
-from test_e2e_game import open_game, play_game, start_match
-from test_e2e_settings import ODDS, expect_accessible
 
 COMMITMENT = re.compile(r"^Commitment [0-9a-f]{8}…[0-9a-f]{4}$")
 SEED = re.compile(r"^[a-z0-9]{16}$")

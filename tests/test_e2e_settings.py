@@ -3,19 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
+from browser import CHANCES, ODDS, board, expect_accessible, open_game, start_match
 from playwright.sync_api import Locator, Page, expect
-from test_e2e_game import board, open_game, start_match
 
-ODDS = re.compile(
-    r"^A perfect player wins this match \d+(\.\d+)?% of the time, in about \d+ games?;"
-    r" a random player \d+(\.\d+)?%$"
-)
-CHANCES = re.compile(
-    r"^From here, a perfect player wins \d+(\.\d+)?% of this match; a random one \d+(\.\d+)?%$"
-)
 REFUSED_HP = re.compile(r"your starting HP must be an integer from 1 to 100, got 0", re.I)
 
 
@@ -150,16 +142,6 @@ def test_chances_of_the_match_under_way(page: Page, server: Any) -> None:
 
     toggle.click()
     expect(page.get_by_text(CHANCES)).to_be_hidden()
-
-
-def expect_accessible(axe: Callable[[Page], list[dict[str, Any]]], page: Page) -> None:
-    """axe-core finds no WCAG 2 A or AA violation on the page as it is."""
-    page.emulate_media(reduced_motion="reduce")
-    page.wait_for_timeout(100)
-    violations = axe(page)
-    assert not violations, "\n".join(
-        f"{v['id']} ({v['impact']}): {v['help']}\n  " + "\n  ".join(v["nodes"]) for v in violations
-    )
 
 
 def test_page_is_accessible(page: Page, server: Any, axe: Any) -> None:

@@ -1,0 +1,143 @@
+"""What the browser tests share: finding the board and playing it as a player would,
+and axe-core's verdict on a page."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from playwright.sync_api import Locator, Page, expect
+
+Axe = Callable[[Page], list[dict[str, Any]]]
+
+EMPTY = re.compile(r"^[abc][123], empty$")
+SETTLED = re.compile(r"^(human|none)$")
+HINT = re.compile(r"^(win in \d|draw|loss in \d)$")
+RESULT = re.compile(r"You win|AI wins|Draw")
+PAGE_BUDGET_BYTES = 100 * 1024  # on the wire: the static files go out gzipped
+
+
+def cell_name(cell: int) -> str:
+    """a1..c3: column letter, then row number from the top."""
+    return f"{'abc'[cell % 3]}{cell // 3 + 1}"
+
+
+def board(page: Page) -> Locator:
+    """The game board, an ARIA grid."""
+    return page.get_by_role("grid", name="Board")
+
+
+def cell(page: Page, index: int) -> Locator:
+    """The button of one cell, whatever it holds."""
+    return page.get_by_role("button", name=re.compile(f"^{cell_name(index)}, "))
+
+
+def marks(page: Page) -> str:
+    """The board as nine characters (X, O, .), read from the cells' accessible names."""
+    labels = page.locator("[data-cell]").evaluate_all(
+        "cells => cells.map(c => c.getAttribute('aria-label'))"
+    )
+    return "".join("." if label.endswith("empty") else label[-1] for label in labels)
+
+
+def settle(page: Page) -> str:
+    """Wait until the human is to move or the game is over; return data-turn."""
+    expect(board(page)).to_have_attribute("data-turn", SETTLED)
+    return board(page).get_attribute("data-turn") or ""
+
+
+def open_game(page: Page, url: str) -> None:
+    """Load the page and wait for the first snapshot and the human's turn (or game over)."""
+    page.goto(url)
+    expect(board(page)).to_have_attribute("data-version", re.compile(r"^\d+$"))
+    settle(page)
+
+
+def play(page: Page, index: int) -> None:
+    """Click an empty cell and wait for the AI's answer (or the end of the game)."""
+    name = cell_name(index)
+    page.get_by_role("gridcell", name=f"{name}, empty", exact=True).click()
+    expect(cell(page, index)).not_to_have_accessible_name(f"{name}, empty")
+    settle(page)
+
+
+def first_empty(page: Page) -> int:
+    """The first empty cell in reading order."""
+    return marks(page).index(".")
+
+
+def play_game(page: Page, choose: Callable[[Page], int] = first_empty) -> str:
+    """Play the current game out by clicks; return the status line."""
+    while settle(page) == "human":
+        play(page, choose(page))
+    status = page.locator("#status-text")
+    expect(status).to_have_text(RESULT)
+    return status.inner_text()
+
+
+def start_match(page: Page, mode: str, human_hp: int = 100, ai_hp: int = 100) -> None:
+    """Start a new match from the settings panel and wait for its first position."""
+    before = int(board(page).get_attribute("data-version") or 0)
+    page.get_by_role("radio", name=mode, exact=True).check()
+    rules = page.get_by_role("group", name="Rules")
+    if mode == "Adaptive":
+        rules.get_by_role("spinbutton", name="Your starting HP").fill(str(human_hp))
+        rules.get_by_role("spinbutton", name="The AI's starting HP").fill(str(ai_hp))
+    else:
+        expect(rules).to_be_hidden()
+    page.get_by_role("button", name="Start match").click()
+    expect(board(page)).to_have_attribute("data-mode", mode.lower())
+    page.wait_for_function(
+        "v => Number(document.getElementById('board').dataset.version) > v", arg=before
+    )
+    expect(page.get_by_text(re.compile(r"^Game 1 · You play [XO]"))).to_be_visible()
+    settle(page)
+
+
+ODDS = re.compile(
+    r"^A perfect player wins this match \d+(\.\d+)?% of the time, in about \d+ games?;"
+    r" a random player \d+(\.\d+)?%$"
+)
+CHANCES = re.compile(
+    r"^From here, a perfect player wins \d+(\.\d+)?% of this match; a random one \d+(\.\d+)?%$"
+)
+
+
+def focused_cell(page: Page) -> int:
+    """The data-cell of the focused element (-1 outside the board)."""
+    return int(page.evaluate("document.activeElement?.dataset?.cell ?? -1"))
+
+
+def walk_to(page: Page, target: int) -> None:
+    """Move the focus to ``target`` with the arrow keys."""
+    here = focused_cell(page)
+    rows, cols = target // 3 - here // 3, target % 3 - here % 3
+    for key, steps in (("ArrowDown", rows), ("ArrowUp", -rows)):
+        for _ in range(max(steps, 0)):
+            page.keyboard.press(key)
+    for key, steps in (("ArrowRight", cols), ("ArrowLeft", -cols)):
+        for _ in range(max(steps, 0)):
+            page.keyboard.press(key)
+    assert focused_cell(page) == target
+
+
+def expect_one_tab_stop(page: Page) -> None:
+    """Roving tabindex: exactly one cell is in the tab order."""
+    expect(page.locator('[data-cell][tabindex="0"]')).to_have_count(1)
+    expect(page.locator('[data-cell][tabindex="-1"]')).to_have_count(8)
+
+
+def expect_no_violations(axe: Axe, page: Page, where: str = "the page") -> None:
+    """axe-core finds nothing on the page as it is now."""
+    violations = axe(page)
+    assert not violations, f"{where}:\n" + "\n".join(
+        f"{v['id']} ({v['impact']}): {v['help']}\n  " + "\n  ".join(v["nodes"]) for v in violations
+    )
+
+
+def expect_accessible(axe: Axe, page: Page) -> None:
+    """axe-core finds no WCAG 2 A or AA violation on the page, its motion at rest."""
+    page.emulate_media(reduced_motion="reduce")
+    page.wait_for_timeout(100)
+    expect_no_violations(axe, page)
