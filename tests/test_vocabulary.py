@@ -37,8 +37,11 @@ def md_table(heading: str) -> list[str]:
 
 def test_events_agree() -> None:
     assert sorted(js_object("EVENTS").values()) == sorted(Event)
-    assert md_table("## Client to server") == list(Event)
-    assert f"## Server to client: `{ServerEvent.STATE}`" in PROTOCOL_MD
+    documented = md_table("## Client to server") + md_table("## Rooms")
+    assert documented == list(Event)
+    assert sorted(js_object("SERVER_EVENTS").values()) == sorted(ServerEvent)
+    for event in ServerEvent:
+        assert f"# Server to client: `{event}`" in PROTOCOL_MD, event
 
 
 def test_error_codes_agree() -> None:

@@ -1,6 +1,6 @@
 // The one Socket.IO connection: state snapshots in, intentions out (answered by acks).
 import { io } from "../vendor/socket.io.esm.min.js";
-import { REFUSALS } from "./protocol.js";
+import { REFUSALS, SERVER_EVENTS } from "./protocol.js";
 
 const ACK_TIMEOUT_MS = 5000;
 
@@ -8,12 +8,12 @@ const meta = (name, fallback) =>
   document.querySelector(`meta[name="${name}"]`)?.content || fallback;
 
 /**
- * Connect on the page's origin. `onState(snapshot)` gets every `state`, and
- * `onNotice({code, message})` every `notice`;
+ * Connect on the page's origin. `onState(snapshot)` gets every `state`,
+ * `onRoom(snapshot)` every `room`, and `onNotice({code, message})` every `notice`;
  * `onStatus("online" | "offline" | "refused", message)` follows the socket, with the
  * server's reason when it refused.
  */
-export function connect({ onState, onStatus, onNotice }) {
+export function connect({ onState, onRoom, onStatus, onNotice }) {
   // The server says which transports it allows: websocket alone by default, so that
   // several server processes need no sticky sessions; polling only where configured.
   const transports = meta("socket-transports", "websocket").split(",");
@@ -22,8 +22,9 @@ export function connect({ onState, onStatus, onNotice }) {
   // Under a base path (TICTACTOE_BASE_PATH) the socket's path carries it too.
   const path = meta("socket-path", "/socket.io/");
   const socket = io({ path, transports, auth: { release: meta("release", "") } });
-  socket.on("state", onState);
-  socket.on("notice", (notice) => onNotice?.(notice));
+  if (onState) socket.on(SERVER_EVENTS.state, onState);
+  if (onRoom) socket.on(SERVER_EVENTS.room, onRoom);
+  socket.on(SERVER_EVENTS.notice, (notice) => onNotice?.(notice));
   socket.on("connect", () => onStatus("online"));
   socket.on("disconnect", () => onStatus("offline"));
   socket.on("connect_error", (err) => {

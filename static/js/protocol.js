@@ -9,6 +9,21 @@ export const EVENTS = Object.freeze({
   lockDifficulty: "lock_difficulty",
   odds: "odds",
   hint: "hint",
+  roomJoin: "room_join",
+  roomMove: "room_move",
+  roomUndo: "room_undo",
+  roomResign: "room_resign",
+  roomRematch: "room_rematch",
+  roomLeave: "room_leave",
+  roomHint: "room_hint",
+});
+
+/** What the server pushes. */
+export const SERVER_EVENTS = Object.freeze({
+  state: "state",
+  room: "room",
+  problem: "problem",
+  notice: "notice",
 });
 
 /** What each refusal means to a player, by error code. */
@@ -25,6 +40,12 @@ export const ERROR_MESSAGES = Object.freeze({
   unknown_event: "The server did not understand that",
   busy: "The game is busy: try again",
   bad_packet: "The server could not read what the page sent",
+  room_not_found: "This room has ended or expired",
+  not_seated: "You are watching: only the two players move",
+  not_allowed: "That is not allowed here",
+  game_not_over: "Finish this game first",
+  too_many_rooms: "You have too many rooms open: leave one first",
+  too_many_watchers: "This room has as many watchers as it can take",
   internal: "The server failed: try again",
 });
 

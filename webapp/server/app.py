@@ -23,6 +23,9 @@ from .pages import pages
 from .patches import JsonPacket, SessionInterface, guard_messages
 from .presence import LocalPresence, RedisPresence
 from .protocol import ErrorCode, ServerEvent, error, problem
+from .room_events import register_rooms
+from .room_store import open_rooms
+from .rooms import RoomService
 from .security import (
     SecurityHeaders,
     UnderPath,
@@ -130,4 +133,8 @@ def _add_socketio(app: Flask) -> None:
         per_address=int(app.config["MAX_SOCKETS_PER_ADDRESS"]),
     )
     odds = Odds(pause_for(socketio.async_mode))
-    register(socketio, service, limits, caps, int(app.config["MAX_PAYLOAD_BYTES"]), odds)
+    rooms = RoomService(app.config, open_rooms(app.config), socketio, app.extensions["presence"])
+    app.extensions["rooms"] = rooms
+    max_payload = int(app.config["MAX_PAYLOAD_BYTES"])
+    register(socketio, service, limits, caps, max_payload, odds, rooms)
+    register_rooms(socketio, rooms, max_payload)

@@ -154,10 +154,7 @@ SETTINGS: tuple[Setting, ...] = (
         " proxy's `X-Forwarded-Host`",
     ),
     Setting(
-        "IDLE_DAYS",
-        30.0,
-        _number(0.001, 36_500),
-        "matches untouched for this long are deleted",
+        "IDLE_DAYS", 30.0, _number(0.001, 36_500), "matches untouched for this long are deleted"
     ),
     Setting(
         "RATE_PER_SECOND",
@@ -165,12 +162,7 @@ SETTINGS: tuple[Setting, ...] = (
         _number(0.1, 10_000),
         "socket events a connection may send per second, on average",
     ),
-    Setting(
-        "RATE_BURST",
-        40,
-        _integer(1, 100_000),
-        "socket events a connection may send at once",
-    ),
+    Setting("RATE_BURST", 40, _integer(1, 100_000), "socket events a connection may send at once"),
     Setting(
         "RATE_PER_ADDRESS",
         100.0,
@@ -196,12 +188,7 @@ SETTINGS: tuple[Setting, ...] = (
         _integer(0, 1_000_000),
         "open connections from one client address, many players behind one NAT (0: no cap)",
     ),
-    Setting(
-        "MAX_PAYLOAD_BYTES",
-        2048,
-        _integer(64, 1 << 20),
-        "largest JSON payload of one event",
-    ),
+    Setting("MAX_PAYLOAD_BYTES", 2048, _integer(64, 1 << 20), "largest JSON payload of one event"),
     Setting(
         "REDIS_URL",
         None,
@@ -251,6 +238,16 @@ SETTINGS: tuple[Setting, ...] = (
         _integer(0, 1_000_000_000),
         "stored matches at most; a new one past it deletes the longest idle; 0 for no cap",
     ),
+    Setting(
+        "ROOM_IDLE_HOURS",
+        24.0,
+        _number(0.01, 24 * 365),
+        "a room with a friend is deleted this long after its last change",
+    ),
+    Setting(
+        "MAX_ROOMS_PER_PLAYER", 5, _integer(1, 1000), "open rooms one player may hold a seat in"
+    ),
+    Setting("MAX_SPECTATORS", 50, _integer(0, 100_000), "connections watching one room at most"),
     Setting(
         "NEW_PLAYERS_PER_MINUTE",
         30,

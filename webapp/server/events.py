@@ -36,17 +36,20 @@ from .protocol import (
     payload_size,
     rules_payload,
 )
+from .rooms import RoomService
 from .store import Conflict
 
 log = logging.getLogger(__name__)
 Handler = Callable[[dict[str, Any]], Ack]
 
 
-def _player() -> str:
+def player_id() -> str:
+    """The player of the event at hand, from the session cookie."""
     return str(session["player"])
 
 
-def _sid() -> str:
+def socket_id() -> str:
+    """The Socket.IO id of the connection at hand."""
     return str(request.sid)  # type: ignore[attr-defined]
 
 
@@ -127,6 +130,7 @@ def register(
     caps: SocketCaps,
     max_payload: int,
     odds: Odds,
+    rooms: RoomService,
 ) -> None:
     """Attach the protocol's handlers to ``socketio``."""
 
@@ -138,8 +142,8 @@ def register(
         if "player" not in session:
             raise refused(RefusalCode.NO_SESSION, "no session: load the page first")
         check_release(auth)
-        player = _player()
-        eio_sid = socketio.server.manager.eio_sid_from_sid(_sid(), "/")
+        player = player_id()
+        eio_sid = socketio.server.manager.eio_sid_from_sid(socket_id(), "/")
         wait = limits.cooldown_left(player)
         if wait:
             # Nothing more is read from this connection: it closes once told why.
@@ -147,15 +151,16 @@ def register(
             socketio.start_background_task(socketio.server.eio.disconnect, eio_sid)
             raise refused(RefusalCode.COOLDOWN, f"too many events: wait {wait:.0f} s", seconds=wait)
         limits.bind(eio_sid, player)
-        caps.join(player, str(request.remote_addr), _sid())
+        caps.join(player, str(request.remote_addr), socket_id())
         join_room(player)
         match = service.open(player)
-        service.emit(player, match, to=_sid())
+        service.emit(player, match, to=socket_id())
         service.schedule_ai(player, match)
 
     @socketio.on("disconnect")
     def on_disconnect(*_: object) -> None:
-        caps.leave(_player(), str(request.remote_addr), _sid())
+        caps.leave(player_id(), str(request.remote_addr), socket_id())
+        rooms.gone(socket_id())
 
     @on(Event.MOVE)
     def on_move(fields: dict[str, Any]) -> Ack:
@@ -172,13 +177,13 @@ def register(
                 )
             return human_move(match, fields["cell"])
 
-        service.change(_player(), move)
+        service.change(player_id(), move)
         return OK
 
     @on(Event.NEXT_GAME)
     def on_next_game(fields: dict[str, Any]) -> Ack:
         seed = _client_seed(fields)
-        service.change(_player(), lambda match: next_game(match, service.rng, client_seed=seed))
+        service.change(player_id(), lambda match: next_game(match, service.rng, client_seed=seed))
         return OK
 
     @on(Event.NEW_MATCH)
@@ -189,7 +194,7 @@ def register(
         rules = rules_payload(fields, odds.pause)
         seed = _client_seed(fields) or SERVER_CLIENT_SEED
         service.change(
-            _player(),
+            player_id(),
             lambda match: new_match(
                 service.rng, mode=mode, rules=rules, client_seed=seed, version=match.version
             ),
@@ -198,7 +203,7 @@ def register(
 
     @on(Event.LOCK_DIFFICULTY)
     def on_lock_difficulty(fields: dict[str, Any]) -> Ack:
-        service.change(_player(), lock_difficulty)
+        service.change(player_id(), lock_difficulty)
         return OK
 
     @on(Event.ODDS)
@@ -209,12 +214,12 @@ def register(
         if current:
             if set(fields) - {"current"}:
                 raise BadPayload("current odds take no rules: they are the match's own")
-            return {**OK, "odds": odds.for_match(service.open(_player()))}
+            return {**OK, "odds": odds.for_match(service.open(player_id()))}
         return {**OK, "odds": odds.for_rules(rules_payload(fields, odds.pause))}
 
     @on(Event.HINT)
     def on_hint(fields: dict[str, Any]) -> Ack:
-        match = service.open(_player())
+        match = service.open(player_id())
         if match.game.turn != "human" or match.over:
             return {**OK, "analysis": {}}
         return {**OK, "analysis": engine.analyse(match.game.board).to_dict()["moves"]}

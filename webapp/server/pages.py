@@ -1,4 +1,4 @@
-"""The pages: the game, and the health check for supervisors and proxies.
+"""The pages: the game, rooms with a friend, and the health check for supervisors and proxies.
 
 A browser without a session gets a new player id in its cookie, and nothing is stored
 for it until it acts. New players are limited per client address (``request.remote_addr``,
@@ -12,22 +12,27 @@ from __future__ import annotations
 import math
 import secrets
 
+import segno
 from flask import (
     Blueprint,
     Response,
     current_app,
     jsonify,
+    redirect,
     render_template,
     request,
     session,
+    url_for,
 )
 from flask.typing import ResponseReturnValue
 
 from .. import __version__
 from ..game.match import RULE_FIELDS
+from ..game.room import RoomError
 from .health import OK
 from .limits import address_key
 from .protocol import MODE_CHOICES, PRESET_CHOICES
+from .rooms import ONLINE_ID, RoomService
 from .tally import Tally
 
 pages = Blueprint("pages", __name__)
@@ -66,9 +71,8 @@ def _new_players() -> NewPlayers:
     return found
 
 
-@pages.get("/")
-def index() -> ResponseReturnValue:
-    """The game page; gives a new browser its player id in the session cookie."""
+def _player() -> Response | None:
+    """Give a new browser its player id; a 429 page if its address started too many."""
     if "player" not in session:
         wait = _new_players().retry_after(request.remote_addr)
         if wait:
@@ -76,15 +80,69 @@ def index() -> ResponseReturnValue:
             return Response(TOO_MANY_NEW_PLAYERS, 429, headers, mimetype="text/html")
         session["player"] = secrets.token_urlsafe(18)
     session.permanent = True
+    return None
+
+
+def _render(template: str, **context: object) -> str:
     transports = "websocket,polling" if current_app.config["POLLING"] else "websocket"
-    return render_template(
-        "index.html",
-        release=__version__,
-        transports=transports,
-        modes=MODE_CHOICES,
-        rule_fields=RULE_FIELDS,
-        presets=PRESET_CHOICES,
+    return render_template(template, release=__version__, transports=transports, **context)
+
+
+@pages.get("/")
+def index() -> ResponseReturnValue:
+    """The game against the AI; gives a new browser its player id in the session cookie."""
+    return _player() or _render(
+        "index.html", modes=MODE_CHOICES, rule_fields=RULE_FIELDS, presets=PRESET_CHOICES
     )
+
+
+@pages.get("/local")
+def local_room() -> ResponseReturnValue:
+    """Two players on this device: the player's own room, apart from their match."""
+    return _player() or _render("room.html", room="local", kind="local")
+
+
+@pages.post("/r")
+def new_room() -> ResponseReturnValue:
+    """ "Play a friend": a new room with this player in its first seat, then its page."""
+    if not current_app.extensions["origin_check"](request.headers.get("Origin"), request.environ):
+        return Response("This form must be sent from this site's own page.", 403)
+    refused = _player()
+    if refused:
+        return refused
+    rooms: RoomService = current_app.extensions["rooms"]
+    try:
+        room_id = rooms.create(str(session["player"]))
+    except RoomError as err:
+        return _render("room_missing.html", reason=err.message), 429
+    return redirect(url_for("pages.room_page", room_id=room_id), 303)
+
+
+@pages.get("/r/<room_id>")
+def room_page(room_id: str) -> ResponseReturnValue:
+    """A room by its invite link; an unknown or expired one says so, and offers a new one."""
+    refused = _player()
+    if refused:
+        return refused
+    rooms: RoomService = current_app.extensions["rooms"]
+    if not ONLINE_ID.fullmatch(room_id) or rooms.load(room_id) is None:
+        reason = "This invite link is unknown, or its room has expired."
+        return _render("room_missing.html", reason=reason), 404
+    invite = url_for("pages.room_page", room_id=room_id, _external=True)
+    qr = segno.make(invite, error="m")
+    return _render("room.html", room=room_id, kind="online", invite=invite, qr=qr_path(qr))
+
+
+def qr_path(qr: segno.QRCode) -> dict[str, object]:
+    """The QR code as one SVG path of unit squares, and its size with the quiet zone."""
+    size = qr.symbol_size(scale=1, border=4)[0]
+    steps = [
+        f"M{x + 4} {y + 4}h1v1h-1z"
+        for y, row in enumerate(qr.matrix)
+        for x, dark in enumerate(row)
+        if dark
+    ]
+    return {"size": size, "path": "".join(steps)}
 
 
 @pages.get("/healthz")

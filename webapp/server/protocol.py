@@ -38,12 +38,20 @@ class Event(StrEnum):
     LOCK_DIFFICULTY = "lock_difficulty"
     ODDS = "odds"
     HINT = "hint"
+    ROOM_JOIN = "room_join"
+    ROOM_MOVE = "room_move"
+    ROOM_UNDO = "room_undo"
+    ROOM_RESIGN = "room_resign"
+    ROOM_REMATCH = "room_rematch"
+    ROOM_LEAVE = "room_leave"
+    ROOM_HINT = "room_hint"
 
 
 class ServerEvent(StrEnum):
     """What the server pushes."""
 
     STATE = "state"
+    ROOM = "room"
     PROBLEM = "problem"
     NOTICE = "notice"
 
@@ -63,6 +71,12 @@ class ErrorCode(StrEnum):
     UNKNOWN_EVENT = "unknown_event"
     BUSY = "busy"
     BAD_PACKET = "bad_packet"
+    ROOM_NOT_FOUND = "room_not_found"
+    NOT_SEATED = "not_seated"
+    NOT_ALLOWED = "not_allowed"
+    GAME_NOT_OVER = "game_not_over"
+    TOO_MANY_ROOMS = "too_many_rooms"
+    TOO_MANY_WATCHERS = "too_many_watchers"
     INTERNAL = "internal"
 
 
@@ -89,6 +103,13 @@ FIELDS: dict[Event, frozenset[str]] = {
     Event.LOCK_DIFFICULTY: frozenset(),
     Event.ODDS: frozenset({"preset", "rules", "current"}),
     Event.HINT: frozenset(),
+    Event.ROOM_JOIN: frozenset({"room"}),
+    Event.ROOM_MOVE: frozenset({"room", "cell", "version"}),
+    Event.ROOM_UNDO: frozenset({"room"}),
+    Event.ROOM_RESIGN: frozenset({"room"}),
+    Event.ROOM_REMATCH: frozenset({"room"}),
+    Event.ROOM_LEAVE: frozenset({"room"}),
+    Event.ROOM_HINT: frozenset({"room"}),
 }
 CELL_NAMES = tuple(cell_name(cell) for cell in range(9))
 # Each mode's name and one line about it, as the new-match form shows them.

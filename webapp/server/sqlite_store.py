@@ -38,6 +38,20 @@ SCHEMA = (
 )
 
 
+def open_database(path: Path, schema: tuple[str, ...]) -> sqlite3.Connection:
+    """A connection to the private database file at ``path``, its ``schema`` in place."""
+    private_file(path)  # before SQLite creates it with the umask's mode
+    db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+    # WAL with synchronous=NORMAL keeps every committed write across a crash of the
+    # process (only a power cut can lose the last ones) and keeps writes cheap.
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("PRAGMA busy_timeout=5000")
+    for statement in schema:
+        db.execute(statement)
+    return db
+
+
 class SQLiteStore:
     """Matches in one SQLite file in WAL mode; safe for threads and greenlets."""
 
@@ -46,15 +60,7 @@ class SQLiteStore:
         self.cap = Cap(max_matches)
         self._lock = threading.Lock()
         self._parsed: OrderedDict[str, tuple[bytes, Match]] = OrderedDict()
-        private_file(self.path)  # before SQLite creates it with the umask's mode
-        self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-        # WAL with synchronous=NORMAL keeps every committed write across a crash of the
-        # process (only a power cut can lose the last ones) and keeps writes cheap.
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        for statement in SCHEMA:
-            self._db.execute(statement)
+        self._db = open_database(self.path, SCHEMA)
         self._rows = self._count() if self.cap.limit else 0
 
     def _count(self) -> int:

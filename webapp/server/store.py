@@ -16,41 +16,58 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
-from ..game.match import Match
 from .redis_store import RedisStore
 from .sqlite_store import DATABASE_FILE, PARSED_ROWS, SQLiteStore
 from .storage import DAMAGED_DAYS, Cap, Conflict, Damaged, Store, Unreadable, parse
 
-Update = Callable[[Match | None], Match]
-Load = Callable[[str], Match | None]
+
+class Versioned(Protocol):
+    """A stored value: a match or a room."""
+
+    @property
+    def version(self) -> int:
+        """Its version, which each change raises by one."""
+
+
+V = TypeVar("V", bound=Versioned)
+
+
+class Saves(Protocol[V]):
+    """What ``update`` needs of a store: loading, and compare-and-set saving."""
+
+    def load(self, key: str, /) -> V | None:
+        """The stored value, or None."""
+
+    def save(self, key: str, value: V, /, *, expected: int | None) -> bool:
+        """Write ``value`` if the stored version is still ``expected`` (None: no row yet)."""
 
 
 def update(
-    store: Store,
-    player: str,
-    change: Update,
+    store: Saves[V],
+    key: str,
+    change: Callable[[V | None], V],
     *,
     attempts: int = 5,
-    known: Match | None = None,
-    load: Load | None = None,
-) -> Match:
-    """Apply ``change`` to the stored match and save it, retrying when another writer won.
+    known: V | None = None,
+    load: Callable[[str], V | None] | None = None,
+) -> V:
+    """Apply ``change`` to the stored value and save it, retrying when another writer won.
 
-    ``known`` is the match as this process just saved it: the first attempt starts from
+    ``known`` is the value as this process just saved it: the first attempt starts from
     it instead of reading it back; if anyone wrote since, compare-and-set refuses the
-    write and the next attempt reads the row. ``load`` reads the row (``store.load``).
+    write and the next attempt reads the row through ``load`` (``store.load``).
     """
     read = load or store.load
     for attempt in range(attempts):
-        current = known if known is not None and attempt == 0 else read(player)
+        current = known if known is not None and attempt == 0 else read(key)
         changed = change(current)
         if changed is current:
             return changed
-        if store.save(player, changed, expected=current.version if current else None):
+        if store.save(key, changed, expected=current.version if current else None):
             return changed
-    raise Conflict(f"could not update the match of {player} after {attempts} attempts")
+    raise Conflict(f"could not update {key} after {attempts} attempts")
 
 
 def open_store(config: Mapping[str, Any]) -> Store:

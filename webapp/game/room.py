@@ -1,0 +1,297 @@
+"""A room: two people playing a series of games on one board, as pure values.
+
+A room has two seats. An online room's first seat is its host's, and the second is
+taken by whoever opens the invite link first; anyone else watches. A room on one
+device seats the same player twice, and allows taking a move back. Who plays X in the
+first game is a coin toss (the caller's), and X alternates after that. A finished game
+counts in the room's tally once both seats agree to a rematch; until then the score
+shown counts it too.
+
+Time is passed in (``now``, seconds) and stored as the room's last change, from which
+its expiry is judged; nothing here reads a clock.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal, cast, get_args
+
+from .board import Board, Cell, Mark, RuleError, check_cell
+
+Kind = Literal["online", "local"]
+Seat = Literal[0, 1]
+Status = Literal["waiting", "playing", "over"]
+KINDS: tuple[Kind, ...] = get_args(Kind)
+SEATS: tuple[Seat, Seat] = (0, 1)
+SCHEMA = 1
+
+
+class RoomError(RuleError):
+    """A refused room action; ``code`` is stable for clients."""
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Finished games of a series: wins by seat, wins by mark, and draws."""
+
+    seat_wins: tuple[int, int] = (0, 0)
+    x_wins: int = 0
+    o_wins: int = 0
+    draws: int = 0
+
+    def add(self, winner: Seat | None, mark: Mark | None) -> Tally:
+        """The tally with one more game: won by ``winner`` playing ``mark``, or drawn."""
+        if winner is None:
+            return dataclasses.replace(self, draws=self.draws + 1)
+        wins = list(self.seat_wins)
+        wins[winner] += 1
+        x, o = (self.x_wins + 1, self.o_wins) if mark == "X" else (self.x_wins, self.o_wins + 1)
+        return Tally(seat_wins=(wins[0], wins[1]), x_wins=x, o_wins=o, draws=self.draws)
+
+
+@dataclass(frozen=True)
+class Room:
+    """One room: its seats, the game on its board, the series so far, and its version."""
+
+    id: str
+    kind: Kind
+    seats: tuple[str | None, str | None]
+    updated: float
+    version: int = 0
+    game_number: int = 0  # 0 while the room waits for its second player
+    x_seat: Seat = 0
+    moves: tuple[Cell, ...] = ()
+    resigned: Seat | None = None
+    rematch: frozenset[Seat] = frozenset()
+    tally: Tally = field(default_factory=Tally)
+
+    @property
+    def board(self) -> Board:
+        """The board after the moves of this game."""
+        board = Board()
+        for cell in self.moves:
+            board = board.apply_move(cell)
+        return board
+
+    @property
+    def status(self) -> Status:
+        """Waiting for a second player, a game under way, or a game over."""
+        if self.game_number == 0:
+            return "waiting"
+        if self.resigned is not None or self.board.is_over():
+            return "over"
+        return "playing"
+
+    def seat_of_mark(self, mark: Mark) -> Seat:
+        """The seat playing ``mark`` in this game."""
+        return self.x_seat if mark == "X" else other_seat(self.x_seat)
+
+    @property
+    def turn(self) -> Seat | None:
+        """The seat to move, or None when no game is under way."""
+        if self.status != "playing":
+            return None
+        return self.seat_of_mark(self.board.to_move)
+
+    @property
+    def winner(self) -> Seat | None:
+        """The seat that won this game (by a line or a resignation), or None."""
+        if self.resigned is not None:
+            return other_seat(self.resigned)
+        outcome = self.board.outcome()
+        if outcome is None or outcome.winner is None:
+            return None
+        return self.seat_of_mark(outcome.winner)
+
+    @property
+    def score(self) -> Tally:
+        """The series so far, this game included once it is over."""
+        if self.status != "over":
+            return self.tally
+        winner = self.winner
+        mark = None if winner is None else ("X" if winner == self.x_seat else "O")
+        return self.tally.add(winner, cast("Mark | None", mark))
+
+    def seats_of(self, player: str) -> tuple[Seat, ...]:
+        """The seats ``player`` holds: none for a spectator, both on one device."""
+        return tuple(seat for seat in SEATS if self.seats[seat] == player)
+
+    @property
+    def empty(self) -> bool:
+        """No one holds a seat any more."""
+        return self.seats == (None, None)
+
+
+def other_seat(seat: Seat) -> Seat:
+    """The other seat."""
+    return 1 if seat == 0 else 0
+
+
+def _bump(room: Room, now: float, **changes: Any) -> Room:
+    return dataclasses.replace(room, version=room.version + 1, updated=now, **changes)
+
+
+def open_room(room_id: str, host: str, *, kind: Kind, now: float) -> Room:
+    """A new room: online, waiting for a friend; or on one device, its first game begun."""
+    if kind not in KINDS:
+        raise RoomError("bad_payload", f"kind must be one of {', '.join(KINDS)}")
+    if kind == "local":
+        return Room(room_id, kind, (host, host), updated=now, version=1, game_number=1)
+    return Room(room_id, kind, (host, None), updated=now, version=1)
+
+
+def take_seat(room: Room, player: str, *, coin: Seat, now: float) -> Room:
+    """``player`` takes a free seat (the room unchanged if they hold one or none is free).
+
+    The game begins when both seats are held; ``coin`` says which seat plays X first.
+    """
+    if room.seats_of(player) or None not in room.seats or room.kind == "local":
+        return room
+    free = room.seats.index(None)
+    seats = (player, room.seats[1]) if free == 0 else (room.seats[0], player)
+    if None in seats:
+        return _bump(room, now, seats=seats)
+    return _bump(room, now, seats=seats, game_number=1, x_seat=coin, moves=(), resigned=None)
+
+
+def _mover(room: Room, player: str) -> Seat:
+    """The seat ``player`` moves for now, or the reason they cannot."""
+    if not room.seats_of(player):
+        raise RoomError("not_seated", "you are watching this room: only its players move")
+    if room.status == "waiting":
+        raise RoomError("not_your_turn", "waiting for your friend to join")
+    if room.status == "over":
+        raise RoomError("game_over", "this game is over: press Rematch for another")
+    turn = cast(Seat, room.turn)
+    if room.seats[turn] != player:
+        raise RoomError("not_your_turn", "it is your friend's turn")
+    return turn
+
+
+def room_move(room: Room, player: str, cell: object, *, now: float) -> Room:
+    """``player`` plays ``cell`` for the seat whose turn it is."""
+    _mover(room, player)
+    room.board.apply_move(cell)  # refuses a bad or taken cell with the board's own code
+    return _bump(room, now, moves=(*room.moves, check_cell(cell)))
+
+
+def take_back(room: Room, player: str, *, now: float) -> Room:
+    """Undo the last move of the game on one device, even the one that ended it."""
+    if room.kind != "local":
+        raise RoomError("not_allowed", "moves can be taken back only on one device")
+    if not room.seats_of(player):
+        raise RoomError("not_seated", "only the players of this room can take a move back")
+    if not room.moves or room.resigned is not None:
+        raise RoomError("not_allowed", "there is no move to take back")
+    return _bump(room, now, moves=room.moves[:-1], rematch=frozenset())
+
+
+def resign(room: Room, player: str, *, now: float) -> Room:
+    """``player`` gives up the game under way; the other seat wins it."""
+    seats = room.seats_of(player)
+    if not seats:
+        raise RoomError("not_seated", "you are watching this room: only its players resign")
+    if room.status != "playing":
+        raise RoomError("game_over", "there is no game under way to resign")
+    loser = cast(Seat, room.turn) if len(seats) == 2 else seats[0]
+    return _bump(room, now, resigned=loser)
+
+
+def rematch(room: Room, player: str, *, now: float) -> Room:
+    """``player`` asks for the next game; it begins once both seats have asked.
+
+    The finished game goes into the tally, and the other seat plays X.
+    """
+    seats = room.seats_of(player)
+    if not seats:
+        raise RoomError("not_seated", "you are watching this room: only its players ask")
+    if room.status != "over":
+        raise RoomError("game_not_over", "a rematch can start once this game is over")
+    votes = room.rematch | frozenset(seats)
+    if votes != frozenset(SEATS):
+        return room if votes == room.rematch else _bump(room, now, rematch=votes)
+    return _bump(
+        room,
+        now,
+        tally=room.score,
+        game_number=room.game_number + 1,
+        x_seat=other_seat(room.x_seat),
+        moves=(),
+        resigned=None,
+        rematch=frozenset(),
+    )
+
+
+def leave(room: Room, player: str, *, now: float) -> Room:
+    """``player`` leaves for good, freeing their seat; a game under way is lost by them.
+
+    The one who stays waits for a new friend, and a new series begins with them.
+    """
+    seats = room.seats_of(player)
+    if not seats:
+        raise RoomError("not_seated", "you are not playing in this room")
+    remaining = tuple(None if holder == player else holder for holder in room.seats)
+    return _bump(
+        room,
+        now,
+        seats=cast("tuple[str | None, str | None]", remaining),
+        game_number=0,
+        moves=(),
+        resigned=None,
+        rematch=frozenset(),
+        tally=Tally(),
+    )
+
+
+def expired(room: Room, *, now: float, idle_seconds: float) -> bool:
+    """Whether the room has been left unchanged for longer than ``idle_seconds``."""
+    return now - room.updated > idle_seconds
+
+
+def to_record(room: Room) -> dict[str, Any]:
+    """The room as stored data, with its schema number."""
+    return {
+        "format": SCHEMA,
+        "id": room.id,
+        "kind": room.kind,
+        "seats": list(room.seats),
+        "updated": room.updated,
+        "version": room.version,
+        "game_number": room.game_number,
+        "x_seat": room.x_seat,
+        "moves": list(room.moves),
+        "resigned": room.resigned,
+        "rematch": sorted(room.rematch),
+        "tally": dataclasses.asdict(room.tally),
+    }
+
+
+def from_record(data: dict[str, Any]) -> Room:
+    """The room in stored data; raises RoomError("bad_state") if it is not one."""
+    if not isinstance(data, dict) or data.get("format") != SCHEMA:
+        raise RoomError("bad_state", f"not a room record of format {SCHEMA}")
+    tally = data["tally"]
+    room = Room(
+        id=str(data["id"]),
+        kind=data["kind"],
+        seats=(data["seats"][0], data["seats"][1]),
+        updated=float(data["updated"]),
+        version=int(data["version"]),
+        game_number=int(data["game_number"]),
+        x_seat=data["x_seat"],
+        moves=tuple(int(cell) for cell in data["moves"]),
+        resigned=data["resigned"],
+        rematch=frozenset(data["rematch"]),
+        tally=Tally(tuple(tally["seat_wins"]), tally["x_wins"], tally["o_wins"], tally["draws"]),
+    )
+    _check(room)
+    return room
+
+
+def _check(room: Room) -> None:
+    if room.kind not in KINDS or room.x_seat not in SEATS or room.resigned not in (None, *SEATS):
+        raise RoomError("bad_state", "a room's kind or seats are out of range")
+    if not room.rematch <= frozenset(SEATS) or len(room.tally.seat_wins) != 2:
+        raise RoomError("bad_state", "a room's votes or tally are out of range")
+    room.board  # replays the moves: raises on an illegal one  # noqa: B018

@@ -1,0 +1,206 @@
+"""The room service: rooms with a friend (or two players on one device), stored and pushed.
+
+Like the match service, every change is a pure transition (webapp/game/room.py) run
+through the store's compare-and-set loop, then pushed as one ``room`` snapshot to every
+socket in the room (both players' tabs and the spectators), through the message queue
+when there are several processes. The snapshot is the same for everyone: each seat is
+named by a token that only its holder's own ``room_join`` answer reveals as theirs.
+
+Who is connected, and how many watch, is presence (webapp/server/presence.py), not
+stored: a socket is counted under the room while it is open.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from flask_socketio import SocketIO, join_room
+
+from ..game.room import SEATS, Room, RoomError, Seat, expired, open_room, take_seat
+from .presence import Presence
+from .protocol import ErrorCode, ServerEvent
+from .room_store import RoomStore
+from .store import update
+
+ONLINE_ID = re.compile(r"^[A-Za-z0-9_-]{22}$")  # 16 random bytes, base64url
+LOCAL = "local"  # a player's room on one device is asked for by this name
+Step = Callable[[Room], Room]
+
+
+@dataclass(frozen=True)
+class Visit:
+    """One socket in one room: who it is and whether it holds a seat there."""
+
+    room_id: str
+    player: str
+    watching: bool
+
+
+class RoomService:
+    """Opens, joins and changes rooms; pushes each change to everyone in the room."""
+
+    def __init__(
+        self,
+        config: Mapping[str, Any],
+        store: RoomStore,
+        socketio: SocketIO,
+        presence: Presence,
+    ) -> None:
+        self.store, self.socketio, self.presence = store, socketio, presence
+        self.key = str(config["SECRET_KEY"] or "").encode()
+        self.idle_seconds = float(config["ROOM_IDLE_HOURS"]) * 3600
+        self.max_rooms = int(config["MAX_ROOMS_PER_PLAYER"])
+        self.max_watchers = int(config["MAX_SPECTATORS"])
+        self.visits: dict[str, set[Visit]] = {}  # sid -> the rooms that socket is in
+        self.coin = secrets.SystemRandom()
+
+    # --- ids and tokens ---------------------------------------------------------
+
+    def room_id(self, asked: object, player: str) -> str:
+        """The stored id of the room a client names: an invite's id, or ``local``."""
+        if asked == LOCAL:
+            return "local." + player
+        if not isinstance(asked, str) or not ONLINE_ID.fullmatch(asked):
+            raise RoomError(ErrorCode.ROOM_NOT_FOUND, "no such room: check the invite link")
+        return asked
+
+    def token(self, room_id: str, player: str | None) -> str | None:
+        """A seat's public name: the same for its holder's every tab, and nothing else."""
+        if player is None:
+            return None
+        message = f"{room_id}:{player}".encode()
+        return hmac.new(self.key, message, hashlib.sha256).hexdigest()[:16]
+
+    # --- loading and changing ---------------------------------------------------
+
+    def load(self, room_id: str) -> Room | None:
+        """The live room, or None when there is none or it has expired."""
+        room = self.store.load(room_id)
+        if room is None or expired(room, now=time.time(), idle_seconds=self.idle_seconds):
+            return None
+        return room
+
+    def create(self, player: str) -> str:
+        """A new online room with ``player`` in its first seat; returns its id."""
+        if self.store.online_rooms_of(player) >= self.max_rooms:
+            raise RoomError(
+                ErrorCode.TOO_MANY_ROOMS,
+                f"you have {self.max_rooms} rooms open already: leave one first",
+            )
+        room_id = secrets.token_urlsafe(16)
+        room = open_room(room_id, player, kind="online", now=time.time())
+        self.store.save(room_id, room, expected=None)
+        return room_id
+
+    def change(self, room_id: str, step: Step) -> Room:
+        """Apply one transition to a live room, store it, and push it to the room."""
+        changed = self._apply(room_id, step)
+        self.push(changed)
+        return changed
+
+    def _apply(self, room_id: str, step: Step) -> Room:
+        def live(current: Room | None) -> Room:
+            now = time.time()
+            if current is None or expired(current, now=now, idle_seconds=self.idle_seconds):
+                raise RoomError(ErrorCode.ROOM_NOT_FOUND, "this room has ended or expired")
+            return step(current)
+
+        return update(self.store, room_id, live)
+
+    def join(self, sid: str, player: str, asked: object) -> dict[str, Any]:
+        """Put a socket in a room: a free seat is taken, else it watches. Returns the ack's
+        fields: the room's id and the token of the viewer's seat (None for a spectator)."""
+        room_id = self.room_id(asked, player)
+        if room_id.startswith("local.") and self.store.load(room_id) is None:
+            room = open_room(room_id, player, kind="local", now=time.time())
+            self.store.save(room_id, room, expected=None)
+        coin = self._toss()
+        room = self._apply(
+            room_id, lambda current: take_seat(current, player, coin=coin, now=time.time())
+        )
+        watching = not room.seats_of(player)
+        self._count(sid, Visit(room_id, player, watching))
+        join_room(f"room:{room_id}", sid=sid)
+        self.push(room)  # a seat taken, or one more connected or watching: everyone sees it
+        return {
+            "room": room.id if room.kind == "online" else LOCAL,
+            "you": None if watching else self.token(room_id, player),
+        }
+
+    def _toss(self) -> Seat:
+        return 0 if self.coin.random() < 0.5 else 1
+
+    def _count(self, sid: str, visit: Visit) -> None:
+        if visit in self.visits.get(sid, set()):
+            return
+        key, cap = f"room:{visit.room_id}:" + ("watch" if visit.watching else visit.player), 0
+        if visit.watching:
+            cap = self.max_watchers
+            if cap == 0 or not self.presence.join(key, sid, cap):
+                raise RoomError(
+                    ErrorCode.TOO_MANY_WATCHERS, "this room has as many watchers as it can take"
+                )
+        else:
+            self.presence.join(key, sid, cap)
+        self.visits.setdefault(sid, set()).add(visit)
+
+    def gone(self, sid: str) -> None:
+        """A socket closed: stop counting it, and tell the rooms it was in."""
+        for visit in self.visits.pop(sid, set()):
+            suffix = "watch" if visit.watching else visit.player
+            self.presence.leave(f"room:{visit.room_id}:{suffix}", sid)
+            room = self.load(visit.room_id)
+            if room is not None:
+                self.push(room)
+
+    def forget(self, room_id: str, room: Room) -> None:
+        """Delete a room no one holds a seat in any more."""
+        if room.empty:
+            self.store.delete(room_id)
+
+    # --- the snapshot -------------------------------------------------------------
+
+    def push(self, room: Room, *, to: str | None = None) -> None:
+        """Send the room's snapshot to one socket, or to everyone in the room."""
+        self.socketio.emit(ServerEvent.ROOM, self.snapshot(room), to=to or f"room:{room.id}")
+
+    def snapshot(self, room: Room) -> dict[str, Any]:
+        """The ``room`` event: everything a player or a spectator renders."""
+        board = room.board
+        outcome = board.outcome()
+        score = room.score
+        return {
+            "id": room.id if room.kind == "online" else LOCAL,
+            "kind": room.kind,
+            "version": room.version,
+            "status": room.status,
+            "game": room.game_number,
+            "board": board.cells,
+            "moves": list(room.moves),
+            "x_seat": room.x_seat,
+            "turn": room.turn,
+            "winner": room.winner,
+            "resigned": room.resigned,
+            "winning_line": list(outcome.line) if outcome and outcome.line else None,
+            "rematch": sorted(room.rematch),
+            "score": {
+                "seat_wins": list(score.seat_wins),
+                "x_wins": score.x_wins,
+                "o_wins": score.o_wins,
+                "draws": score.draws,
+            },
+            "seats": [self._seat(room, seat) for seat in SEATS],
+            "watching": self.presence.count(f"room:{room.id}:watch"),
+        }
+
+    def _seat(self, room: Room, seat: int) -> dict[str, Any]:
+        holder = room.seats[seat]
+        connected = holder is not None and self.presence.count(f"room:{room.id}:{holder}") > 0
+        return {"token": self.token(room.id, holder), "connected": connected}
