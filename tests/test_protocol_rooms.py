@@ -1,0 +1,276 @@
+"""Rooms over the protocol: seats, turns, spectators, bad ids, caps and floods."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from flask_socketio import SocketIOTestClient
+
+from webapp.game.room import Room, open_room
+from webapp.server.app import create_app
+from webapp.server.room_store import RedisRooms, SQLiteRooms
+from webapp.testing import connect
+
+ORIGIN = {"Origin": "http://localhost"}
+
+
+class Person:
+    """One browser: its cookies and one socket."""
+
+    def __init__(self, app: Flask) -> None:
+        self.web: FlaskClient = app.test_client()
+        assert self.web.get("/").status_code == 200
+        self.sock: SocketIOTestClient = connect(app, self.web)
+        self.you: str | None = None
+
+    def create(self) -> str:
+        """Press "Play a friend"; the new room's id."""
+        reply = self.web.post("/r", headers=ORIGIN)
+        assert reply.status_code == 303, reply.status_code
+        return str(reply.headers["Location"]).rsplit("/", 1)[1]
+
+    def send(self, event: str, payload: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Emit and return the ack."""
+        ack: dict[str, Any] = self.sock.emit(event, payload or {}, callback=True)
+        return ack
+
+    def join(self, room: str) -> dict[str, Any]:
+        """Open the room; keep the seat token."""
+        ack = self.send("room_join", {"room": room})
+        assert ack["ok"], ack
+        self.you = ack["you"]
+        return ack
+
+    def rooms(self) -> list[dict[str, Any]]:
+        """The room snapshots received since the last call."""
+        return [p["args"][0] for p in self.sock.get_received() if p["name"] == "room"]
+
+    def latest(self) -> dict[str, Any]:
+        """The newest room snapshot received."""
+        found = self.rooms()
+        assert found, "no room snapshot"
+        return found[-1]
+
+
+def code(ack: dict[str, Any]) -> str | None:
+    """The error code of an ack, or None when it was accepted."""
+    return None if ack.get("ok") else ack["error"]["code"]
+
+
+@pytest.fixture
+def people(app: Flask) -> list[Person]:
+    """Host, friend and a third browser; the host's room is joined by the first two."""
+    return [Person(app) for _ in range(3)]
+
+
+def seated_room(people: list[Person]) -> tuple[str, Person, Person, dict[str, Any]]:
+    """A room with its game begun: (id, the X player, the O player, the snapshot)."""
+    host, friend = people[0], people[1]
+    room = host.create()
+    host.join(room)
+    friend.join(room)
+    snapshot = host.latest()
+    seat_of = {snapshot["seats"][0]["token"]: 0, snapshot["seats"][1]["token"]: 1}
+    by_seat = {seat_of[host.you or ""]: host, seat_of[friend.you or ""]: friend}
+    friend.rooms()
+    return room, by_seat[snapshot["x_seat"]], by_seat[1 - snapshot["x_seat"]], snapshot
+
+
+def test_host_and_friend_take_the_two_seats(people: list[Person]) -> None:
+    room, x, o, snapshot = seated_room(people)
+    assert snapshot["status"] == "playing" and snapshot["game"] == 1
+    assert {x.you, o.you} == {seat["token"] for seat in snapshot["seats"]}
+    assert all(seat["connected"] for seat in snapshot["seats"])
+    assert code(x.send("room_move", {"room": room, "cell": 4})) is None
+    assert x.latest()["board"] == o.latest()["board"] == "....X...."
+
+
+def test_a_taken_seat_cannot_be_had_and_a_spectator_cannot_move(people: list[Person]) -> None:
+    room, x, _, before = seated_room(people)
+    third = people[2]
+    assert third.join(room)["you"] is None
+    watched = third.latest()
+    assert watched["watching"] == 1
+    assert [seat["token"] for seat in watched["seats"]] == [s["token"] for s in before["seats"]]
+    for event, payload in (
+        ("room_move", {"cell": 4}),
+        ("room_resign", {}),
+        ("room_rematch", {}),
+        ("room_leave", {}),
+    ):
+        assert code(third.send(event, {"room": room, **payload})) == "not_seated", event
+    assert x.latest()["version"] == watched["version"]  # nothing changed
+
+
+def test_a_move_out_of_turn_or_on_a_taken_cell_is_refused(people: list[Person]) -> None:
+    room, x, o, _ = seated_room(people)
+    assert code(o.send("room_move", {"room": room, "cell": 4})) == "not_your_turn"
+    x.send("room_move", {"room": room, "cell": 4})
+    assert code(x.send("room_move", {"room": room, "cell": 0})) == "not_your_turn"
+    assert code(o.send("room_move", {"room": room, "cell": 4})) == "cell_taken"
+    assert code(o.send("room_move", {"room": room, "cell": 9})) == "cell_out_of_range"
+    stale = o.send("room_move", {"room": room, "cell": 0, "version": 1})
+    assert code(stale) == "stale_version"
+    assert o.latest()["board"] == "....X...."
+
+
+@pytest.mark.parametrize(
+    ("payload", "expected"),
+    [
+        ({"room": "nope"}, "room_not_found"),
+        ({"room": "A" * 22}, "room_not_found"),
+        ({"room": 7}, "room_not_found"),
+        ({"room": ["x"]}, "room_not_found"),
+        ({}, "bad_payload"),
+        ({"room": "local", "extra": 1}, "bad_payload"),
+    ],
+)
+def test_a_bad_room_id_is_refused(people: list[Person], payload: Any, expected: str) -> None:
+    for event, extra in (("room_join", {}), ("room_move", {"cell": 4}), ("room_leave", {})):
+        assert code(people[0].send(event, {**payload, **extra})) == expected, event
+
+
+def test_an_unknown_link_is_a_clear_404_page(people: list[Person]) -> None:
+    page = people[0].web.get("/r/" + "B" * 22)
+    assert page.status_code == 404
+    assert b"unknown" in page.data and b"Play a friend" in page.data
+    assert people[0].web.get("/r/short").status_code == 404
+
+
+def test_creating_a_room_needs_our_own_page(people: list[Person]) -> None:
+    refused = people[0].web.post("/r", headers={"Origin": "https://evil.example"})
+    assert refused.status_code == 403
+    assert people[0].web.post("/r").status_code == 403
+
+
+def test_rematch_and_resign_over_the_protocol(people: list[Person]) -> None:
+    room, x, o, _ = seated_room(people)
+    assert code(x.send("room_rematch", {"room": room})) == "game_not_over"
+    x.send("room_move", {"room": room, "cell": 4})
+    assert code(x.send("room_resign", {"room": room})) is None
+    over = o.latest()
+    assert (over["status"], over["winner"], over["resigned"]) == (
+        "over",
+        1 - over["x_seat"],
+        over["x_seat"],
+    )
+    assert code(x.send("room_rematch", {"room": room})) is None
+    assert o.latest()["rematch"] == [over["x_seat"]]
+    assert code(o.send("room_rematch", {"room": room})) is None
+    second = x.latest()
+    assert (second["game"], second["x_seat"], second["score"]["seat_wins"][1 - over["x_seat"]]) == (
+        2,
+        1 - over["x_seat"],
+        1,
+    )
+
+
+def test_leaving_frees_the_seat_and_an_empty_room_is_gone(people: list[Person]) -> None:
+    room, x, o, _ = seated_room(people)
+    assert code(o.send("room_leave", {"room": room})) is None
+    left = x.latest()
+    assert left["status"] == "waiting" and None in [s["token"] for s in left["seats"]]
+    third = people[2]
+    assert third.join(room)["you"] is not None  # the freed seat is taken by the next one
+    assert code(third.send("room_leave", {"room": room})) is None
+    assert code(x.send("room_leave", {"room": room})) is None
+    assert code(x.send("room_join", {"room": room})) == "room_not_found"
+    assert people[0].web.get(f"/r/{room}").status_code == 404
+
+
+def test_a_friend_who_disconnects_shows_as_away(people: list[Person]) -> None:
+    _, x, o, _ = seated_room(people)
+    o.sock.disconnect()
+    away = x.latest()
+    assert [seat["token"] == o.you and not seat["connected"] for seat in away["seats"]].count(
+        True
+    ) == 1
+
+
+def test_one_device_room_is_apart_from_the_match(app: Flask, people: list[Person]) -> None:
+    one = people[0]
+    match_before = [p for p in one.sock.get_received() if p["name"] == "state"][-1]["args"][0]
+    one.join("local")
+    for cell in (4, 0):
+        assert code(one.send("room_move", {"room": "local", "cell": cell})) is None
+    assert code(one.send("room_undo", {"room": "local"})) is None
+    assert one.latest()["board"] == "....X...."
+    assert code(one.send("room_hint", {"room": "local"})) is None
+    assert one.send("room_hint", {"room": "local"})["analysis"]
+    again = connect(app, one.web)
+    match_after = [p for p in again.get_received() if p["name"] == "state"][-1]["args"][0]
+    assert match_after["version"] == match_before["version"]
+    assert match_after["board"] == match_before["board"]
+    assert people[1].web.get("/local").status_code == 200
+    people[1].join("local")
+    assert people[1].latest()["board"] == "........."  # everyone's own device room
+
+
+def test_too_many_rooms_per_player(tmp_path: Path) -> None:
+    app = create_app(
+        {"TESTING": True, "DATA_DIR": str(tmp_path), "MAX_ROOMS_PER_PLAYER": 2, "SEED": 1}
+    )
+    host = Person(app)
+    host.create(), host.create()
+    refused = host.web.post("/r", headers=ORIGIN)
+    assert refused.status_code == 429 and b"leave one first" in refused.data
+
+
+def test_too_many_watchers(tmp_path: Path) -> None:
+    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "MAX_SPECTATORS": 1})
+    host, friend, first, second = (Person(app) for _ in range(4))
+    room = host.create()
+    host.join(room), friend.join(room), first.join(room)
+    assert code(second.send("room_join", {"room": room})) == "too_many_watchers"
+
+
+def test_a_flood_into_a_room_is_cut_short_and_changes_nothing(app: Flask) -> None:
+    limits = app.extensions["rate_limits"]
+    people = [Person(app) for _ in range(2)]
+    room, x, o, _ = seated_room(people)
+    limits.rate, limits.burst = 1.0, 4
+    flooder = connect(app, o.web)
+    acks = [flooder.emit("room_move", {"room": room, "cell": 0}, callback=True) for _ in range(20)]
+    answered = [code(ack) for ack in acks if ack]  # no ack once it is cut off
+    assert "rate_limited" in answered
+    assert set(answered) <= {"not_your_turn", "rate_limited"}
+    assert acks[-1] is None  # it stayed over its limit: cut off, nothing more is answered
+    assert code(x.send("room_move", {"room": room, "cell": 4})) is None
+    assert x.latest()["board"] == "....X...."
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_room_store_compare_and_set_and_expiry(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    idle = 3600.0
+    if kind == "redis":
+        store: Any = RedisRooms(request.getfixturevalue("redis_url"), idle_seconds=idle)
+    else:
+        store = SQLiteRooms(tmp_path, idle_seconds=idle)
+    room = open_room("R" * 22, "a", kind="online", now=time.time())
+    assert store.save(room.id, room, expected=None)
+    assert not store.save(room.id, room, expected=None)  # a second creation loses
+    assert store.load(room.id) == room
+    moved = Room(**{**room.__dict__, "version": 2, "seats": ("a", "b")})
+    assert store.save(room.id, moved, expected=1)
+    assert not store.save(room.id, moved, expected=1)  # a stale writer loses
+    assert store.online_rooms_of("b") == 1 and store.online_rooms_of("c") == 0
+    store.delete(room.id)
+    assert store.load(room.id) is None
+    store.close()
+
+
+def test_sqlite_rooms_expire_when_idle(tmp_path: Path) -> None:
+    store = SQLiteRooms(tmp_path, idle_seconds=0.05)
+    room = open_room("S" * 22, "a", kind="online", now=time.time())
+    store.save(room.id, room, expected=None)
+    assert store.load(room.id) == room
+    time.sleep(0.1)
+    assert store.load(room.id) is None and store.online_rooms_of("a") == 0
+    assert store.prune() == 1

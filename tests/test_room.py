@@ -1,0 +1,190 @@
+"""The room core: seats, turns, the tally, rematch agreement, take-back and expiry."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from webapp.game.board import RuleError
+from webapp.game.room import (
+    Room,
+    RoomError,
+    Tally,
+    expired,
+    from_record,
+    leave,
+    open_room,
+    rematch,
+    resign,
+    room_move,
+    take_back,
+    take_seat,
+    to_record,
+)
+
+NOW = 1_000.0
+
+
+def seated(coin: int = 0) -> Room:
+    """An online room with host "a" and friend "b", its first game begun."""
+    room = open_room("r", "a", kind="online", now=NOW)
+    return take_seat(room, "b", coin=coin, now=NOW)  # type: ignore[arg-type]
+
+
+def play(room: Room, *cells: int) -> Room:
+    """Play ``cells`` in turn, each by whoever holds the seat to move."""
+    for cell in cells:
+        mover = room.seats[room.turn]  # type: ignore[index]
+        room = room_move(room, str(mover), cell, now=NOW)
+    return room
+
+
+def test_online_room_waits_for_its_friend() -> None:
+    room = open_room("r", "a", kind="online", now=NOW)
+    assert (room.status, room.seats, room.turn) == ("waiting", ("a", None), None)
+    with pytest.raises(RoomError) as refused:
+        room_move(room, "a", 4, now=NOW)
+    assert refused.value.code == "not_your_turn"
+
+
+@pytest.mark.parametrize("coin", [0, 1])
+def test_second_player_takes_the_seat_and_the_coin_picks_x(coin: int) -> None:
+    room = seated(coin)
+    assert room.seats == ("a", "b")
+    assert (room.status, room.game_number, room.x_seat, room.turn) == ("playing", 1, coin, coin)
+
+
+def test_a_held_seat_is_never_taken() -> None:
+    room = seated()
+    assert take_seat(room, "c", coin=1, now=NOW) is room
+    assert take_seat(room, "b", coin=1, now=NOW) is room
+    assert room.seats_of("c") == ()
+
+
+def test_moves_go_by_turn_and_seat() -> None:
+    room = seated(coin=0)  # a plays X
+    with pytest.raises(RoomError) as out_of_turn:
+        room_move(room, "b", 4, now=NOW)
+    assert out_of_turn.value.code == "not_your_turn"
+    with pytest.raises(RoomError) as spectator:
+        room_move(room, "c", 4, now=NOW)
+    assert spectator.value.code == "not_seated"
+    room = room_move(room, "a", 4, now=NOW)
+    assert (room.board.cells[4], room.turn, room.version) == ("X", 1, 3)
+    with pytest.raises(RuleError) as taken:
+        room_move(room, "b", 4, now=NOW)
+    assert taken.value.code == "cell_taken"
+
+
+def test_a_won_game_counts_once_and_a_rematch_needs_both() -> None:
+    room = play(seated(coin=1), 0, 3, 1, 4, 2)  # b (X) takes the top row
+    assert (room.status, room.winner) == ("over", 1)
+    assert room.score == Tally(seat_wins=(0, 1), x_wins=1)
+    with pytest.raises(RoomError) as no_moves:
+        room_move(room, "a", 8, now=NOW)
+    assert no_moves.value.code == "game_over"
+    asked = rematch(room, "a", now=NOW)
+    assert (asked.status, asked.rematch) == ("over", frozenset({0}))
+    assert rematch(asked, "a", now=NOW) is asked  # asking twice changes nothing
+    with pytest.raises(RoomError):
+        rematch(asked, "c", now=NOW)
+    second = rematch(asked, "b", now=NOW)
+    assert (second.status, second.game_number, second.x_seat, second.moves) == (
+        "playing",
+        2,
+        0,
+        (),
+    )
+    assert second.tally == second.score == Tally(seat_wins=(0, 1), x_wins=1)
+
+
+def test_rematch_waits_for_the_end_of_the_game() -> None:
+    with pytest.raises(RoomError) as early:
+        rematch(seated(), "a", now=NOW)
+    assert early.value.code == "game_not_over"
+
+
+def test_a_draw_counts_as_a_draw() -> None:
+    room = play(seated(), 0, 1, 2, 4, 3, 5, 7, 6, 8)
+    assert (room.status, room.winner) == ("over", None)
+    assert room.score == Tally(draws=1)
+
+
+def test_resigning_gives_the_game_to_the_other_seat() -> None:
+    room = resign(play(seated(coin=0), 4), "a", now=NOW)
+    assert (room.status, room.winner, room.resigned) == ("over", 1, 0)
+    assert room.score.seat_wins == (0, 1)
+    with pytest.raises(RoomError) as again:
+        resign(room, "b", now=NOW)
+    assert again.value.code == "game_over"
+
+
+def test_leaving_frees_the_seat_for_a_new_friend() -> None:
+    room = play(seated(coin=0), 4)
+    left = leave(room, "b", now=NOW)
+    assert (left.seats, left.status, left.score) == (("a", None), "waiting", Tally())
+    newcomer = take_seat(left, "c", coin=1, now=NOW)
+    assert (newcomer.seats, newcomer.status, newcomer.x_seat) == (("a", "c"), "playing", 1)
+    assert leave(leave(room, "a", now=NOW), "b", now=NOW).empty
+
+
+def test_one_device_holds_both_seats_and_takes_back() -> None:
+    room = open_room("local.a", "a", kind="local", now=NOW)
+    assert (room.status, room.seats_of("a")) == ("playing", (0, 1))
+    room = room_move(room_move(room, "a", 4, now=NOW), "a", 0, now=NOW)
+    assert room.board.cells == "O...X...."
+    back = take_back(room, "a", now=NOW)
+    assert (back.moves, back.turn, back.board.cells) == ((4,), 1, "....X....")
+
+
+def test_one_device_can_take_back_the_winning_move() -> None:
+    room = play(open_room("local.a", "a", kind="local", now=NOW), 0, 3, 1, 4, 2)
+    assert room.score.x_wins == 1
+    back = take_back(room, "a", now=NOW)
+    assert (back.status, back.score, back.turn) == ("playing", Tally(), 0)
+
+
+def test_one_device_alternates_x_and_tallies_by_mark() -> None:
+    room = play(open_room("local.a", "a", kind="local", now=NOW), 0, 3, 1, 4, 2)
+    second = rematch(room, "a", now=NOW)  # one device: both seats ask at once
+    assert (second.game_number, second.x_seat) == (2, 1)
+    third = rematch(play(second, 0, 3, 1, 4, 2), "a", now=NOW)
+    assert third.tally == Tally(seat_wins=(1, 1), x_wins=2)
+
+
+def test_take_back_is_only_for_one_device() -> None:
+    with pytest.raises(RoomError) as online:
+        take_back(play(seated(), 4), "a", now=NOW)
+    assert online.value.code == "not_allowed"
+    with pytest.raises(RoomError) as nothing:
+        take_back(open_room("local.a", "a", kind="local", now=NOW), "a", now=NOW)
+    assert nothing.value.code == "not_allowed"
+
+
+def test_expiry_counts_from_the_last_change() -> None:
+    room = play(seated(), 4)
+    assert not expired(room, now=NOW + 3600, idle_seconds=3600)
+    assert expired(room, now=NOW + 3601, idle_seconds=3600)
+
+
+def test_record_round_trip_and_damaged_records() -> None:
+    room = rematch(rematch(play(seated(coin=1), 0, 3, 1, 4, 2), "a", now=NOW), "b", now=NOW)
+    assert from_record(to_record(room)) == room
+    record = to_record(room)
+    for damage in ({"moves": [4, 4]}, {"x_seat": 2}, {"format": 99}, {"kind": "party"}):
+        with pytest.raises((RoomError, RuleError)):
+            from_record({**record, **damage})
+
+
+FIXTURE = Path(__file__).parent / "fixtures" / "rooms-0.4.0.jsonl"
+
+
+def test_rooms_stored_by_0_4_0_load_and_play_on() -> None:
+    waiting, playing, local = (from_record(json.loads(line)) for line in FIXTURE.open())
+    assert take_seat(waiting, "friend", coin=0, now=NOW).status == "playing"
+    assert playing.board.cells == "O...X...X" and playing.turn == 0
+    assert room_move(playing, "p1", 2, now=NOW).board.cells == "O.O.X...X"
+    assert (local.game_number, local.x_seat, local.tally.x_wins) == (2, 1, 1)
+    assert take_back(local, "p3", now=NOW).moves == ()
