@@ -6,62 +6,15 @@ config over it. README's configuration table is checked against this one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-Parser = Callable[[str], Any]
+from .values import Parser, base_path, boolean, integer, number, text
 
 
 class SettingError(ValueError):
     """A setting's value cannot be used; the message names the variable and the range."""
-
-
-def _bool(text: str) -> bool:
-    value = text.strip().lower()
-    if value in ("1", "true", "yes", "on"):
-        return True
-    if value in ("0", "false", "no", "off", ""):
-        return False
-    raise ValueError("expected 1/0, true/false, yes/no or on/off")
-
-
-def _integer(low: int, high: int) -> Parser:
-    def parse(text: str) -> int:
-        try:
-            value = int(text.strip())
-        except ValueError:
-            value = low - 1
-        if not low <= value <= high:
-            raise ValueError(f"expected an integer from {low} to {high}")
-        return value
-
-    return parse
-
-
-def _number(low: float, high: float) -> Parser:
-    def parse(text: str) -> float:
-        try:
-            value = float(text.strip())
-        except ValueError:
-            value = float("nan")
-        if not low <= value <= high:  # also refuses NaN
-            raise ValueError(f"expected a number from {low:g} to {high:g}")
-        return value
-
-    return parse
-
-
-def _text(text: str) -> str:
-    return text.strip()
-
-
-def _base_path(text: str) -> str:
-    path = text.strip().rstrip("/")
-    allowed = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/")
-    if path and (not path.startswith("/") or "//" in path or not set(path) <= allowed):
-        raise ValueError("expected a path such as /tictactoe (letters, digits, - . _ ~ /)")
-    return path
 
 
 @dataclass(frozen=True)
@@ -87,182 +40,182 @@ class Setting:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("HOST", "127.0.0.1", _text, "address to listen on", ("HOST",)),
-    Setting("PORT", 5000, _integer(1, 65535), "port to listen on", ("PORT",)),
+    Setting("HOST", "127.0.0.1", text, "address to listen on", ("HOST",)),
+    Setting("PORT", 5000, integer(1, 65535), "port to listen on", ("PORT",)),
     Setting(
         "WORKERS",
         1,
-        _integer(1, 64),
+        integer(1, 64),
         "server processes sharing the port (more than 1 needs `TICTACTOE_REDIS_URL`)",
     ),
     Setting(
         "BASE_PATH",
         None,
-        _base_path,
+        base_path,
         "serve the site under this path, e.g. `/tictactoe`, as the proxy forwards it"
         " (unset: at the root)",
     ),
     Setting(
         "DATA_DIR",
         None,
-        _text,
+        text,
         "the SQLite database and the secret key (unset: the service's `StateDirectory=`,"
         " else `instance/` in a checkout, else `$XDG_DATA_HOME/tictactoe`)",
     ),
     Setting(
         "ACCESS_LOG",
         True,
-        _bool,
+        boolean,
         "one line per request on stderr: client address, time, request, status, bytes,"
         " duration, browser (`0`: none)",
     ),
     Setting(
         "SECRET_KEY",
         None,
-        _text,
+        text,
         "signs session cookies (unset: created once in the data dir, mode 0600)",
     ),
     Setting(
         "SECRET_KEY_FALLBACKS",
         None,
-        _text,
+        text,
         "comma-separated earlier keys whose cookies stay valid after a key change",
     ),
     Setting(
         "AI_DELAY_MS",
         350,
-        _integer(0, 60_000),
+        integer(0, 60_000),
         "the AI's thinking pause before its move is pushed; 0 for none",
     ),
     Setting(
         "ALLOWED_ORIGINS",
         None,
-        _text,
+        text,
         "comma-separated origins allowed to open the websocket (unset: same origin only)",
     ),
     Setting(
         "TRUST_PROXY",
         False,
-        _bool,
+        boolean,
         "`1` behind one reverse proxy: honour its `X-Forwarded-*` headers",
     ),
     Setting(
         "PUBLIC_HOSTS",
         None,
-        _text,
+        text,
         "comma-separated host names the site is served as: the only ones taken from the"
         " proxy's `X-Forwarded-Host`",
     ),
     Setting(
-        "IDLE_DAYS", 30.0, _number(0.001, 36_500), "matches untouched for this long are deleted"
+        "IDLE_DAYS", 30.0, number(0.001, 36_500), "matches untouched for this long are deleted"
     ),
     Setting(
         "RATE_PER_SECOND",
         20.0,
-        _number(0.1, 10_000),
+        number(0.1, 10_000),
         "socket events a connection may send per second, on average",
     ),
-    Setting("RATE_BURST", 40, _integer(1, 100_000), "socket events a connection may send at once"),
+    Setting("RATE_BURST", 40, integer(1, 100_000), "socket events a connection may send at once"),
     Setting(
         "RATE_PER_ADDRESS",
         100.0,
-        _number(0, 1_000_000),
+        number(0, 1_000_000),
         "socket events all connections from one client address may send per second,"
         " per process (0: no limit)",
     ),
     Setting(
         "COOLDOWN_SECONDS",
         10.0,
-        _number(0, 3600),
+        number(0, 3600),
         "a player cut off for staying over the rate waits this long to reconnect",
     ),
     Setting(
         "MAX_SOCKETS_PER_PLAYER",
         8,
-        _integer(1, 1000),
+        integer(1, 1000),
         "open connections (tabs) one player may have",
     ),
     Setting(
         "MAX_SOCKETS_PER_ADDRESS",
         256,
-        _integer(0, 1_000_000),
+        integer(0, 1_000_000),
         "open connections from one client address, many players behind one NAT (0: no cap)",
     ),
-    Setting("MAX_PAYLOAD_BYTES", 2048, _integer(64, 1 << 20), "largest JSON payload of one event"),
+    Setting("MAX_PAYLOAD_BYTES", 2048, integer(64, 1 << 20), "largest JSON payload of one event"),
     Setting(
         "REDIS_URL",
         None,
-        _text,
+        text,
         "e.g. `redis://127.0.0.1:6379/0`: matches and messages in Redis, for several "
         "processes or hosts",
     ),
     Setting(
         "POLLING",
         False,
-        _bool,
+        boolean,
         "`1` lets browsers fall back to long-polling (needs sticky sessions)",
     ),
     Setting(
         "HEADER_TIMEOUT",
         10.0,
-        _number(1, 300),
+        number(1, 300),
         "seconds a client has to send a request's head (line and headers)",
     ),
     Setting(
         "HANDSHAKE_TIMEOUT",
         10.0,
-        _number(1, 300),
+        number(1, 300),
         "seconds a new connection has to join the game (Socket.IO connect) after it opens",
     ),
     Setting(
         "WORKER_CONNECTIONS",
         10_000,
-        _integer(10, 1_000_000),
+        integer(10, 1_000_000),
         "connections one process holds at most",
     ),
     Setting(
         "STOP_SECONDS",
         3,
-        _integer(1, 600),
+        integer(1, 600),
         "on stop or reload, how long open connections get to finish",
     ),
     Setting(
         "WORKER_TIMEOUT",
         30,
-        _integer(2, 3600),
+        integer(2, 3600),
         "a process that stops answering its manager for this long is replaced",
     ),
     Setting(
         "MAX_MATCHES",
         100_000,
-        _integer(0, 1_000_000_000),
+        integer(0, 1_000_000_000),
         "stored matches at most; a new one past it deletes the longest idle; 0 for no cap",
     ),
     Setting(
         "ROOM_IDLE_HOURS",
         24.0,
-        _number(0.01, 24 * 365),
+        number(0.01, 24 * 365),
         "a room with a friend is deleted this long after its last change",
     ),
     Setting(
-        "MAX_ROOMS_PER_PLAYER", 5, _integer(1, 1000), "open rooms one player may hold a seat in"
+        "MAX_ROOMS_PER_PLAYER", 5, integer(1, 1000), "open rooms one player may hold a seat in"
     ),
-    Setting("MAX_SPECTATORS", 50, _integer(0, 100_000), "connections watching one room at most"),
+    Setting("MAX_SPECTATORS", 50, integer(0, 100_000), "connections watching one room at most"),
     Setting(
         "NEW_PLAYERS_PER_MINUTE",
         30,
-        _integer(0, 1_000_000),
+        integer(0, 1_000_000),
         "new players one client address may start per minute (all processes together);"
         " 0 for no limit",
     ),
     Setting(
         "MIN_FREE_MB",
         100,
-        _integer(0, 1 << 40),
+        integer(0, 1 << 40),
         "`/healthz` fails when the data dir's disk has less free space than this",
     ),
-    Setting("SEED", None, _integer(0, 2**63), "seeds the AI's dice (tests)"),
-    Setting("ASYNC_MODE", "threading", _text, "Flask-SocketIO's async mode", internal=True),
+    Setting("SEED", None, integer(0, 2**63), "seeds the AI's dice (tests)"),
+    Setting("ASYNC_MODE", "threading", text, "Flask-SocketIO's async mode", internal=True),
 )
 DEFAULTS: dict[str, Any] = {setting.name: setting.default for setting in SETTINGS}
 
