@@ -19,7 +19,7 @@ from ..game.match import MODES, PRESETS, RULE_FIELDS, MatchError, Rules, rules_f
 from ..game.odds import PLAYERS as ODDS_PLAYERS
 from ..game.odds import match_odds
 from ..game.simulation import PLAYERS, simulate
-from ..game.verification import Mismatch, verify
+from .games import add_commands
 from .report import render_json, render_odds, render_text
 from .terminal import draw_board, play_match
 
@@ -177,25 +177,6 @@ def cmd_odds(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_verify(args: argparse.Namespace) -> int:
-    """Check a downloaded game record against its dice, the rules and the engine."""
-    try:
-        record = json.loads(Path(args.record).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        print(f"tictactoe verify: cannot read {args.record}: {err}", file=sys.stderr)
-        return 2
-    try:
-        found = verify(record)
-    except Mismatch as err:
-        print(f"not verified: {err}")
-        return 1
-    print(
-        f"verified: game {found.game}, {found.ai_moves} AI move(s); the seed matches its"
-        " commitment, and every roll and pick follows from the dice and the engine"
-    )
-    return 0
-
-
 def _add_rule_settings(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--preset",
@@ -286,9 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_rule_settings(odds)
     odds.set_defaults(func=cmd_odds)
 
-    check = sub.add_parser("verify", help="check a game record's dice (docs/fairness.md)")
-    check.add_argument("record", help="a game record downloaded from the page (JSON)")
-    check.set_defaults(func=cmd_verify)
+    add_commands(sub)
     return parser
 
 

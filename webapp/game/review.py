@@ -1,0 +1,129 @@
+"""A game reviewed by perfect play: what each move kept of the best its mover had.
+
+For every move, the engine's table gives the best value the mover had (win, draw or
+loss, and in how many plies under perfect play) and the value of the move played.
+The verdict compares the two:
+
+- ``best``: the same result in the same number of plies;
+- ``inaccuracy``: the same result, but a slower win or a faster loss;
+- ``mistake``: one step down: a win thrown into a draw, or a draw into a loss;
+- ``blunder``: a win thrown into a loss.
+
+A move that threw its mover's result away hands the opponent a better one: a *gift*.
+The opponent's next move either keeps what was given (``taken``) or throws it back
+(``missed``). The page marks the AI's gifts this way; a review reads only the moves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from . import engine
+from .board import Board, Cell, Mark, cell_name
+from .engine import Result, Value
+
+Verdict = Literal["best", "inaccuracy", "mistake", "blunder"]
+Gift = Literal["taken", "missed"]
+VERDICTS: tuple[Verdict, ...] = ("best", "inaccuracy", "mistake", "blunder")
+_RANK = {Result.LOSS: 0, Result.DRAW: 1, Result.WIN: 2}
+
+
+@dataclass(frozen=True)
+class MoveReview:
+    """One move: who played it, the best its mover had, what it kept, and the verdict.
+
+    ``gift`` is set on a move that gave the opponent a better result than they had,
+    once the opponent has answered it: whether they took it or missed it.
+    """
+
+    ply: int
+    cell: Cell
+    side: Mark
+    best: Value
+    played: Value
+    verdict: Verdict
+    gift: Gift | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON form (``tictactoe review --json``): plies count both sides' moves."""
+        found: dict[str, object] = {
+            "ply": self.ply,
+            "cell": self.cell_name,
+            "side": self.side,
+            "best": self.best.to_dict(),
+            "played": self.played.to_dict(),
+            "verdict": self.verdict,
+        }
+        return found if self.gift is None else {**found, "gift": self.gift}
+
+    @property
+    def cell_name(self) -> str:
+        """The cell's a1..c3 name."""
+        return cell_name(self.cell)
+
+    @property
+    def gave_away(self) -> bool:
+        """Whether this move lowered its mover's result (and so raised the opponent's)."""
+        return self.verdict in ("mistake", "blunder")
+
+
+def verdict(best: Value, played: Value) -> Verdict:
+    """How ``played`` compares with ``best``, both from the mover's side."""
+    drop = _RANK[best.result] - _RANK[played.result]
+    if drop == 2:
+        return "blunder"
+    if drop == 1:
+        return "mistake"
+    return "best" if played == best else "inaccuracy"
+
+
+def judge(board: Board, cell: Cell) -> MoveReview:
+    """The review of playing ``cell`` on ``board`` (its ply counted from this board)."""
+    analysis = engine.analyse(board)
+    if cell not in analysis.moves:
+        board.apply_move(cell)  # raises the board's own error: taken, or game over
+    played = analysis.moves[cell]
+    ply = 10 - board.empties
+    return MoveReview(
+        ply, cell, board.to_move, analysis.value, played, verdict(analysis.value, played)
+    )
+
+
+def review(cells: Iterable[Cell]) -> tuple[MoveReview, ...]:
+    """Every move of a game played from the empty board, in order; raises RuleError
+    (with the board's code) at the first illegal one."""
+    board, moves = Board(), []
+    for cell in cells:
+        moves.append(judge(board, cell))
+        board = board.apply_move(cell)
+    return _with_gifts(moves)
+
+
+def _with_gifts(moves: Sequence[MoveReview]) -> tuple[MoveReview, ...]:
+    marked = list(moves)
+    for index, move in enumerate(moves[:-1]):
+        if move.gave_away:
+            answer = moves[index + 1]
+            gift: Gift = "missed" if answer.gave_away else "taken"
+            marked[index] = MoveReview(**{**move.__dict__, "gift": gift})
+    return tuple(marked)
+
+
+def summary(moves: Iterable[MoveReview], mark: Mark) -> str:
+    """One line about ``mark``'s play: its slips, and the gifts it was given."""
+    counts = {name: 0 for name in ("blunder", "mistake", "inaccuracy")}
+    gifts = {"taken": 0, "missed": 0}
+    for move in moves:
+        if move.side == mark and move.verdict in counts:
+            counts[move.verdict] += 1
+        if move.side != mark and move.gift is not None:
+            gifts[move.gift] += 1
+    parts = [_count(n, name) for name, n in counts.items() if n]
+    parts += [_count(n, f"{kind} gift") for kind, n in gifts.items() if n]
+    return ", ".join(parts) if parts else "No mistakes: every move kept the best result"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
