@@ -16,6 +16,8 @@ export const EVENTS = Object.freeze({
   roomRematch: "room_rematch",
   roomLeave: "room_leave",
   roomHint: "room_hint",
+  history: "history",
+  historyGame: "history_game",
 });
 
 /** What the server pushes. */
@@ -46,6 +48,7 @@ export const ERROR_MESSAGES = Object.freeze({
   game_not_over: "Finish this game first",
   too_many_rooms: "You have too many rooms open: leave one first",
   too_many_watchers: "This room has as many watchers as it can take",
+  game_not_found: "That game is not in your history",
   internal: "The server failed: try again",
 });
 

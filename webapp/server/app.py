@@ -16,6 +16,7 @@ from . import config, datadir
 from .compress import StaticGzip
 from .events import SocketCaps, register
 from .health import Health
+from .history_store import open_history
 from .limits import QuietLog, RateLimits
 from .matches import MatchService
 from .odds import Odds, pause_for
@@ -122,7 +123,9 @@ def _add_socketio(app: Flask) -> None:
         bad_packet=[ServerEvent.PROBLEM, problem(ErrorCode.BAD_PACKET, "unreadable packet")],
         handshake_seconds=float(app.config["HANDSHAKE_TIMEOUT"]),
     )
-    service = MatchService(app.config, open_store(app.config), socketio)
+    history = open_history(app.config)
+    app.extensions["history"] = history
+    service = MatchService(app.config, open_store(app.config), socketio, history)
     app.extensions["tictactoe"] = service
     app.extensions["rate_limits"] = limits
     presence = RedisPresence(redis_url) if redis_url else None

@@ -192,6 +192,12 @@ SETTINGS: tuple[Setting, ...] = (
         "stored matches at most; a new one past it deletes the longest idle; 0 for no cap",
     ),
     Setting(
+        "HISTORY_PER_PLAYER",
+        500,
+        integer(1, 100_000),
+        "finished games kept for each player, newest first",
+    ),
+    Setting(
         "ROOM_IDLE_HOURS",
         24.0,
         number(0.01, 24 * 365),

@@ -193,10 +193,16 @@ def register(
             raise MatchError(ErrorCode.BAD_SETTING, "mode must be a string")
         rules = rules_payload(fields, odds.pause)
         seed = _client_seed(fields) or SERVER_CLIENT_SEED
+        first = fields.get("first", "toss")
         service.change(
             player_id(),
             lambda match: new_match(
-                service.rng, mode=mode, rules=rules, client_seed=seed, version=match.version
+                service.rng,
+                mode=mode,
+                rules=rules,
+                client_seed=seed,
+                version=match.version,
+                first=first,
             ),
         )
         return OK
@@ -223,6 +229,14 @@ def register(
         if match.game.turn != "human" or match.over:
             return {**OK, "analysis": {}}
         return {**OK, "analysis": engine.analyse(match.game.board).to_dict()["moves"]}
+
+    @on(Event.HISTORY)
+    def on_history(fields: dict[str, Any]) -> Ack:
+        return {**OK, **service.history_of(player_id())}
+
+    @on(Event.HISTORY_GAME)
+    def on_history_game(fields: dict[str, Any]) -> Ack:
+        return {**OK, **service.history_game(player_id(), fields.get("id"))}
 
     @socketio.on("*")
     def on_unknown(event: object, *_: object) -> Ack:

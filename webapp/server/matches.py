@@ -15,14 +15,17 @@ from __future__ import annotations
 import hashlib
 import hmac
 import random
+import secrets
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from flask_socketio import SocketIO
 
-from ..game.match import Match, ai_move, new_match
-from .protocol import NoticeCode, ServerEvent, notice, snapshot
+from ..game.history import finished_game, reviewed, summary, totals_from
+from ..game.match import Match, MatchError, ai_move, new_match
+from .history_store import HistoryStore
+from .protocol import ErrorCode, NoticeCode, ServerEvent, notice, snapshot
 from .store import Conflict, Damaged, Store, update
 
 Transition = Callable[[Match], Match]
@@ -35,8 +38,15 @@ class _Stale(Exception):
 class MatchService:
     """Runs players' matches: store transitions, emit snapshots, schedule AI replies."""
 
-    def __init__(self, config: Mapping[str, Any], store: Store, socketio: SocketIO) -> None:
+    def __init__(
+        self,
+        config: Mapping[str, Any],
+        store: Store,
+        socketio: SocketIO,
+        history: HistoryStore | None = None,
+    ) -> None:
         self.store = store
+        self.history = history
         self.socketio = socketio
         # Each game's secret server seed: from the system's randomness, unless a test
         # seeds it (TICTACTOE_SEED) to replay the same games.
@@ -76,9 +86,14 @@ class MatchService:
 
     def change(self, player: str, step: Transition) -> Match:
         """Apply one transition to the player's match, store it, emit it, then let the AI move."""
-        changed = update(
-            self.store, player, lambda current: step(current or self.fresh(player)), load=self.load
-        )
+        before: list[Match] = []
+
+        def run(current: Match | None) -> Match:
+            before[:] = [current or self.fresh(player)]
+            return step(before[0])
+
+        changed = update(self.store, player, run, load=self.load)
+        self.keep_if_ended(player, before[0], changed)
         self.emit(player, changed)
         self.schedule_ai(player, changed)
         return changed
@@ -116,4 +131,32 @@ class MatchService:
             played = update(self.store, player, step, known=known, load=self.load)
         except (_Stale, Conflict):
             return
+        self.keep_if_ended(player, None, played)  # the AI's move, if it ended the game
         self.emit(player, played)
+
+    def keep_if_ended(self, player: str, before: Match | None, after: Match) -> None:
+        """Store the game in the player's history if this change (stored by this process,
+        compare-and-set) is the move that ended it; the store keeps it once.
+
+        ``before`` is the match the change was made on (None: a move, known to be one).
+        """
+        if self.history is None or after.game.turn is not None:
+            return
+        if before is not None and (before.game.turn is None or before is after):
+            return
+        entry = finished_game(after, game_id=secrets.token_urlsafe(16), ended=time.time())
+        self.history.add(player, str(after.version), entry)
+
+    def history_of(self, player: str) -> dict[str, Any]:
+        """The player's finished games (newest first) and lifetime figures."""
+        if self.history is None:
+            return {"games": [], "totals": totals_from({}).to_dict()}
+        games = [summary(entry) for entry in self.history.games(player)]
+        return {"games": games, "totals": totals_from(self.history.counters(player)).to_dict()}
+
+    def history_game(self, player: str, game_id: object) -> dict[str, Any]:
+        """One of the player's finished games, whole, with its review."""
+        found = self.history.game(game_id) if self.history and isinstance(game_id, str) else None
+        if found is None or found[0] != player:
+            raise MatchError(ErrorCode.GAME_NOT_FOUND, "no such game in your history")
+        return {"game": found[1], "review": reviewed(found[1])}

@@ -45,6 +45,8 @@ class Event(StrEnum):
     ROOM_REMATCH = "room_rematch"
     ROOM_LEAVE = "room_leave"
     ROOM_HINT = "room_hint"
+    HISTORY = "history"
+    HISTORY_GAME = "history_game"
 
 
 class ServerEvent(StrEnum):
@@ -77,6 +79,7 @@ class ErrorCode(StrEnum):
     GAME_NOT_OVER = "game_not_over"
     TOO_MANY_ROOMS = "too_many_rooms"
     TOO_MANY_WATCHERS = "too_many_watchers"
+    GAME_NOT_FOUND = "game_not_found"
     INTERNAL = "internal"
 
 
@@ -99,7 +102,9 @@ class NoticeCode(StrEnum):
 FIELDS: dict[Event, frozenset[str]] = {
     Event.MOVE: frozenset({"cell", "version"}),
     Event.NEXT_GAME: frozenset({"client_seed"}),
-    Event.NEW_MATCH: frozenset({"mode", "preset", "rules", "human_hp", "ai_hp", "client_seed"}),
+    Event.NEW_MATCH: frozenset(
+        {"mode", "preset", "rules", "human_hp", "ai_hp", "client_seed", "first"}
+    ),
     Event.LOCK_DIFFICULTY: frozenset(),
     Event.ODDS: frozenset({"preset", "rules", "current"}),
     Event.HINT: frozenset(),
@@ -110,6 +115,8 @@ FIELDS: dict[Event, frozenset[str]] = {
     Event.ROOM_REMATCH: frozenset({"room"}),
     Event.ROOM_LEAVE: frozenset({"room"}),
     Event.ROOM_HINT: frozenset({"room"}),
+    Event.HISTORY: frozenset(),
+    Event.HISTORY_GAME: frozenset({"id"}),
 }
 CELL_NAMES = tuple(cell_name(cell) for cell in range(9))
 # Each mode's name and one line about it, as the new-match form shows them.

@@ -1,0 +1,161 @@
+"""History: every finished game stored once, apart from the match, with lifetime figures."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from webapp.game.history import counted, finished_game, reviewed, totals_from
+from webapp.game.match import ai_move, human_move, new_match
+from webapp.server.app import create_app
+from webapp.server.history_store import RedisHistory, SQLiteHistory
+from webapp.testing import Actions, connect
+
+
+def finished(seed: int, mode: str = "adaptive") -> Any:
+    """A match whose first game has just ended, played by first-empty moves."""
+    match = new_match(random.Random(seed), mode=mode)
+    while match.game.turn is not None:
+        if match.game.turn == "ai":
+            match = ai_move(match)
+        else:
+            match = human_move(match, match.game.board.cells.index("."))
+    return match
+
+
+def test_an_entry_holds_the_game_and_the_hp_around_it() -> None:
+    match = finished(3)
+    entry = finished_game(match, game_id="g", ended=5.0)
+    change = match.last_hp_change
+    assert entry["hp_after"] == {"human": match.human_hp, "ai": match.ai_hp}
+    assert entry["hp_before"] == {
+        "human": match.human_hp - change[0],
+        "ai": match.ai_hp - change[1],
+    }
+    assert (
+        entry["result"] == {"human_won": "win", "ai_won": "loss", "draw": "draw"}[match.game.status]
+    )
+    assert [m["cell"] for m in entry["record"]["moves"]] == [c for _, c in match.game.history]
+    assert entry["record"]["dice"]["server_seed"]  # revealed: the game is over
+    fixed = finished_game(finished(3, "easy"), game_id="h", ended=5.0)
+    assert fixed["hp_before"] is None and fixed["hp_after"] is None
+    with pytest.raises(ValueError):
+        finished_game(new_match(random.Random(1)), game_id="x", ended=0.0)
+
+
+def test_counters_keep_results_matches_and_the_longest_run() -> None:
+    counters: dict[str, int] = {}
+    for result in ("win", "draw", "loss", "win", "win", "draw"):
+        entry = {"record": {"mode": "easy"}, "result": result, "match_over": False}
+        counters = counted(counters, entry)
+    last = {"record": {"mode": "adaptive"}, "result": "loss", "match_over": True}
+    totals = totals_from(counted(counters, {**last, "match_winner": "ai"}))
+    assert totals.by_mode == {
+        "easy": {"win": 3, "draw": 2, "loss": 1},
+        "adaptive": {"win": 0, "draw": 0, "loss": 1},
+    }
+    assert (totals.matches_won, totals.matches_lost) == (0, 1)
+    assert (totals.unbeaten, totals.longest_unbeaten) == (0, 3)
+
+
+def test_review_marks_the_ais_gifts_from_the_players_side() -> None:
+    record = {
+        "first": "ai",
+        "moves": [
+            {"by": "ai", "cell": 0, "decision": "perfect"},
+            {"by": "human", "cell": 3},  # O's a2: throws the draw away
+            {"by": "ai", "cell": 8, "decision": "random"},  # X's c3 misses the win
+            {"by": "human", "cell": 4},
+        ],
+    }
+    found = reviewed({"record": record})
+    assert found["mark"] == "O"
+    assert [m["verdict"] for m in found["moves"]][:3] == ["best", "mistake", "mistake"]
+    assert "gift" not in found["moves"][1]  # the player's slip is no gift of the AI's
+    assert found["moves"][2]["gift"] == "taken" and found["moves"][2]["decision"] == "random"
+    assert found["summary"] == "1 mistake, 1 taken gift"
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    """Both history stores, with a cap of three games."""
+    if request.param == "redis":
+        found: Any = RedisHistory(
+            request.getfixturevalue("redis_url"), per_player=3, idle_seconds=3600
+        )
+    else:
+        found = SQLiteHistory(tmp_path, per_player=3, idle_seconds=3600)
+    yield found
+    found.close()
+
+
+def test_a_store_keeps_each_game_once_newest_first_up_to_its_cap(store: Any) -> None:
+    entries = [finished_game(finished(seed), game_id=f"id{seed}", ended=seed) for seed in range(5)]
+    for entry in entries:
+        assert store.add("p", str(entry["ended"]), entry)
+    assert not store.add("p", "4", entries[4])  # the same end, stored twice: kept once
+    assert [e["id"] for e in store.games("p")] == ["id4", "id3", "id2"]
+    assert sum(sum(r.values()) for r in totals_from(store.counters("p")).by_mode.values()) == 5
+    assert store.game("id3") == ("p", entries[3])
+    assert store.game("id0") is None  # dropped past the cap
+    assert store.games("q") == [] and store.counters("q") == {}
+    assert store.forget("p") == 3
+    assert store.games("p") == [] and store.counters("p") == {} and store.game("id4") is None
+
+
+def play_one_game(play: Actions) -> dict[str, Any]:
+    """Play the current game out through the protocol; the final snapshot."""
+    state = play.refresh()
+    while state["status"] == "playing":
+        cell = state["board"].index(".")
+        assert play.emit("move", {"cell": cell})["ok"]
+        state = play.refresh()
+    return state
+
+
+def test_a_finished_game_is_in_history_with_its_review(
+    app: Flask, client: FlaskClient, play: Actions
+) -> None:
+    assert play.emit("history") == {
+        "ok": True,
+        "games": [],
+        "totals": totals_from({}).to_dict(),
+    }
+    final = play_one_game(play)
+    listed = play.emit("history")
+    assert len(listed["games"]) == 1
+    game = listed["games"][0]
+    assert game["mode"] == "adaptive" and game["moves"] == len(final["history"])
+    assert game["result"] == {"human_won": "win", "ai_won": "loss", "draw": "draw"}[final["status"]]
+    whole = play.emit("history_game", {"id": game["id"]})
+    assert whole["game"]["record"]["moves"] == final["record"]["moves"]
+    assert len(whole["review"]["moves"]) == len(final["history"])
+    play.emit("next_game")
+    assert len(play.emit("history")["games"]) == 1  # a move never rewrites history
+
+    other = app.test_client()
+    other.get("/")
+    stranger = connect(app, other)
+    refused = stranger.emit("history_game", {"id": game["id"]}, callback=True)
+    assert refused["error"]["code"] == "game_not_found"
+    for bad in ({"id": 5}, {"id": "nope"}, {}):
+        assert play.emit("history_game", bad)["error"]["code"] == "game_not_found"
+
+
+def test_history_survives_a_restart_of_the_app(tmp_path: Path) -> None:
+    settings = {"TESTING": True, "DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "SEED": 3}
+    app = create_app(settings)
+    web = app.test_client()
+    web.get("/")
+    play_one_game(Actions(connect(app, web)))
+    before = Actions(connect(app, web)).emit("history")
+    again = create_app(settings)
+    web_again = again.test_client()
+    web_again.set_cookie("session", web.get_cookie("session").value)  # type: ignore[union-attr]
+    after = Actions(connect(again, web_again)).emit("history")
+    assert after == before and len(after["games"]) == 1

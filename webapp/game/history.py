@@ -1,0 +1,140 @@
+"""A player's finished games as stored history, and the lifetime figures kept beside them.
+
+When a game ends, its entry is made once from the match at that moment: the game's
+downloadable record (moves, the AI's decisions, the dice; webapp/game/verification.py),
+the HP before and after, and whether it ended the match. The lifetime figures are
+counters that each entry adds to (``increments``), so they outlive the entries a cap
+drops; the longest run of games without a loss is kept as the current run and its best.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .board import Mark
+from .match import MODES, Match
+from .review import review
+from .review import summary as review_summary
+from .verification import game_record
+
+SCHEMA = 1
+RESULTS = ("win", "draw", "loss")
+Entry = dict[str, Any]
+
+
+def result_of(status: str) -> str:
+    """The player's result from a game's status."""
+    return {"human_won": "win", "ai_won": "loss", "draw": "draw"}[status]
+
+
+def finished_game(match: Match, *, game_id: str, ended: float) -> Entry:
+    """The history entry of the game that has just ended in ``match``."""
+    if match.game.turn is not None:
+        raise ValueError("the game is not over")
+    change = match.last_hp_change if match.adaptive else None
+    after = {"human": match.human_hp, "ai": match.ai_hp} if match.adaptive else None
+    before = (
+        {"human": match.human_hp - change[0], "ai": match.ai_hp - change[1]}
+        if change and after
+        else None
+    )
+    return {
+        "format": SCHEMA,
+        "id": game_id,
+        "ended": ended,
+        "result": result_of(match.game.status),
+        "hp_before": before,
+        "hp_after": after,
+        "match_over": match.over,
+        "match_winner": match.winner,
+        "record": game_record(match),
+    }
+
+
+def summary(entry: Entry) -> dict[str, Any]:
+    """What the History list shows of one game: when, mode, result, length."""
+    record = entry["record"]
+    return {
+        "id": entry["id"],
+        "ended": entry["ended"],
+        "mode": record["mode"],
+        "result": entry["result"],
+        "moves": len(record["moves"]),
+        "first": record["first"],
+        "match_over": entry["match_over"],
+    }
+
+
+def increments(entry: Entry) -> dict[str, int]:
+    """The lifetime counters this game adds one to."""
+    counts = {f"{entry['record']['mode']}:{entry['result']}": 1}
+    if entry["match_over"]:
+        counts["matches_won" if entry["match_winner"] == "human" else "matches_lost"] = 1
+    return counts
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Lifetime figures: each mode's wins, draws and losses, matches won and lost, and
+    the longest run of games without a loss (and the run now under way)."""
+
+    by_mode: dict[str, dict[str, int]] = field(default_factory=dict)
+    matches_won: int = 0
+    matches_lost: int = 0
+    unbeaten: int = 0
+    longest_unbeaten: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form the page shows."""
+        return {
+            "by_mode": self.by_mode,
+            "matches_won": self.matches_won,
+            "matches_lost": self.matches_lost,
+            "unbeaten": self.unbeaten,
+            "longest_unbeaten": self.longest_unbeaten,
+        }
+
+
+def totals_from(counters: dict[str, int]) -> Totals:
+    """The figures from a store's counters (as ``increments`` and the run keep them)."""
+    by_mode: dict[str, dict[str, int]] = {
+        mode: {result: counters.get(f"{mode}:{result}", 0) for result in RESULTS}
+        for mode in MODES
+        if any(counters.get(f"{mode}:{result}") for result in RESULTS)
+    }
+    return Totals(
+        by_mode=by_mode,
+        matches_won=counters.get("matches_won", 0),
+        matches_lost=counters.get("matches_lost", 0),
+        unbeaten=counters.get("unbeaten", 0),
+        longest_unbeaten=counters.get("longest_unbeaten", 0),
+    )
+
+
+def counted(counters: dict[str, int], entry: Entry) -> dict[str, int]:
+    """The counters with ``entry`` added: its increments, and the run without a loss."""
+    found = dict(counters)
+    for name, n in increments(entry).items():
+        found[name] = found.get(name, 0) + n
+    run = 0 if entry["result"] == "loss" else found.get("unbeaten", 0) + 1
+    found["unbeaten"] = run
+    found["longest_unbeaten"] = max(run, found.get("longest_unbeaten", 0))
+    return found
+
+
+def reviewed(entry: Entry) -> dict[str, Any]:
+    """The game's review by perfect play, from the player's side: each move (who made
+    it, and for the AI its decision), its verdict, the AI's gifts, and one summary line.
+    """
+    record = entry["record"]
+    moves = record["moves"]
+    judged = review(move["cell"] for move in moves)
+    mark: Mark = "X" if record["first"] == "human" else "O"
+    found = []
+    for move, judgement in zip(moves, judged, strict=True):
+        line = {**judgement.to_dict(), "by": move["by"], "decision": move.get("decision")}
+        if move["by"] == "human":
+            line.pop("gift", None)  # a gift is the AI's to give
+        found.append(line)
+    return {"moves": found, "summary": review_summary(judged, mark), "mark": mark}

@@ -1,0 +1,239 @@
+"""Where finished games live: apart from the live match, written once when a game ends.
+
+Each player keeps their newest ``TICTACTOE_HISTORY_PER_PLAYER`` games and a set of
+lifetime counters (webapp/game/history.py). A game is stored under a key that is unique
+per player (the match version that ended it), so the process whose compare-and-set
+write ended the game stores it, and a second attempt changes nothing. Each game also
+has a random id, which its share link names. A player's history goes with them when
+they are idle for ``TICTACTOE_IDLE_DAYS``, or when they ask for it to be deleted.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any, Protocol, cast
+
+import orjson
+
+from ..game.history import Entry, counted
+from .sqlite_store import DATABASE_FILE, open_database
+
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS games ("
+    " player TEXT NOT NULL, key TEXT NOT NULL, id TEXT NOT NULL UNIQUE,"
+    " ended REAL NOT NULL, data TEXT NOT NULL, PRIMARY KEY (player, key))",
+    "CREATE INDEX IF NOT EXISTS games_by_player ON games (player, ended)",
+    "CREATE TABLE IF NOT EXISTS game_totals ("
+    " player TEXT PRIMARY KEY, data TEXT NOT NULL, updated REAL NOT NULL)",
+)
+
+
+class HistoryStore(Protocol):
+    """Finished games and lifetime counters, by player."""
+
+    def add(self, player: str, key: str, entry: Entry) -> bool:
+        """Store a finished game once (False if ``key`` is stored already), count it,
+        and drop the player's oldest games past the cap."""
+
+    def games(self, player: str) -> list[Entry]:
+        """The player's stored games, newest first."""
+
+    def game(self, game_id: str) -> tuple[str, Entry] | None:
+        """A game by its share id, with its player; None if unknown."""
+
+    def counters(self, player: str) -> dict[str, int]:
+        """The player's lifetime counters."""
+
+    def forget(self, player: str) -> int:
+        """Delete everything stored about the player's games; return how many games."""
+
+    def close(self) -> None:
+        """Release the store's resources."""
+
+
+class SQLiteHistory:
+    """Finished games in the matches' SQLite file (one process)."""
+
+    def __init__(self, data_dir: str | Path, *, per_player: int, idle_seconds: float) -> None:
+        self.per_player, self.idle = per_player, idle_seconds
+        self._lock = threading.Lock()
+        self._db = open_database(Path(data_dir) / DATABASE_FILE, SCHEMA)
+
+    def add(self, player: str, key: str, entry: Entry) -> bool:
+        """Store a finished game once, count it, and drop the oldest past the cap."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                added = self._insert(player, key, entry)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return added
+
+    def _insert(self, player: str, key: str, entry: Entry) -> bool:
+        now = time.time()
+        row = (player, key, entry["id"], entry["ended"], orjson.dumps(entry).decode())
+        inserted = self._db.execute(
+            "INSERT OR IGNORE INTO games (player, key, id, ended, data) VALUES (?, ?, ?, ?, ?)",
+            row,
+        ).rowcount
+        if not inserted:
+            return False
+        totals = counted(self._counters(player), entry)
+        self._db.execute(
+            "INSERT OR REPLACE INTO game_totals (player, data, updated) VALUES (?, ?, ?)",
+            (player, orjson.dumps(totals).decode(), now),
+        )
+        self._db.execute(
+            "DELETE FROM games WHERE player = ? AND key NOT IN (SELECT key FROM games"
+            " WHERE player = ? ORDER BY ended DESC, rowid DESC LIMIT ?)",
+            (player, player, self.per_player),
+        )
+        return True
+
+    def _counters(self, player: str) -> dict[str, int]:
+        row = self._db.execute(
+            "SELECT data FROM game_totals WHERE player = ?", (player,)
+        ).fetchone()
+        return {} if row is None else cast(dict[str, int], orjson.loads(row[0]))
+
+    def games(self, player: str) -> list[Entry]:
+        """The player's stored games, newest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT data FROM games WHERE player = ? ORDER BY ended DESC, rowid DESC",
+                (player,),
+            ).fetchall()
+        return [orjson.loads(row[0]) for row in rows]
+
+    def game(self, game_id: str) -> tuple[str, Entry] | None:
+        """A game by its share id, with its player; None if unknown."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT player, data FROM games WHERE id = ?", (game_id,)
+            ).fetchone()
+        return None if row is None else (str(row[0]), orjson.loads(row[1]))
+
+    def counters(self, player: str) -> dict[str, int]:
+        """The player's lifetime counters."""
+        with self._lock:
+            return self._counters(player)
+
+    def forget(self, player: str) -> int:
+        """Delete the player's games and counters; return how many games."""
+        with self._lock:
+            gone = self._db.execute("DELETE FROM games WHERE player = ?", (player,)).rowcount
+            self._db.execute("DELETE FROM game_totals WHERE player = ?", (player,))
+        return int(gone)
+
+    def prune(self) -> int:
+        """Delete the history of players idle for longer than the idle time."""
+        since = time.time() - self.idle
+        with self._lock:
+            self._db.execute("DELETE FROM game_totals WHERE updated < ?", (since,))
+            gone = self._db.execute(
+                "DELETE FROM games WHERE player NOT IN (SELECT player FROM game_totals)"
+            ).rowcount
+        return int(gone)
+
+    def close(self) -> None:
+        """Close the database."""
+        with self._lock:
+            self._db.close()
+
+
+class RedisHistory:
+    """Finished games in Redis, shared by processes and hosts; idle players expire."""
+
+    def __init__(
+        self, url: str, *, per_player: int, idle_seconds: float, namespace: str = "tictactoe:"
+    ) -> None:
+        import redis
+
+        self._redis = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
+        self.per_player, self._ttl = per_player, max(1, int(idle_seconds))
+        self._ns = namespace
+
+    def _keys(self, player: str) -> tuple[str, str, str]:
+        base = f"{self._ns}history:{player}"
+        return base + ":list", base + ":seen", base + ":totals"
+
+    def add(self, player: str, key: str, entry: Entry) -> bool:
+        """Store a finished game once, count it, and drop the oldest past the cap."""
+        listed, seen, totals = self._keys(player)
+        data = orjson.dumps({"player": player, "entry": entry})
+
+        def write(pipe: Any) -> bool:
+            if pipe.hexists(seen, key):
+                return False
+            counters = orjson.loads(pipe.get(totals) or b"{}")
+            dropped = pipe.lrange(listed, self.per_player - 1, -1)
+            pipe.multi()
+            pipe.hset(seen, key, entry["id"])
+            pipe.lpush(listed, entry["id"])
+            pipe.ltrim(listed, 0, self.per_player - 1)
+            pipe.set(self._game_key(entry["id"]), data, ex=self._ttl)
+            for old in dropped:
+                pipe.delete(self._game_key(old.decode()))
+            pipe.set(totals, orjson.dumps(counted(counters, entry)))
+            for name in (listed, seen, totals):
+                pipe.expire(name, self._ttl)
+            return True
+
+        run: Any = write  # redis-py's stubs expect a callable returning None
+        return bool(self._redis.transaction(run, seen, totals, value_from_callable=True))
+
+    def _game_key(self, game_id: str) -> str:
+        return f"{self._ns}game:{game_id}"
+
+    def games(self, player: str) -> list[Entry]:
+        """The player's stored games, newest first."""
+        ids = cast(list[bytes], self._redis.lrange(self._keys(player)[0], 0, -1))
+        found = self._redis.mget([self._game_key(i.decode()) for i in ids]) if ids else []
+        return [orjson.loads(data)["entry"] for data in cast(list[bytes | None], found) if data]
+
+    def game(self, game_id: str) -> tuple[str, Entry] | None:
+        """A game by its share id, with its player; None if unknown."""
+        data = cast(bytes | None, self._redis.get(self._game_key(game_id)))
+        if data is None:
+            return None
+        found = orjson.loads(data)
+        return str(found["player"]), found["entry"]
+
+    def counters(self, player: str) -> dict[str, int]:
+        """The player's lifetime counters."""
+        data = cast(bytes | None, self._redis.get(self._keys(player)[2]))
+        return cast(dict[str, int], orjson.loads(data or b"{}"))
+
+    def forget(self, player: str) -> int:
+        """Delete the player's games and counters; return how many games."""
+        listed, seen, totals = self._keys(player)
+        ids = [i.decode() for i in cast(list[bytes], self._redis.lrange(listed, 0, -1))]
+        with self._redis.pipeline() as pipe:
+            for game_id in ids:
+                pipe.delete(self._game_key(game_id))
+            pipe.delete(listed, seen, totals)
+            pipe.execute()
+        return len(ids)
+
+    def prune(self) -> int:
+        """Nothing to do: Redis expires idle players' history by itself."""
+        return 0
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._redis.close()
+
+
+def open_history(config: dict[str, Any]) -> SQLiteHistory | RedisHistory:
+    """History where the matches are: Redis when ``REDIS_URL`` is set, else SQLite."""
+    per_player = int(config["HISTORY_PER_PLAYER"])
+    idle_seconds = float(config["IDLE_DAYS"]) * 86400
+    if config["REDIS_URL"]:
+        return RedisHistory(config["REDIS_URL"], per_player=per_player, idle_seconds=idle_seconds)
+    store = SQLiteHistory(config["DATA_DIR"], per_player=per_player, idle_seconds=idle_seconds)
+    store.prune()
+    return store
