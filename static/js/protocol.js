@@ -83,3 +83,6 @@ export const NOTICE_MESSAGES = Object.freeze({
 
 /** The a1..c3 name of a cell: column letter, then row number from the top. */
 export const cellName = (cell) => `${"abc"[cell % 3]}${Math.floor(cell / 3) + 1}`;
+
+/** The cell (0..8) an a1..c3 name stands for. */
+export const cellIndex = (name) => "abc".indexOf(name[0]) + 3 * (Number(name[1]) - 1);

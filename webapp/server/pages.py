@@ -96,6 +96,12 @@ def index() -> ResponseReturnValue:
     )
 
 
+@pages.get("/history")
+def history_page() -> ResponseReturnValue:
+    """The player's finished games, their lifetime figures, and each game's replay."""
+    return _player() or _render("history.html")
+
+
 @pages.get("/local")
 def local_room() -> ResponseReturnValue:
     """Two players on this device: the player's own room, apart from their match."""

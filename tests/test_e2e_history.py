@@ -1,0 +1,97 @@
+"""End-to-end: a finished game in History, its replay by keyboard, and its review."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from browser import board, expect_no_violations, marks, open_game, play, settle, start_match
+from playwright.sync_api import Page, expect
+
+from webapp.game import engine
+from webapp.game.board import Board
+from webapp.game.review import verdict
+
+
+def slip(cells: str) -> int | None:
+    """A move that throws away the mover's result (a mistake or a blunder), if any."""
+    analysis = engine.analyse(Board(cells))
+    for cell, value in analysis.moves.items():
+        if verdict(analysis.value, value) in ("mistake", "blunder"):
+            return cell
+    return None
+
+
+def play_with_a_mistake(page: Page) -> int:
+    """Play the game out, slipping at the first chance; the ply of the slip."""
+    slipped = 0
+    while settle(page) == "human":
+        cells = marks(page)
+        cell = None if slipped else slip(cells)
+        if cell is not None:
+            slipped = 10 - cells.count(".")
+        play(page, cells.index(".") if cell is None else cell)
+    return slipped
+
+
+def open_newest_replay(page: Page, url: str) -> None:
+    """Go to History and open the newest game's replay."""
+    page.goto(url + "/history")
+    rows = page.locator("#games-rows tr")
+    expect(rows.first).to_be_visible()
+    rows.first.get_by_role("button", name=re.compile("^Replay the game of")).click()
+    expect(page.get_by_role("grid", name="Replay board")).to_be_visible()
+
+
+def test_a_mistake_is_marked_at_its_ply_and_replayed_by_keyboard(
+    page: Page, server: Any, axe: Callable[[Page], list[dict[str, Any]]], shoot: Any
+) -> None:
+    open_game(page, server.url)
+    start_match(page, "Impossible")
+    slipped = 0
+    for _ in range(4):  # the AI may open so that the first position leaves no slip
+        slipped = play_with_a_mistake(page)
+        if slipped:
+            break
+        page.get_by_role("button", name="Next game").click()
+        expect(board(page)).to_have_attribute("data-status", "playing")
+    assert slipped, "no position offered a mistake"
+
+    open_newest_replay(page, server.url)
+    moves = page.get_by_role("list", name="Moves").get_by_role("listitem")
+    expect(moves.nth(slipped - 1)).to_have_text(re.compile(r": (mistake|blunder)"))
+    expect(page.locator("#replay-summary")).to_contain_text(re.compile(r"\d (mistake|blunder)"))
+    total = moves.count()
+    expect(page.locator("#replay-move")).to_have_text(re.compile(rf"^Move {total} of {total}: "))
+
+    page.keyboard.press("Home")
+    expect(page.locator("#replay-move")).to_have_text(re.compile("^The empty board"))
+    expect(page.get_by_role("gridcell", name=re.compile(r", empty$"))).to_have_count(9)
+    for _ in range(slipped):
+        page.keyboard.press("ArrowRight")
+    expect(page.locator("#replay-move")).to_have_text(re.compile(rf"^Move {slipped} of {total}"))
+    expect(page.locator("#replay-verdict")).to_have_text(re.compile("^(Mistake|Blunder): kept"))
+    expect(page.get_by_role("gridcell", name=re.compile(r", [XO]$"))).to_have_count(slipped)
+    page.keyboard.press("End")
+    expect(page.locator("#replay-at")).to_have_text(f"{total} of {total}")
+    page.get_by_role("button", name="First").click()
+    expect(page.locator("#replay-scrubber")).to_have_value("0")
+
+    expect_no_violations(axe, page, "history with a replay")
+    shoot(page, "history-replay")
+
+
+def test_history_survives_a_server_restart(page: Page, server: Any) -> None:
+    open_game(page, server.url)
+    start_match(page, "Easy")
+    while settle(page) == "human":
+        play(page, marks(page).index("."))
+    page.goto(server.url + "/history")
+    expect(page.locator("#games-rows tr")).to_have_count(1)
+    expect(page.locator("#by-mode-rows")).to_contain_text("Easy")
+    server.stop()
+    server.start()
+    page.reload()
+    expect(page.locator("#games-rows tr")).to_have_count(1)
+    expect(page.locator("#games-rows tr").first).to_contain_text("Easy")
