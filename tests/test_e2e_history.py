@@ -6,8 +6,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from browser import board, expect_no_violations, marks, open_game, play, settle, start_match
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from webapp.game import engine
 from webapp.game.board import Board
@@ -44,8 +45,12 @@ def open_newest_replay(page: Page, url: str) -> None:
     expect(page.get_by_role("grid", name="Replay board")).to_be_visible()
 
 
-def test_a_mistake_is_marked_at_its_ply_and_replayed_by_keyboard(
-    page: Page, server: Any, axe: Callable[[Page], list[dict[str, Any]]], shoot: Any
+def test_a_mistake_is_marked_at_its_ply_replayed_by_keyboard_and_shared(
+    page: Page,
+    browser: Browser,
+    server: Any,
+    axe: Callable[[Page], list[dict[str, Any]]],
+    shoot: Any,
 ) -> None:
     open_game(page, server.url)
     start_match(page, "Impossible")
@@ -80,6 +85,25 @@ def test_a_mistake_is_marked_at_its_ply_and_replayed_by_keyboard(
 
     expect_no_violations(axe, page, "history with a replay")
     shoot(page, "history-replay")
+
+    # The share link opens the same replay in a fresh browser, with no cookie.
+    link = page.get_by_role("textbox", name="Share link").input_value()
+    assert re.fullmatch(rf"{re.escape(server.url)}/g/[A-Za-z0-9_-]{{22}}", link), link
+    summary = page.locator("#replay-summary").inner_text()
+    fresh = browser.new_context()
+    shared = fresh.new_page()
+    assert (shared.goto(link) or pytest.fail("no answer")).status == 200
+    expect(shared.locator("#replay-summary")).to_have_text(summary)
+    expect(shared.get_by_role("list", name="Moves").get_by_role("listitem")).to_have_count(total)
+    shared.keyboard.press("Home")  # the replay section has no focus yet: arrows do nothing
+    shared.get_by_role("button", name="First").click()
+    expect(shared.locator("#replay-move")).to_have_text(re.compile("^The empty board"))
+    assert fresh.cookies() == []
+    expect_no_violations(axe, shared, "a shared game")
+    shoot(shared, "shared-game")
+    assert shared.goto(server.url + "/g/" + "C" * 22).status == 404  # type: ignore[union-attr]
+    expect(shared.get_by_role("heading", name="Game not available")).to_be_visible()
+    fresh.close()
 
 
 def test_history_survives_a_server_restart(page: Page, server: Any) -> None:

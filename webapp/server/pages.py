@@ -27,6 +27,7 @@ from flask import (
 from flask.typing import ResponseReturnValue
 
 from .. import __version__
+from ..game.history import reviewed
 from ..game.match import RULE_FIELDS
 from ..game.room import RoomError
 from .health import OK
@@ -100,6 +101,18 @@ def index() -> ResponseReturnValue:
 def history_page() -> ResponseReturnValue:
     """The player's finished games, their lifetime figures, and each game's replay."""
     return _player() or _render("history.html")
+
+
+@pages.get("/g/<game_id>")
+def shared_game(game_id: str) -> ResponseReturnValue:
+    """A finished game's read-only replay by its share link: for anyone, no cookie needed."""
+    history = current_app.extensions["history"]
+    found = history.game(game_id) if ONLINE_ID.fullmatch(game_id) else None
+    if found is None:
+        return _render("game_missing.html"), 404
+    entry = found[1]
+    data = {"game": entry, "review": reviewed(entry)}
+    return _render("shared.html", shared=True, data=data)
 
 
 @pages.get("/local")

@@ -1,0 +1,142 @@
+// A finished game's replay with its review: the board at any ply, each move's verdict,
+// and controls (first, previous, next, last, a scrubber, the arrow keys). The History
+// page and a shared game's page both show it; the game and review come from the server.
+import { cellIndex, cellName } from "./protocol.js";
+
+const $ = (id) => document.getElementById(id);
+/** The player's result, as the pages word it. */
+export const RESULTS = { win: "Win", draw: "Draw", loss: "Loss" };
+const VERDICT_WORDS = {
+  best: "best move",
+  inaccuracy: "inaccuracy",
+  mistake: "mistake",
+  blunder: "blunder",
+};
+const DECISION_WORDS = {
+  perfect: "its best move",
+  random: "a random move",
+  heuristic: "the move with the best odds",
+  lookahead: "a move looking two ahead",
+};
+
+/** When a game ended, as the player's locale writes it. */
+export const formatWhen = (seconds) =>
+  new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }).format(
+    new Date(seconds * 1000),
+  );
+/** The text with a capital first letter. */
+export const title = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+let replay = null; // {game, review, ply}
+
+/** "win in 2 of the mover's moves", from a value whose plies count both sides. */
+function valueWords({ result, plies }) {
+  if (result === "draw") return "a draw";
+  const own = Math.ceil(plies / 2);
+  return result === "win" ? `a win in ${plural(own, "move")}` : `a loss in ${plural(own, "move")}`;
+}
+
+/** The marks on the board after `ply` moves, from the recorded cells. */
+function boardAt(moves, ply) {
+  const cells = Array(9).fill("");
+  moves.slice(0, ply).forEach((move) => (cells[cellIndex(move.cell)] = move.side));
+  return cells;
+}
+
+function moveWords(move) {
+  const who = move.by === "human" ? `You (${move.side})` : `The AI (${move.side})`;
+  const how = move.decision ? `, ${DECISION_WORDS[move.decision] ?? move.decision}` : "";
+  return `${who} played ${move.cell}${how}`;
+}
+
+function verdictWords(move) {
+  const verdict = `${title(VERDICT_WORDS[move.verdict])}: `;
+  const kept = `kept ${valueWords(move.played)}`;
+  const best = move.verdict === "best" ? "" : `; the best kept ${valueWords(move.best)}`;
+  const gift = move.gift ? ` AI gift: you ${move.gift === "taken" ? "took it" : "missed it"}.` : "";
+  return `${verdict}${kept}${best}.${gift}`;
+}
+
+function renderPly() {
+  const { review, ply } = replay;
+  const moves = review.moves;
+  const marks = boardAt(moves, ply);
+  document.querySelectorAll("#replay-board [data-cell]").forEach((cell) => {
+    const index = Number(cell.dataset.cell);
+    cell.firstElementChild.textContent = marks[index];
+    cell.dataset.mark = marks[index];
+    cell.dataset.last = ply > 0 && cellIndex(moves[ply - 1].cell) === index ? "true" : "false";
+    cell.setAttribute("aria-label", `${cellName(index)}, ${marks[index] || "empty"}`);
+  });
+  const move = ply > 0 ? moves[ply - 1] : null;
+  $("replay-move").textContent = move
+    ? `Move ${ply} of ${moves.length}: ${moveWords(move)}`
+    : `The empty board: ${moves[0]?.side === review.mark ? "you" : "the AI"} moved first`;
+  $("replay-verdict").textContent = move ? verdictWords(move) : "";
+  $("replay-verdict").dataset.verdict = move?.verdict ?? "";
+  $("replay-scrubber").value = ply;
+  $("replay-at").textContent = `${ply} of ${moves.length}`;
+  $("replay-first").disabled = $("replay-previous").disabled = ply === 0;
+  $("replay-last").disabled = $("replay-next").disabled = ply === moves.length;
+  document.querySelectorAll("#replay-moves li").forEach((item, index) => {
+    item.toggleAttribute("aria-current", index === ply - 1);
+  });
+}
+
+function go(ply) {
+  if (!replay) return;
+  replay.ply = Math.max(0, Math.min(replay.review.moves.length, ply));
+  renderPly();
+}
+
+function renderMoveList(review) {
+  const items = review.moves.map((move, index) => {
+    const item = document.createElement("li");
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "move-link";
+    button.dataset.verdict = move.verdict;
+    const gift = move.gift ? `, AI gift ${move.gift}` : "";
+    button.textContent = `${move.side} ${move.cell}: ${VERDICT_WORDS[move.verdict]}${gift}`;
+    button.addEventListener("click", () => go(index + 1));
+    item.append(button);
+    return item;
+  });
+  $("replay-moves").replaceChildren(...items);
+}
+
+/** Show `game` (a history entry) with its `review`, at its last move; the focus moves
+ * to the replay's heading unless `focus` is false. */
+export function showReplay(game, review, { focus = true } = {}) {
+  replay = { game, review, ply: review.moves.length };
+  const date = formatWhen(game.ended);
+  const result = RESULTS[game.result];
+  $("replay-title").textContent = `Replay: ${title(game.record.mode)}, ${date}, ${result}`;
+  $("replay-summary").textContent = review.summary;
+  $("replay-scrubber").max = review.moves.length;
+  renderMoveList(review);
+  $("replay").hidden = false;
+  renderPly();
+  if (!focus) return;
+  $("replay-title").setAttribute("tabindex", "-1");
+  $("replay-title").focus();
+}
+
+/** Make the replay's buttons, scrubber and arrow keys step through the game. */
+export function wireControls() {
+  $("replay-first").addEventListener("click", () => go(0));
+  $("replay-previous").addEventListener("click", () => go(replay.ply - 1));
+  $("replay-next").addEventListener("click", () => go(replay.ply + 1));
+  $("replay-last").addEventListener("click", () => go(Infinity));
+  $("replay-scrubber").addEventListener("input", (event) => go(Number(event.target.value)));
+  $("replay").addEventListener("keydown", (event) => {
+    if (!replay || event.target.id === "replay-scrubber") return;
+    const steps = { ArrowLeft: -1, ArrowRight: 1 };
+    if (event.key in steps) go(replay.ply + steps[event.key]);
+    else if (event.key === "Home") go(0);
+    else if (event.key === "End") go(Infinity);
+    else return;
+    event.preventDefault();
+  });
+}
