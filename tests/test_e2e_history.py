@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -119,3 +121,32 @@ def test_history_survives_a_server_restart(page: Page, server: Any) -> None:
     page.reload()
     expect(page.locator("#games-rows tr")).to_have_count(1)
     expect(page.locator("#games-rows tr").first).to_contain_text("Easy")
+
+
+def test_download_and_delete_everything(page: Page, server: Any, axe: Any) -> None:
+    open_game(page, server.url)
+    start_match(page, "Easy")
+    while settle(page) == "human":
+        play(page, marks(page).index("."))
+    page.goto(server.url + "/history")
+    expect(page.locator("#games-rows tr")).to_have_count(1)
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Download all my games").click()
+    saved = json.loads(Path(download.value.path()).read_text())
+    assert len(saved["games"]) == 1 and saved["games"][0]["record"]["mode"] == "easy"
+
+    page.get_by_role("button", name="Delete everything").click()
+    dialog = page.get_by_role("dialog", name="Delete everything?")
+    expect(dialog).to_be_visible()
+    expect(dialog.get_by_role("button", name="Cancel")).to_be_focused()
+    expect_no_violations(axe, page, "the delete confirmation")
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    expect(page.locator("#games-rows tr")).to_have_count(1)  # nothing deleted
+
+    page.get_by_role("button", name="Delete everything").click()
+    dialog.get_by_role("button", name="Delete everything").click()
+    expect(page).to_have_url(server.url + "/")
+    page.goto(server.url + "/history")
+    expect(page.get_by_text("No finished games yet")).to_be_visible()
+    expect(page.locator("#games-rows tr")).to_have_count(0)

@@ -14,7 +14,7 @@ from webapp.game.history import counted, finished_game, reviewed, totals_from
 from webapp.game.match import ai_move, human_move, new_match
 from webapp.server.app import create_app
 from webapp.server.history_store import RedisHistory, SQLiteHistory
-from webapp.testing import Actions, connect
+from webapp.testing import Actions, connect, player_of
 
 
 def finished(seed: int, mode: str = "adaptive") -> Any:
@@ -159,3 +159,28 @@ def test_history_survives_a_restart_of_the_app(tmp_path: Path) -> None:
     web_again.set_cookie("session", web.get_cookie("session").value)  # type: ignore[union-attr]
     after = Actions(connect(again, web_again)).emit("history")
     assert after == before and len(after["games"]) == 1
+
+
+def test_forget_deletes_games_match_and_seats_only_from_our_page(
+    app: Flask, client: FlaskClient, play: Actions
+) -> None:
+    play_one_game(play)
+    me = player_of(client)
+    assert app.extensions["tictactoe"].store.load(me) is not None
+    friend = app.test_client()
+    friend.get("/")
+    created = client.post("/r", headers={"Origin": "http://localhost"})
+    room = str(created.headers["Location"]).rsplit("/", 1)[1]
+    assert play.emit("room_join", {"room": room})["you"]
+    assert connect(app, friend).emit("room_join", {"room": room}, callback=True)["you"]
+
+    assert client.post("/history/forget").status_code == 403  # no Origin: not our page
+    assert len(play.emit("history")["games"]) == 1
+    assert client.post("/history/forget", headers={"Origin": "http://localhost"}).status_code == 204
+    assert client.get("/history/games.json").get_json()["games"] == []
+    assert app.extensions["history"].games(me) == []
+    assert app.extensions["history"].counters(me) == {}
+    assert app.extensions["tictactoe"].store.load(me) is None
+    rooms = app.extensions["rooms"].store
+    seats = rooms.load(room).seats
+    assert None in seats and seats.count(None) == 1  # the friend keeps theirs

@@ -260,7 +260,7 @@ def test_room_store_compare_and_set_and_expiry(
     moved = Room(**{**room.__dict__, "version": 2, "seats": ("a", "b")})
     assert store.save(room.id, moved, expected=1)
     assert not store.save(room.id, moved, expected=1)  # a stale writer loses
-    assert store.online_rooms_of("b") == 1 and store.online_rooms_of("c") == 0
+    assert store.online_rooms_of("b") == [room.id] and store.online_rooms_of("c") == []
     store.delete(room.id)
     assert store.load(room.id) is None
     store.close()
@@ -272,5 +272,5 @@ def test_sqlite_rooms_expire_when_idle(tmp_path: Path) -> None:
     store.save(room.id, room, expected=None)
     assert store.load(room.id) == room
     time.sleep(0.1)
-    assert store.load(room.id) is None and store.online_rooms_of("a") == 0
+    assert store.load(room.id) is None and store.online_rooms_of("a") == []
     assert store.prune() == 1

@@ -80,6 +80,22 @@ async function copyShareLink() {
   }
 }
 
+/** Ask first, then delete everything stored about this player and start afresh. */
+function wireForget() {
+  const dialog = $("forget-dialog");
+  $("forget").addEventListener("click", () => {
+    dialog.showModal();
+    $("forget-cancel").focus();
+  });
+  $("forget-cancel").addEventListener("click", () => dialog.close());
+  $("forget-confirm").addEventListener("click", async () => {
+    const reply = await fetch(dialog.dataset.action, { method: "POST" }).catch(() => null);
+    dialog.close();
+    if (reply?.ok) window.location.assign(dialog.dataset.home);
+    else showNotice("Nothing was deleted: the server did not answer. Try again.");
+  });
+}
+
 function start() {
   let send = null;
   const open = async (id) => {
@@ -107,6 +123,7 @@ function start() {
   ({ send } = connect({ onStatus }));
   wireControls();
   $("share-copy").addEventListener("click", copyShareLink);
+  wireForget();
 }
 
 start();

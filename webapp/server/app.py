@@ -37,6 +37,7 @@ from .security import (
 )
 from .store import open_store
 from .tally import LocalTally, RedisTally
+from .your_data import your_data
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 TRANSPORT_SLACK_BYTES = 1024  # the event name, ack id and framing around a payload
@@ -82,6 +83,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     )
     app.session_interface = SessionInterface()
     app.register_blueprint(pages)
+    app.register_blueprint(your_data)
     app.after_request(StaticGzip())
     _add_socketio(app)
     return app

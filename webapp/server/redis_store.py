@@ -141,6 +141,13 @@ class RedisStore:
         self.cap.pruned(int(pruned))
         return bool(saved)
 
+    def delete(self, player: str) -> None:
+        """Forget the player's match."""
+        with self._redis.pipeline() as pipe:
+            pipe.delete(self._prefix + player)
+            pipe.zrem(self._index, player)
+            pipe.execute()
+
     def prune(self, idle_seconds: float) -> int:
         """Nothing to do: Redis expires idle matches by itself."""
         return 0

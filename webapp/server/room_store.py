@@ -43,8 +43,8 @@ class RoomStore(Protocol):
     def delete(self, room_id: str) -> None:
         """Forget the room."""
 
-    def online_rooms_of(self, player: str) -> int:
-        """How many live online rooms ``player`` holds a seat in."""
+    def online_rooms_of(self, player: str) -> list[str]:
+        """The ids of the live online rooms ``player`` holds a seat in."""
 
     def prune(self) -> int:
         """Delete rooms past their idle time; return how many."""
@@ -108,15 +108,15 @@ class SQLiteRooms:
         with self._lock:
             self._db.execute("DELETE FROM rooms WHERE id = ?", (room_id,))
 
-    def online_rooms_of(self, player: str) -> int:
-        """How many live online rooms ``player`` holds a seat in."""
+    def online_rooms_of(self, player: str) -> list[str]:
+        """The ids of the live online rooms ``player`` holds a seat in."""
         with self._lock:
-            row = self._db.execute(
-                "SELECT count(*) FROM rooms WHERE kind = 'online' AND updated >= ?"
+            rows = self._db.execute(
+                "SELECT id FROM rooms WHERE kind = 'online' AND updated >= ?"
                 " AND (seat0 = ? OR seat1 = ?)",
                 (self._live_since(), player, player),
-            ).fetchone()
-        return int(row[0])
+            ).fetchall()
+        return [str(row[0]) for row in rows]
 
     def prune(self) -> int:
         """Delete rooms past their idle time; return how many."""
@@ -186,14 +186,14 @@ class RedisRooms:
         """Forget the room."""
         self._redis.delete(self._prefix + room_id)
 
-    def online_rooms_of(self, player: str) -> int:
-        """How many live online rooms ``player`` holds a seat in."""
+    def online_rooms_of(self, player: str) -> list[str]:
+        """The ids of the live online rooms ``player`` holds a seat in."""
         key = self._of + player
         self._redis.zremrangebyscore(key, "-inf", time.time())
         found = cast(list[bytes], self._redis.zrange(key, 0, -1))
         noted = [room_id.decode() for room_id in found]
         rooms = (self.load(room_id) for room_id in noted)
-        return sum(1 for room in rooms if room is not None and player in room.seats)
+        return [room.id for room in rooms if room is not None and player in room.seats]
 
     def prune(self) -> int:
         """Nothing to do: Redis expires idle rooms by itself."""

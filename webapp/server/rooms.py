@@ -23,7 +23,7 @@ from typing import Any
 
 from flask_socketio import SocketIO, join_room
 
-from ..game.room import SEATS, Room, RoomError, Seat, expired, open_room, take_seat
+from ..game.room import SEATS, Room, RoomError, Seat, expired, leave, open_room, take_seat
 from .presence import Presence
 from .protocol import ErrorCode, ServerEvent
 from .room_store import RoomStore
@@ -89,7 +89,7 @@ class RoomService:
 
     def create(self, player: str) -> str:
         """A new online room with ``player`` in its first seat; returns its id."""
-        if self.store.online_rooms_of(player) >= self.max_rooms:
+        if len(self.store.online_rooms_of(player)) >= self.max_rooms:
             raise RoomError(
                 ErrorCode.TOO_MANY_ROOMS,
                 f"you have {self.max_rooms} rooms open already: leave one first",
@@ -159,6 +159,17 @@ class RoomService:
             room = self.load(visit.room_id)
             if room is not None:
                 self.push(room)
+
+    def leave_all(self, player: str) -> None:
+        """Free every seat the player holds, and delete their room on this device."""
+        for room_id in self.store.online_rooms_of(player):
+            try:
+                self.forget(
+                    room_id, self.change(room_id, lambda r: leave(r, player, now=time.time()))
+                )
+            except RoomError:
+                continue  # gone or left meanwhile
+        self.store.delete("local." + player)
 
     def forget(self, room_id: str, room: Room) -> None:
         """Delete a room no one holds a seat in any more."""

@@ -166,6 +166,14 @@ class SQLiteStore:
             while len(self._parsed) > PARSED_ROWS:
                 self._parsed.popitem(last=False)
 
+    def delete(self, player: str) -> None:
+        """Forget the player's match."""
+        with self._lock:
+            self._rows -= self._db.execute(
+                "DELETE FROM matches WHERE player = ?", (player,)
+            ).rowcount
+            self._parsed.pop(player, None)
+
     def prune(self, idle_seconds: float) -> int:
         """Delete matches untouched for ``idle_seconds`` (and old damaged ones); return how many."""
         now = time.time()

@@ -30,6 +30,9 @@ class Store(Protocol):
     def save(self, player: str, match: Match, *, expected: int | None) -> bool:
         """Write ``match`` if the stored version is still ``expected`` (None: no row yet)."""
 
+    def delete(self, player: str) -> None:
+        """Forget the player's match."""
+
     def prune(self, idle_seconds: float) -> int:
         """Delete matches untouched for ``idle_seconds``; return how many."""
 
