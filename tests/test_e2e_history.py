@@ -150,3 +150,25 @@ def test_download_and_delete_everything(page: Page, server: Any, axe: Any) -> No
     page.goto(server.url + "/history")
     expect(page.get_by_text("No finished games yet")).to_be_visible()
     expect(page.locator("#games-rows tr")).to_have_count(0)
+
+
+def test_each_match_in_a_picture_with_its_numbers(
+    page: Page, server: Any, axe: Any, shoot: Any
+) -> None:
+    open_game(page, server.url)
+    start_match(page, "Adaptive", human_hp=1, ai_hp=1)  # one game decides it
+    while settle(page) == "human":
+        play(page, marks(page).index("."))
+    you, ai = (int(page.locator(f"#{side}-hp").inner_text()) for side in ("human", "ai"))
+    page.goto(server.url + "/history")
+    figure = page.get_by_role("figure", name=re.compile("^Match of "))
+    expect(figure).to_be_visible()
+    expect(figure.get_by_role("img")).to_have_attribute("aria-label", re.compile("over 1 games"))
+    figure.get_by_text("The numbers").click()
+    rows = figure.get_by_role("row")
+    expect(rows.nth(1)).to_have_text(re.compile(r"^Start\s*1\s*1\s*99$"))
+    after = rows.nth(2).get_by_role("cell")
+    # The table shows HP as the page does, at 0 once it has run out.
+    assert (int(after.nth(1).inner_text()), int(after.nth(2).inner_text())) == (you, ai)
+    expect_no_violations(axe, page, "history with a match timeline")
+    shoot(page, "history-matches")

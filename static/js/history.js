@@ -3,6 +3,9 @@
 import { connect } from "./connection.js";
 import { ERROR_MESSAGES, EVENTS } from "./protocol.js";
 import { RESULTS, formatWhen, plural, showReplay, title, wireControls } from "./replay.js";
+import { drawMatch, matchesIn } from "./timeline.js";
+
+const SHOWN_MATCHES = 6;
 
 const $ = (id) => document.getElementById(id);
 
@@ -96,6 +99,17 @@ function wireForget() {
   });
 }
 
+function renderMatches(games) {
+  const matches = matchesIn(games).slice(0, SHOWN_MATCHES);
+  $("matches").hidden = matches.length === 0;
+  const figures = matches.map((match) => {
+    const ended = formatWhen(match.games[match.games.length - 1].ended);
+    const name = match.over ? `Match of ${ended}` : `This match, under way (last game ${ended})`;
+    return drawMatch(match, name);
+  });
+  $("timelines").replaceChildren(...figures);
+}
+
 function start() {
   let send = null;
   const open = async (id) => {
@@ -112,6 +126,7 @@ function start() {
     if (!reply.ok) return refused(reply);
     renderTotals(reply.totals);
     renderGames(reply.games, open);
+    renderMatches(reply.games);
     const wanted = new URLSearchParams(window.location.search).get("game");
     if (wanted && !shown) open(wanted);
   };

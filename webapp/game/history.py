@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .board import Mark
-from .match import MODES, Match
+from .match import MODES, Match, difficulty
 from .review import review
 from .review import summary as review_summary
 from .verification import game_record
@@ -63,7 +63,19 @@ def summary(entry: Entry) -> dict[str, Any]:
         "moves": len(record["moves"]),
         "first": record["first"],
         "match_over": entry["match_over"],
+        "game": record["game"],
+        "hp_before": entry["hp_before"],
+        "hp_after": entry["hp_after"],
+        "max_hp": record["rules"]["max_hp"],
+        "difficulty_before": _difficulty(entry["hp_before"], record["locked"]),
+        "difficulty_after": _difficulty(entry["hp_after"], record["locked"]),
     }
+
+
+def _difficulty(hp: dict[str, int] | None, locked: int | None) -> int | None:
+    if hp is None:
+        return None
+    return difficulty(hp["ai"]) if locked is None else locked
 
 
 def increments(entry: Entry) -> dict[str, int]:
