@@ -72,7 +72,7 @@ def test_security_headers(client: FlaskClient, path: str) -> None:
     assert policy["frame-ancestors"] == "'none'"
     assert "unsafe" not in headers["Content-Security-Policy"]
     assert headers["X-Content-Type-Options"] == "nosniff"
-    assert headers["Referrer-Policy"] == "no-referrer"
+    assert headers["Referrer-Policy"] == "same-origin"
 
 
 def test_page_has_no_inline_script(client: FlaskClient) -> None:

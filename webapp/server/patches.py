@@ -122,7 +122,10 @@ def origin_checking_handler(allowed: Callable[[Any, Mapping[str, Any]], bool], b
 
     class OriginCheckingHandler(base):  # type: ignore[misc]
         def upgrade_websocket(self) -> Any:
-            if not allowed(self.application, self.environ):
+            # gevent-websocket calls this for every request; only a handshake is checked
+            # here (a form's POST meets its own route's check).
+            upgrading = self.environ.get("HTTP_UPGRADE", "").lower() == "websocket"
+            if upgrading and not allowed(self.application, self.environ):
                 self.start_response("400 BAD REQUEST", [("Content-Type", "text/plain")])
                 return [b"Not an accepted origin."]
             return super().upgrade_websocket()
