@@ -7,13 +7,15 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from playwright.sync_api import Locator, Page, expect
 
 Axe = Callable[[Page], list[dict[str, Any]]]
 
 EMPTY = re.compile(r"^[abc][123], empty$")
 SETTLED = re.compile(r"^(human|none)$")
-HINT = re.compile(r"^(win in \d|draw|loss in \d)$")
+# A hint on a cell counts the player's own moves: "win now", "win · 2 moves", "draw", "loses".
+HINT = re.compile(r"^(win now|win · \d moves|draw|loses)$")
 RESULT = re.compile(r"You win|AI wins|Draw")
 PAGE_BUDGET_BYTES = 100 * 1024  # on the wire: the static files go out gzipped
 
@@ -76,9 +78,37 @@ def play_game(page: Page, choose: Callable[[Page], int] = first_empty) -> str:
     return status.inner_text()
 
 
-def start_match(page: Page, mode: str, human_hp: int = 100, ai_hp: int = 100) -> None:
-    """Start a new match from the settings panel and wait for its first position."""
-    before = int(board(page).get_attribute("data-version") or 0)
+def version(page: Page) -> int:
+    """The version of the snapshot the page shows."""
+    return int(board(page).get_attribute("data-version") or 0)
+
+
+def wait_past(page: Page, seen: int) -> None:
+    """Wait until the page shows a snapshot newer than version ``seen``."""
+    page.wait_for_function(
+        "v => Number(document.getElementById('board').dataset.version) > v", arg=seen
+    )
+
+
+def confirmation(page: Page) -> Locator:
+    """The dialog that asks before a match with something to lose is abandoned."""
+    return page.get_by_role("dialog", name="Abandon this match?")
+
+
+def press_start(page: Page) -> None:
+    """Press Start match, and say yes if the page asks first."""
+    page.get_by_role("button", name="Start match").click()
+    if confirmation(page).is_visible():
+        confirmation(page).get_by_role("button", name="Start new match").click()
+    expect(confirmation(page)).to_be_hidden()
+
+
+def start_match(
+    page: Page, mode: str, human_hp: int = 100, ai_hp: int = 100, first: str = "Coin toss"
+) -> None:
+    """Start a new match from the settings panel and wait for its first position;
+    ``first`` is who starts a fixed mode's first game, as the form names the choice."""
+    before = version(page)
     page.get_by_role("radio", name=mode, exact=True).check()
     rules = page.get_by_role("group", name="Rules")
     if mode == "Adaptive":
@@ -86,11 +116,11 @@ def start_match(page: Page, mode: str, human_hp: int = 100, ai_hp: int = 100) ->
         rules.get_by_role("spinbutton", name="The AI's starting HP").fill(str(ai_hp))
     else:
         expect(rules).to_be_hidden()
-    page.get_by_role("button", name="Start match").click()
+        who = page.get_by_role("group", name="Who goes first")
+        who.get_by_role("radio", name=first, exact=True).check()
+    press_start(page)
     expect(board(page)).to_have_attribute("data-mode", mode.lower())
-    page.wait_for_function(
-        "v => Number(document.getElementById('board').dataset.version) > v", arg=before
-    )
+    wait_past(page, before)
     expect(page.get_by_text(re.compile(r"^Game 1 · You play [XO]"))).to_be_visible()
     settle(page)
 
@@ -141,3 +171,52 @@ def expect_accessible(axe: Axe, page: Page) -> None:
     page.emulate_media(reduced_motion="reduce")
     page.wait_for_timeout(100)
     expect_no_violations(axe, page)
+
+
+def hints(page: Page) -> dict[int, str]:
+    """The hint shown on each empty cell, once every empty cell shows one."""
+    empty = page.get_by_role("gridcell", name=EMPTY)
+    expect(empty.filter(has_text=HINT)).to_have_count(empty.count())
+    cells = page.get_by_role("gridcell")
+    return {
+        index: cells.nth(index).inner_text().strip()
+        for index, mark in enumerate(marks(page))
+        if mark == "."
+    }
+
+
+def value(hint: str) -> int:
+    """A hint as a number: a quick win highest, a loss lowest."""
+    if hint == "win now":
+        return 100
+    moves = re.fullmatch(r"win · (\d) moves", hint)
+    return 100 - int(moves[1]) if moves else {"draw": 0, "loses": -100}[hint]
+
+
+def best(page: Page) -> int:
+    """The cell with the best perfect-play value (the hints must be on)."""
+    shown = hints(page)
+    return max(shown, key=lambda index: value(shown[index]))
+
+
+def worst(page: Page) -> int:
+    """The cell with the worst perfect-play value (the hints must be on)."""
+    shown = hints(page)
+    return min(shown, key=lambda index: value(shown[index]))
+
+
+def next_game(page: Page) -> None:
+    """Start the next game of the match and wait for its first position."""
+    page.get_by_role("button", name="Next game").click()
+    expect(page.get_by_text(re.compile(r"^Game \d+ · "))).to_be_visible()
+    expect(page.locator("#status-text")).not_to_have_text(RESULT)
+    settle(page)
+
+
+def play_until(page: Page, result: str, choose: Callable[[Page], int], games: int = 8) -> None:
+    """Play games of the match with ``choose`` until one ends in ``result``."""
+    for _ in range(games):
+        if play_game(page, choose) == result:
+            return
+        next_game(page)
+    pytest.fail(f"no {result!r} in {games} games")

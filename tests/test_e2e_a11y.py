@@ -8,22 +8,25 @@ from typing import Any
 
 import pytest
 from browser import (
-    EMPTY,
-    HINT,
     RESULT,
+    best,
     board,
     cell,
     cell_name,
     expect_no_violations,
     expect_one_tab_stop,
     focused_cell,
+    hints,
     marks,
     open_game,
     play,
     play_game,
+    play_until,
+    press_start,
     settle,
     start_match,
     walk_to,
+    worst,
 )
 from playwright.sync_api import BrowserContext, Locator, Page, expect
 
@@ -48,53 +51,6 @@ COUNT_AUDIO = """(() => {
 })();"""
 
 
-def hints(page: Page) -> dict[int, str]:
-    """The hint shown on each empty cell, once every empty cell shows one."""
-    empty = page.get_by_role("gridcell", name=EMPTY)
-    expect(empty.filter(has_text=HINT)).to_have_count(empty.count())
-    cells = page.get_by_role("gridcell")
-    return {
-        index: cells.nth(index).inner_text().strip()
-        for index, mark in enumerate(marks(page))
-        if mark == "."
-    }
-
-
-def value(hint: str) -> int:
-    """A hint as a number: a quick win highest, a quick loss lowest."""
-    result, _, plies = hint.partition(" in ")
-    return {"win": 100 - int(plies or 0), "draw": 0, "loss": int(plies or 0) - 100}[result]
-
-
-def best(page: Page) -> int:
-    """The cell with the best perfect-play value (the hints must be on)."""
-    shown = hints(page)
-    return max(shown, key=lambda index: value(shown[index]))
-
-
-def worst(page: Page) -> int:
-    """The cell with the worst perfect-play value (the hints must be on)."""
-    shown = hints(page)
-    return min(shown, key=lambda index: value(shown[index]))
-
-
-def next_game(page: Page) -> None:
-    """Start the next game of the match and wait for its first position."""
-    page.get_by_role("button", name="Next game").click()
-    expect(page.get_by_text(re.compile(r"^Game \d+ · "))).to_be_visible()
-    expect(page.locator("#status-text")).not_to_have_text(RESULT)
-    settle(page)
-
-
-def play_until(page: Page, result: str, choose: Callable[[Page], int], games: int = 8) -> None:
-    """Play games of the match with ``choose`` until one ends in ``result``."""
-    for _ in range(games):
-        if play_game(page, choose) == result:
-            return
-        next_game(page)
-    pytest.fail(f"no {result!r} in {games} games")
-
-
 @pytest.mark.parametrize("screen", SCREENS)
 def test_every_state_is_accessible(
     new_context: Callable[..., BrowserContext], server: Any, axe: Axe, screen: str
@@ -116,7 +72,7 @@ def test_every_state_is_accessible(
 
     rules = page.get_by_role("group", name="Rules")
     rules.get_by_role("spinbutton", name="Your starting HP").fill("0")
-    page.get_by_role("button", name="Start match").click()
+    press_start(page)  # the match has a game to lose: the page asks first
     expect(page.get_by_role("alert")).to_be_visible()
     expect_no_violations(axe, page, f"{screen}: the settings with an error")
 

@@ -218,6 +218,57 @@ def test_first_player_is_a_coin_flip_and_plays_x() -> None:
     assert all(game.mark_of(game.first) == "X" and game.turn == game.first for game in games)
 
 
+FIXED_MODES = [mode for mode in MODES if mode != "adaptive"]
+
+
+@pytest.mark.parametrize("mode", FIXED_MODES)
+@pytest.mark.parametrize("first", ["human", "ai"])
+def test_a_fixed_mode_starts_with_the_side_chosen(mode: str, first: Side) -> None:
+    rng = random.Random(3)
+    for _ in range(50):
+        game = new_match(rng, mode=mode, first=first).game
+        assert (game.first, game.turn, game.mark_of(first)) == (first, first, "X")
+
+
+def test_a_chosen_first_player_still_draws_it_from_the_dice() -> None:
+    # The dice's number 0 names the side chosen, and the game goes on from number 1.
+    for seed in range(30):
+        game = new_match(random.Random(seed), mode="hard", first="ai").game
+        starts, n, after = dataclasses.replace(game.dice, used=0).pick(("human", "ai"))
+        assert (starts, n, after) == ("ai", 0, game.dice)
+
+
+def test_a_toss_is_a_coin_flip_in_every_mode() -> None:
+    rng = random.Random(11)
+    firsts = Counter(new_match(rng, mode="easy", first="toss").game.first for _ in range(400))
+    assert firsts["human"] > 150 and firsts["ai"] > 150
+
+
+def test_only_the_first_game_follows_the_choice() -> None:
+    rng = random.Random(4)
+    firsts = Counter[str]()
+    for _ in range(200):
+        match = new_match(rng, mode="medium", first="human")
+        firsts[next_game(play_scripted(match, "draw"), rng).game.first] += 1
+    assert firsts["human"] > 60 and firsts["ai"] > 60
+
+
+@pytest.mark.parametrize(
+    ("mode", "first", "words"),
+    [
+        ("adaptive", "human", "an HP match tosses a coin"),
+        ("adaptive", "ai", "an HP match tosses a coin"),
+        ("easy", "me", "first must be toss, human, ai, got 'me'"),
+        ("hard", None, "first must be toss, human, ai, got None"),
+    ],
+)
+def test_a_first_player_that_cannot_be_is_refused(mode: str, first: object, words: str) -> None:
+    with pytest.raises(MatchError) as caught:
+        new_match(random.Random(0), mode=mode, first=first)
+    assert (caught.value.code, caught.value.field) == ("bad_setting", "first")
+    assert words in caught.value.message
+
+
 def test_next_game_draws_the_first_player_again() -> None:
     rng = random.Random(2)
     match, firsts = fresh(), Counter[str]()

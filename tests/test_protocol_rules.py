@@ -215,6 +215,25 @@ def test_a_bad_client_seed_on_next_game_changes_nothing(play: Actions) -> None:
     assert play.refresh() == done
 
 
+@pytest.mark.parametrize(("mode", "first"), [("easy", "ai"), ("impossible", "human")])
+def test_a_fixed_mode_starts_with_the_side_chosen_and_verifies(
+    play: Actions, mode: str, first: str
+) -> None:
+    assert play.new_match(mode=mode, first=first, client_seed="chosen") == {"ok": True}
+    assert play.state["first"] == first
+    state = play.play_out()
+    assert state["record"]["first"] == first
+    assert verify(state["record"]).game == 1
+
+
+def test_an_adaptive_match_keeps_the_coin_toss(play: Actions) -> None:
+    before = play.state
+    found = refused(play.new_match(mode="adaptive", first="human"))
+    assert found["field"] == "first"
+    assert play.refresh() == before
+    assert play.new_match(first="toss") == {"ok": True}
+
+
 def test_the_first_game_shown_unasked_uses_the_server_client_seed(play: Actions) -> None:
     assert play.state["record"]["dice"]["client_seed"] == "server"
     assert play.state["record"]["dice"]["server_seed"] is None

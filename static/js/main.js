@@ -8,13 +8,14 @@ const ODDS_DEBOUNCE_MS = 250;
 const SEED_KEY = "tictactoe-client-seed";
 const SOUND_KEY = "tictactoe-sound"; // "on" or "off", once the player chose
 const NUMBER_KEYS_KEY = "tictactoe-number-keys"; // "on" or "off"
+const HINTS_KEY = "tictactoe-hints"; // "on" or "off"
 const SEED_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 const SEED_LENGTH = 16;
 const OFFLINE = "offline"; // connection.js's code for a question never sent
 
 let current = null;
 let heard = null; // the last snapshot whose sounds were played
-let hintsOn = false;
+let hintsOn = choice(HINTS_KEY, false);
 let chancesOn = false;
 let chancesFor = null; // the match position the chances shown are of
 let chancesTicket = 0;
@@ -91,7 +92,7 @@ const view = createView({
   },
   lockDifficulty: () => request(EVENTS.lockDifficulty),
   toggleHints(on) {
-    hintsOn = on;
+    hintsOn = remember(HINTS_KEY, on) === "on";
     refreshHints();
   },
   toggleChances(on) {
@@ -120,6 +121,7 @@ const view = createView({
 });
 view.showSeed(clientSeed);
 view.showNumberKeys(choice(NUMBER_KEYS_KEY, true));
+view.showHintsOn(hintsOn);
 
 // Sound: off by default for those who ask for reduced motion. The AudioContext waits for
 // a gesture (the browser's rule), so the first click or key press unlocks it.

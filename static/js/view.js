@@ -15,23 +15,32 @@ const SERVER_NOTICE_MS = 10000; // what the server tells unasked is read more sl
 const SERVER_NOTICE_FIRST_MS = 2000; // errors that follow from it do not replace it at once
 
 const RESULTS = { human_won: "You win!", ai_won: "AI wins", draw: "Draw" };
-
-
-const STRATEGIES = {
-  perfect: (name) => `AI played the perfect move at ${name}`,
-  lookahead: (name) => `AI played ${name} by lookahead (depth 2)`,
-  heuristic: (name) => `AI played ${name} by heuristic: the best odds`,
-  random: (name) => `AI played a random move at ${name}`,
+const MATCH_RESULTS = { human: "You won the match!", ai: "The AI won the match" };
+const THINKING = "AI is thinking";
+const OFFLINE_STATUS = {
+  offline: "Not connected: reconnecting…",
+  refused: "Not connected: the server refused the connection",
 };
 
+// What the AI did, by its decision; `depth` is how far lookahead looks.
+const DECISIONS = {
+  perfect: (cell) => `played its best move, ${cell}`,
+  random: (cell) => `moved at random, ${cell}`,
+  heuristic: (cell) => `played the move with the best odds, ${cell}`,
+  lookahead: (cell, depth) => `looked ${depth} moves ahead and played ${cell}`,
+};
+
+// How a game ended, said after the move that ended it.
+const ENDINGS = {
+  human_won: ": three in a row, you win",
+  ai_won: ": three in a row, the AI wins",
+  draw: ": the board is full, a draw",
+};
+
+// Who starts the first game of a fixed-mode match, as the new-match summary says it.
+const FIRST_WORDS = { toss: "coin toss for who starts", human: "you start", ai: "the AI starts" };
 
 const formatDelta = (n) => (n > 0 ? `+${n}` : n < 0 ? `-${-n}` : "±0");
-
-function formatMicros(us) {
-  if (us < 1000) return `${Math.round(us)} µs`;
-  if (us < 1e6) return `${(us / 1000).toFixed(1)} ms`;
-  return `${(us / 1e6).toFixed(2)} s`;
-}
 
 /**
  * A probability as a percentage with about three significant figures: 84.7%, 0.002%,
@@ -91,24 +100,43 @@ function glyph(mark) {
   return root;
 }
 
-function hintText(value) {
-  return value.result === "draw" ? "draw" : `${value.result} in ${value.plies}`;
+/**
+ * A hint (the server's {result, plies} for a cell) in the player's own moves: the short
+ * label on the cell, and the sentence a screen reader hears. Plies count both sides'
+ * moves, this one included, so a win in 3 plies is this move and one more of yours.
+ */
+export function hintWords({ result, plies }) {
+  if (result === "draw") return { label: "draw", sentence: "draw with best play" };
+  if (result !== "win") return { label: "loses", sentence: "loses against best play" };
+  const mine = Math.ceil(plies / 2);
+  if (mine === 1) return { label: "win now", sentence: "win now: three in a row" };
+  return { label: `win · ${mine} moves`, sentence: `win in ${mine} of your moves` };
 }
 
-function explanation(state) {
-  const move = state.last_ai_move;
-  if (!move) return "";
-  const name = cellName(move.cell);
-  const time = move.think_us == null ? "" : ` (thought for ${formatMicros(move.think_us)})`;
-  if (move.roll != null && move.difficulty != null) {
-    const perfect = move.decision === "perfect";
-    const roll = perfect
-      ? `AI rolled ${move.roll} under difficulty ${move.difficulty}: perfect move`
-      : `AI rolled ${move.roll}, not under ${move.difficulty}: random move`;
-    return `${roll} at ${name}${time}`;
+/** What the AI's `move` was, in plain words; `mode` is the fixed mode's name. */
+export function aiMoveWords(move, { mode, depth = 2 }) {
+  const cell = cellName(move.cell);
+  const did = (DECISIONS[move.decision] ?? ((name) => `played ${name}`))(cell, depth);
+  const level = move.difficulty;
+  if (level == null) return `${mode}: the AI ${did}`;
+  // At 0 and at 100 the roll decides nothing, so it goes unsaid.
+  if (level <= 0 || level >= 100) return `Difficulty ${level}: the AI ${did}`;
+  const under = move.decision === "perfect" ? "under" : "not under";
+  return `Difficulty ${level}: the AI rolled ${move.roll}, ${under} ${level}, so it ${did}`;
+}
+
+/** The line under the board: always about the latest move of the game, or "" before any. */
+export function latestMoveWords(state, mode) {
+  const last = state.history.at(-1);
+  const ending = ENDINGS[state.status] ?? "";
+  if (state.status === "playing" && state.turn === "ai") {
+    if (!last) return "The AI goes first and is thinking…";
+    return `You played ${cellName(last.cell)}. The AI is thinking…`;
   }
-  const say = STRATEGIES[move.decision] ?? ((n) => `AI played ${n}`);
-  return say(name) + time;
+  if (!last) return "";
+  if (last.by === "human") return `You played ${cellName(last.cell)}${ending}`;
+  const depth = state.rules?.lookahead_depth;
+  return aiMoveWords(state.last_ai_move, { mode, depth }) + ending;
 }
 
 /**
@@ -120,12 +148,17 @@ function explanation(state) {
  */
 export function createView(actions) {
   const $ = (id) => document.getElementById(id);
+  // A mode's name is the label of its option in the new-match form.
+  const modeName = (mode) => $(`mode-${mode}`)?.labels[0]?.textContent ?? mode;
   const board = $("board");
   const cells = [...board.querySelectorAll("button[data-cell]")];
   const form = $("settings");
   const hint = $("hint");
+  const baseTitle = document.title;
   let shown = null;
   let online = false;
+  let socketStatus = "connecting"; // as setConnection last said: "online", "offline", "refused"
+  let sending = false; // a move is on its way to the server
   let focused = 0;
   let noticeTimer = 0;
   let serverNoticeUntil = 0;
@@ -141,11 +174,31 @@ export function createView(actions) {
   }
 
   // The board is inert from the click until the server answers, so one click is one move.
+  // A move the page can tell is refused is not sent, and the player is told why.
   async function play(cell) {
-    if (cells[cell].getAttribute("aria-disabled") !== "false") return;
+    if (sending) return;
+    const refusal = refusalOf(cell);
+    if (refusal) {
+      announce(refusal, NOTICE_MS);
+      return;
+    }
+    sending = true;
     for (const btn of cells) btn.setAttribute("aria-disabled", "true");
     const reply = await actions.play(cell);
+    sending = false;
     if (!reply.ok && shown) renderCells(shown);
+  }
+
+  /** Why the game as shown refuses a move on `cell`, or "" if it takes it. */
+  function refusalOf(cell) {
+    const name = cellName(cell);
+    if (!online) return `Not connected: ${name} was not played. Reconnecting…`;
+    if (!shown) return "The game is still loading";
+    if (shown.match.over) return ERROR_MESSAGES.match_over;
+    if (shown.status !== "playing") return `${ERROR_MESSAGES.game_over}: start the next one`;
+    if (shown.turn !== "human") return ERROR_MESSAGES.not_your_turn;
+    if (shown.board[cell] !== ".") return `${name} is taken: choose an empty cell`;
+    return "";
   }
 
   board.addEventListener("click", (event) => {
@@ -209,7 +262,7 @@ export function createView(actions) {
   }
 
   $("next-game").addEventListener("click", () => actions.nextGame());
-  $("new-match").addEventListener("click", () => actions.newMatch(readSettings()));
+  $("new-match").addEventListener("click", () => startMatch());
   $("lock").addEventListener("click", () => actions.lockDifficulty());
   const chancesToggle = $("chances-toggle");
   chancesToggle.addEventListener("click", () => {
@@ -220,10 +273,15 @@ export function createView(actions) {
   });
   hint.addEventListener("click", () => {
     const on = hint.getAttribute("aria-pressed") !== "true";
-    hint.setAttribute("aria-pressed", String(on));
+    showHintsOn(on);
     if (!on) showHints(null);
     actions.toggleHints(on);
   });
+
+  /** Whether hints are on: the Hint toggle, pressed when on. */
+  function showHintsOn(on) {
+    hint.setAttribute("aria-pressed", String(on));
+  }
 
   // The rules: a preset fills the numbers, and numbers that are a preset's select it.
   const presetSelect = $("preset");
@@ -244,9 +302,64 @@ export function createView(actions) {
   });
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    actions.newMatch(readSettings());
+    if (progress()) confirmNewMatch();
+    else startMatch();
   });
   $("new-seed").addEventListener("click", () => actions.newSeed());
+  $("defaults").addEventListener("click", () => {
+    formTouched = true; // kept at the defaults until a match starts
+    resetSettings();
+  });
+
+  /** Start the match the form describes; once started, the form follows the match again. */
+  async function startMatch() {
+    const reply = await actions.newMatch(readSettings());
+    if (!reply.ok) return;
+    formTouched = false;
+    if (shown) seedSettings(shown);
+  }
+
+  // Starting over while the match has something to lose asks first, in a modal dialog
+  // (focus stays in it, Escape cancels) whose first button keeps the match.
+  const dialog = $("confirm");
+  $("confirm-keep").addEventListener("click", () => dialog.close());
+  $("confirm-start").addEventListener("click", () => dialog.close("start"));
+  dialog.addEventListener("close", () => {
+    if (dialog.returnValue === "start") startMatch();
+  });
+  // Tab goes round the dialog's buttons, never out to the browser's own controls.
+  dialog.addEventListener("keydown", (event) => {
+    if (event.key !== "Tab") return;
+    const buttons = [...dialog.querySelectorAll("button")];
+    const [first, last] = [buttons[0], buttons.at(-1)];
+    const [from, to] = event.shiftKey ? [first, last] : [last, first];
+    if (document.activeElement !== from) return;
+    event.preventDefault();
+    to.focus();
+  });
+
+  function confirmNewMatch() {
+    $("confirm-text").textContent = progress();
+    $("confirm-new").textContent = `The new match: ${summary()}.`;
+    dialog.returnValue = "";
+    dialog.showModal();
+    $("confirm-keep").focus();
+  }
+
+  /** What the match under way would lose, in words; "" when it has nothing to lose. */
+  function progress() {
+    const match = shown?.match;
+    if (!match || match.over) return "";
+    const moved = shown.status === "playing" && shown.history.some((m) => m.by === "human");
+    if (!moved && match.games === 0) return "";
+    const { wins, losses, draws } = match.record;
+    const tally = `you have won ${wins}, lost ${losses} and drawn ${draws}`;
+    const stand = match.games
+      ? `This match is at game ${match.game}: ${tally}.`
+      : `Game ${match.game} is under way.`;
+    if (shown.mode !== "adaptive") return stand;
+    return `${stand} You have ${match.human_hp} HP, the AI ${match.ai_hp}.`;
+  }
 
   // Numbers as typed: an integer as a number, anything else as it is, for the server to judge.
   function readNumber(input) {
@@ -267,7 +380,30 @@ export function createView(actions) {
   }
 
   function readSettings() {
-    return { mode: form.elements.mode.value, ...readAsk() };
+    const mode = form.elements.mode.value;
+    const first = mode === "adaptive" ? {} : { first: form.elements.first.value };
+    return { mode, ...readAsk(), ...first };
+  }
+
+  /** The match the form would start, in a few words. */
+  function summary() {
+    const mode = form.elements.mode.value;
+    const name = modeName(mode);
+    if (mode !== "adaptive") return `${name} · ${FIRST_WORDS[form.elements.first.value]}`;
+    const { start_human_hp: you, start_ai_hp: ai } = readRules();
+    const hp = you === ai ? `${you} HP each` : `you ${you} HP, the AI ${ai} HP`;
+    return `${name} · ${presetSelect.selectedOptions[0]?.textContent} rules · ${hp}`;
+  }
+
+  /** The form back to the defaults the page came with; the seed stays. */
+  function resetSettings() {
+    for (const radio of form.querySelectorAll("input[type=radio]")) {
+      radio.checked = radio.defaultChecked;
+    }
+    for (const option of presetSelect.options) option.selected = option.defaultSelected;
+    for (const input of ruleInputs) input.value = input.defaultValue;
+    clearRulesError();
+    syncSettings();
   }
 
   function fillPreset(name) {
@@ -289,9 +425,10 @@ export function createView(actions) {
   let asked = "";
   function syncSettings() {
     const adaptive = form.elements.mode.value === "adaptive";
-    const group = $("rules-settings");
-    group.hidden = !adaptive;
-    group.disabled = !adaptive;
+    for (const [id, on] of [["rules-settings", adaptive], ["first-settings", !adaptive]]) {
+      $(id).hidden = !on;
+      $(id).disabled = !on;
+    }
     const option = presetSelect.selectedOptions[0];
     $("preset-desc").textContent = option?.dataset.description ?? "";
     // Numbers bounded by the most HP follow it while it is a number in range.
@@ -307,11 +444,18 @@ export function createView(actions) {
       if (!ask) clearRulesError();
       actions.rulesChanged(ask);
     }
+    $("settings-summary").textContent = summary();
+    $("new-match-uses").textContent = `New match: ${summary()}`;
   }
 
-  // The form starts from the current match until the player changes it.
+  // Until the player changes it, the form shows the match under way, and the defaults
+  // once that match is over: a new match never silently reuses an old one's numbers.
   function seedSettings(state) {
     if (formTouched) return;
+    if (state.match.over) {
+      resetSettings();
+      return;
+    }
     form.elements.mode.value = state.mode;
     for (const input of ruleInputs) {
       const value = state.rules?.[input.name];
@@ -337,9 +481,10 @@ export function createView(actions) {
     }
   }
 
-  function clearRulesError() {
+  /** Unmark the rules; `alert` also hides the last "Not started" message. */
+  function clearRulesError({ alert = true } = {}) {
     for (const input of ruleInputs) markField(input, null);
-    $("settings-error").hidden = true;
+    if (alert) $("settings-error").hidden = true;
   }
 
   /** Put `text` in the live odds line: the odds, a wait, or why there are none. */
@@ -354,7 +499,8 @@ export function createView(actions) {
    * under the rules when it names none. `started` says whether Start match was refused.
    */
   function showRulesError(error, { started = false } = {}) {
-    clearRulesError();
+    // The odds' own refusal of the same rules leaves Start match's message in place.
+    clearRulesError({ alert: started });
     const message = error?.message || ERROR_MESSAGES[error?.code] || "Those settings were refused";
     const named = error?.field ? form.elements.namedItem(error.field) : null;
     const input = named === seedInput || ruleInputs.includes(named) ? named : null;
@@ -448,25 +594,35 @@ export function createView(actions) {
   }
 
   function renderStatus(state) {
-    const playing = state.status === "playing";
-    const thinking = playing && state.turn === "ai";
-    const mark = state.human;
     const order = state.first === "human" ? "you go first" : "the AI goes first";
-    $("game-meta").textContent = `Game ${state.match.game} · You play ${mark}, ${order}`;
-    $("status-text").textContent = playing
-      ? thinking
-        ? "AI is thinking"
-        : "Your turn"
-      : RESULTS[state.status];
-    $("thinking").hidden = !thinking;
-    $("status").dataset.result = state.status;
+    $("game-meta").textContent = `Game ${state.match.game} · You play ${state.human}, ${order}`;
     const match = state.match;
-    const won = match.winner === "human" ? "You won the match!" : "The AI won the match";
-    $("substatus").textContent = match.over ? won : "";
+    $("substatus").textContent = match.over ? MATCH_RESULTS[match.winner] : "";
     $("substatus").dataset.match = match.over ? match.winner : "";
+    renderHeadline();
   }
 
-  function renderMeter(side, hp, delta, maxHp) {
+  /** The headline and the tab's title: whose turn, the result, or why nothing can be played. */
+  function renderHeadline() {
+    const state = shown;
+    const cut = OFFLINE_STATUS[socketStatus];
+    const playing = state?.status === "playing";
+    const thinking = !cut && playing && state.turn === "ai";
+    let text = cut ?? "Loading the game";
+    let title = cut ? "Not connected" : "";
+    if (!cut && state) {
+      text = playing ? (thinking ? THINKING : "Your turn") : RESULTS[state.status];
+      const result = state.match.over ? MATCH_RESULTS[state.match.winner] : text;
+      title = thinking ? `${THINKING}…` : result;
+    }
+    $("status-text").textContent = text;
+    $("thinking").hidden = !thinking;
+    $("status").dataset.result = cut ? "offline" : (state?.status ?? "loading");
+    board.setAttribute("aria-disabled", String(Boolean(cut)));
+    document.title = title ? `${title} · ${baseTitle}` : baseTitle;
+  }
+
+  function renderMeter(side, hp, delta, maxHp, why = "") {
     const value = Math.max(0, Math.min(maxHp, hp));
     const width = Math.round((value / maxHp) * 1000) / 10;
     $(`${side}-hp`).textContent = String(value);
@@ -479,7 +635,7 @@ export function createView(actions) {
     const badge = $(`${side}-delta`);
     badge.hidden = delta == null;
     if (delta != null) {
-      badge.textContent = formatDelta(delta);
+      badge.textContent = why || formatDelta(delta);
       badge.dataset.sign = delta > 0 ? "up" : delta < 0 ? "down" : "zero";
     }
   }
@@ -487,19 +643,22 @@ export function createView(actions) {
   function renderMatch(state) {
     const match = state.match;
     const adaptive = state.mode === "adaptive";
-    // The mode's name is the label of its option in the new-match form.
-    $("mode-chip").textContent = $(`mode-${state.mode}`)?.labels[0]?.textContent ?? state.mode;
+    $("mode-chip").textContent = modeName(state.mode);
     $("game-number").textContent = `Game ${match.game}`;
     $("hp-bars").hidden = !adaptive;
+    renderHowItWorks(state.mode);
     if (adaptive) {
       const change = state.status !== "playing" ? match.last_hp_change : null;
       const maxHp = state.rules?.max_hp ?? 100;
-      renderMeter("human", match.human_hp, change?.human, maxHp);
+      // A win heals nothing at full HP: the badge says so rather than a bare ±0.
+      const won = state.status === "human_won";
+      const full = won && change?.human === 0 && match.human_hp >= maxHp;
+      renderMeter("human", match.human_hp, change?.human, maxHp, full ? "already at full HP" : "");
       renderMeter("ai", match.ai_hp, change?.ai, maxHp);
       $("difficulty").textContent = String(match.difficulty);
       const locked = match.locked != null ? "locked: " : "";
       $("difficulty-note").textContent =
-        ` — ${locked}the AI plays the perfect move ${match.difficulty}% of the time`;
+        ` — ${locked}the AI plays its best move ${match.difficulty}% of the time, else at random`;
     }
     renderTools(state);
     $("wins").textContent = String(match.record.wins);
@@ -601,15 +760,30 @@ export function createView(actions) {
     link.dataset.commitment = commitment;
   }
 
+  /** "How it works": the HP rules in adaptive mode, the fixed mode's way otherwise. */
+  function renderHowItWorks(mode) {
+    const adaptive = mode === "adaptive";
+    for (const part of $("how").querySelectorAll("[data-mode]")) {
+      part.hidden = (part.dataset.mode === "adaptive") !== adaptive;
+    }
+    if (adaptive) return;
+    const way = $(`mode-${mode}-desc`)?.textContent ?? "";
+    $("how-fixed").textContent =
+      `${modeName(mode)} mode — ${way}. No hit points here: the AI plays this way all match, ` +
+      "and the match counts your wins, losses and draws.";
+  }
+
   function renderActions(state) {
     const over = state.status !== "playing";
-    const next = $("next-game");
-    const again = $("new-match");
-    const hadFocus = next.contains(document.activeElement) || again.contains(document.activeElement);
-    next.hidden = !over || state.match.over;
-    again.hidden = !state.match.over;
+    const buttons = [$("next-game"), $("new-match"), hint];
+    const held = buttons.find((button) => button.contains(document.activeElement));
+    buttons[0].hidden = !over || state.match.over;
+    buttons[1].hidden = !state.match.over;
+    $("new-match-uses").hidden = !state.match.over;
+    // Nothing to hint once the game is over.
+    hint.hidden = over;
     // A button that vanishes under the focus hands it back to the board.
-    if (hadFocus && next.hidden && again.hidden) rove(focused, { focus: true });
+    if (held?.hidden) rove(focused, { focus: true });
   }
 
   function render(state) {
@@ -624,7 +798,7 @@ export function createView(actions) {
     renderStatus(state);
     renderMatch(state);
     renderActions(state);
-    const said = explanation(state);
+    const said = latestMoveWords(state, modeName(state.mode));
     $("explain").textContent = said || "The AI explains each of its moves here.";
     $("explain").classList.toggle("is-empty", !said);
     renderDice(state);
@@ -638,10 +812,11 @@ export function createView(actions) {
     cells.forEach((btn, i) => {
       const value = analysis?.[String(i)];
       // Beside the button, not in it: the hint is its description, not part of its name.
+      const words = value ? hintWords(value) : null;
       const label = btn.parentElement.querySelector(".hint-label");
-      label.textContent = value ? hintText(value) : "";
+      label.textContent = words?.label ?? "";
       label.dataset.result = value ? value.result : "";
-      if (value) btn.setAttribute("aria-description", `hint: ${hintText(value)}`);
+      if (words) btn.setAttribute("aria-description", `hint: ${words.sentence}`);
       else btn.removeAttribute("aria-description");
     });
   }
@@ -652,12 +827,14 @@ export function createView(actions) {
    */
   function setConnection(status, reason = "") {
     online = status === "online";
+    socketStatus = status;
     const banner = $("connection");
     banner.hidden = online;
     banner.dataset.status = status;
     const refusal = `Connection refused: ${reason || "reload the page"}`;
     $("connection-text").textContent = status === "refused" ? refusal : "Reconnecting…";
     document.body.classList.toggle("is-offline", !online);
+    renderHeadline();
     if (shown) renderCells(shown);
   }
 
@@ -691,6 +868,7 @@ export function createView(actions) {
   return {
     render,
     showHints,
+    showHintsOn,
     showOdds,
     showOddsUnavailable,
     showRulesError,

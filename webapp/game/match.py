@@ -298,12 +298,22 @@ class Game:
         )
 
 
-def start_game(rng: random.Random, client_seed: str, number: int) -> Game:
+def start_game(
+    rng: random.Random, client_seed: str, number: int, *, first: Side | None = None
+) -> Game:
     """Game ``number`` of a match, with a fresh server seed from ``rng``; its dice's first
-    number draws who starts."""
-    dice = Dice(rng.randbytes(SEED_BYTES).hex(), check_client_seed(client_seed), number)
-    starts, _, dice = dice.pick(("human", "ai"))
-    return Game(first=cast(Side, starts), dice=dice)
+    number draws who starts.
+
+    A ``first`` the player chose is met by drawing server seeds until that number names
+    it (twice on average): the stream stays the one docs/fairness.md defines, so the
+    game's record verifies like any other, and its later numbers are as random.
+    """
+    check_client_seed(client_seed)
+    while True:
+        dice = Dice(rng.randbytes(SEED_BYTES).hex(), client_seed, number)
+        starts, _, dice = dice.pick(("human", "ai"))
+        if first in (None, starts):
+            return Game(first=cast(Side, starts), dice=dice)
 
 
 def _opponent(side: Side) -> Side:
@@ -376,6 +386,10 @@ def hp_after_game(rules: Rules, human_hp: int, ai_hp: int, status: Status) -> tu
     return human_hp, ai_hp
 
 
+FIRST_CHOICES = ("toss", "human", "ai")
+"""Who starts a new match's first game: a coin toss, or the side the player chose."""
+
+
 def new_match(
     rng: random.Random,
     *,
@@ -383,20 +397,28 @@ def new_match(
     rules: Rules | None = None,
     client_seed: str = SERVER_CLIENT_SEED,
     version: int = 0,
+    first: object = "toss",
 ) -> Match:
     """A fresh match; ``version`` is the one it replaces, so versions keep growing.
 
     ``rng`` draws its first game's secret server seed; ``client_seed`` is the player's.
+    ``first`` chooses who starts its first game in a fixed mode; an HP match tosses a coin.
     """
     if mode not in MODES:
         raise MatchError("bad_setting", f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if first not in FIRST_CHOICES:
+        choices = ", ".join(FIRST_CHOICES)
+        raise MatchError("bad_setting", f"first must be {choices}, got {first!r}", field="first")
+    if mode == "adaptive" and first != "toss":
+        raise MatchError("bad_setting", "an HP match tosses a coin for who starts", field="first")
     chosen = rules or Rules()
+    starts = None if first == "toss" else cast(Side, first)
     return Match(
         mode=mode,
         rules=chosen,
         human_hp=chosen.start_human_hp,
         ai_hp=chosen.start_ai_hp,
-        game=start_game(rng, client_seed, 1),
+        game=start_game(rng, client_seed, 1, first=starts),
         version=version + 1,
     )
 
