@@ -1,0 +1,84 @@
+// Wires the socket to the room page: `room` snapshots are rendered, clicks become events.
+// The room is joined again on every (re)connect; the newest answer says whose seat is ours.
+import { connect } from "./connection.js";
+import { EVENTS } from "./protocol.js";
+import { createRoomView } from "./roomview.js";
+
+const NUMBER_KEYS_KEY = "tictactoe-number-keys"; // the AI page's switch, "on" or "off"
+const room = document.getElementById("room").dataset.room; // an invite's id, or "local"
+
+let current = null; // the newest snapshot
+let you; // our seat token from the newest join answer: null to watch, undefined before
+let hintsOn = false;
+let hintsFor = -1; // the version whose hints were asked for
+
+/** Whether keys 1-9 play cells: on unless the player turned it off on the AI page. */
+function numberKeysOn() {
+  try {
+    return localStorage.getItem(NUMBER_KEYS_KEY) !== "off";
+  } catch {
+    return true; // storage refused in a private window
+  }
+}
+
+const view = createRoomView({
+  // The version says which position the player saw: a click on an older one is refused.
+  play: (cell) => request(EVENTS.roomMove, { cell, version: current?.version }),
+  undo: () => request(EVENTS.roomUndo),
+  resign: () => request(EVENTS.roomResign),
+  rematch: () => request(EVENTS.roomRematch),
+  leave: () => request(EVENTS.roomLeave),
+  toggleHints(on) {
+    hintsOn = on;
+    hintsFor = -1;
+    refreshHints();
+  },
+});
+view.showNumberKeys(numberKeysOn());
+
+const connection = connect({
+  onRoom(snapshot) {
+    // Snapshots only move forward; after a reconnect the server's word is final.
+    if (current && snapshot.version < current.version) return;
+    current = snapshot;
+    show();
+  },
+  onStatus(status, reason) {
+    if (status !== "online") current = null;
+    view.setConnection(status, reason);
+    if (status === "online") join();
+  },
+  onNotice: (notice) => view.showNotice(notice?.code),
+});
+
+async function join() {
+  const reply = await connection.send(EVENTS.roomJoin, { room });
+  if (!reply.ok) {
+    view.showRefusedJoin(reply.error);
+    return;
+  }
+  you = reply.you;
+  show();
+}
+
+function show() {
+  if (!current || you === undefined) return; // the seat is known from the join answer
+  view.render(current, you);
+  refreshHints();
+}
+
+async function request(event, payload = {}) {
+  const reply = await connection.send(event, { room, ...payload });
+  if (!reply.ok) view.showError(reply.error);
+  return reply;
+}
+
+// The hints of the position shown, asked once per version while the toggle is on.
+async function refreshHints() {
+  const snapshot = current;
+  if (!hintsOn || !snapshot || snapshot.status !== "playing") return;
+  if (hintsFor === snapshot.version) return;
+  hintsFor = snapshot.version;
+  const reply = await connection.send(EVENTS.roomHint, { room });
+  if (reply.ok && hintsOn && current?.version === snapshot.version) view.showHints(reply.analysis);
+}

@@ -1,0 +1,482 @@
+// The room page's DOM: renders `room` snapshots as the viewer sees them (one seat, both
+// seats on one device, or none to watch) and turns input into intentions. No game rules
+// live here: what may be played follows the server's snapshot.
+
+import {
+  CLIENT_ERROR_MESSAGES,
+  ERROR_MESSAGES,
+  NOTICE_MESSAGES,
+  cellName,
+} from "./protocol.js";
+import { hintWords } from "./view.js";
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const NOTICE_MS = 5000;
+const SEAT_NAMES = ["Player 1", "Player 2"];
+const SEATS = [0, 1];
+
+const other = (seat) => 1 - seat;
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+const markOf = (room, seat) => (seat === room.x_seat ? "X" : "O");
+
+/** The seats held by the holder of token `you`: none to watch, both on one device. */
+export function seatsOf(room, you) {
+  if (you == null) return [];
+  return SEATS.filter((seat) => room.seats[seat].token === you);
+}
+
+// For a spectator, and for two people on one device: the marks, not the people.
+function markStatus(room) {
+  if (room.status === "playing") return `${markOf(room, room.turn)} to move`;
+  if (room.resigned != null) return `${markOf(room, room.resigned)} resigned`;
+  return room.winner == null ? "Draw" : `${markOf(room, room.winner)} wins`;
+}
+
+function playerStatus(room, seat) {
+  if (room.status === "playing") {
+    return room.turn === seat ? `Your turn (you play ${markOf(room, seat)})` : "Your friend's turn";
+  }
+  if (room.resigned != null) {
+    return room.resigned === seat ? "You resigned" : "Your friend resigned";
+  }
+  if (room.winner == null) return "Draw";
+  return room.winner === seat ? "You win!" : "Your friend wins";
+}
+
+/** The status line, in plain words, for a viewer holding the seats `mine`. */
+export function statusText(room, mine) {
+  if (room.status === "waiting") {
+    return mine.length ? "Waiting for your friend to open the link" : "Waiting for a second player";
+  }
+  return mine.length === 1 ? playerStatus(room, mine[0]) : markStatus(room);
+}
+
+/** Whether the status is good or bad news for this viewer ("" when neither). */
+function tone(room, mine) {
+  if (room.status !== "over" || mine.length !== 1 || room.winner == null) return "";
+  return room.winner === mine[0] ? "good" : "bad";
+}
+
+/** What else a player should know: a rematch asked for, a friend away. */
+function playerNotes(room, seat) {
+  const friend = other(seat);
+  const notes = [];
+  if (room.status === "over") {
+    const asked = room.rematch.includes(seat);
+    const theirs = room.rematch.includes(friend);
+    if (asked && !theirs) notes.push("Waiting for your friend to accept the rematch");
+    if (theirs && !asked) notes.push("Your friend wants a rematch");
+  }
+  const away = room.seats[friend].token != null && !room.seats[friend].connected;
+  if (room.status !== "waiting" && away) notes.push("Your friend is away");
+  return notes.join(" · ");
+}
+
+function metaText(room, mine) {
+  if (room.status === "waiting") {
+    return mine.length ? "Send your friend the invite link" : "Watching";
+  }
+  const game = `Game ${room.game}`;
+  if (room.kind === "local") {
+    const o = other(room.x_seat);
+    return `${game} · ${SEAT_NAMES[room.x_seat]} is X, ${SEAT_NAMES[o]} is O`;
+  }
+  if (mine.length) return `${game} · You play ${markOf(room, mine[0])}`;
+  return `${game} · You are watching; ${SEAT_NAMES[room.x_seat]} plays X`;
+}
+
+/** The series so far, as "You 2 – 1 Friend" and "1 draw" (by seat for a spectator). */
+export function scoreParts(room, mine) {
+  const player = mine.length === 1;
+  const [first, second] = player ? [mine[0], other(mine[0])] : SEATS;
+  const names = player ? ["You", "Friend"] : SEAT_NAMES;
+  const wins = room.score.seat_wins;
+  const series = `${names[0]} ${wins[first]} – ${wins[second]} ${names[1]}`;
+  return [series, plural(room.score.draws, "draw")];
+}
+
+function svg(tag, attrs) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs)) el.setAttribute(key, value);
+  return el;
+}
+
+/** An X or an O drawn in strokes, which the stylesheet animates. */
+function glyph(mark) {
+  const root = svg("svg", { viewBox: "0 0 100 100", focusable: "false" });
+  const strokes =
+    mark === "X"
+      ? [
+          svg("line", { x1: 24, y1: 24, x2: 76, y2: 76, pathLength: 1 }),
+          svg("line", { x1: 76, y1: 24, x2: 24, y2: 76, pathLength: 1 }),
+        ]
+      : [svg("circle", { cx: 50, cy: 50, r: 28, pathLength: 1 })];
+  root.append(...strokes);
+  return root;
+}
+
+/** What a refused action means to the player: the page's words, else the server's. */
+function errorText(error) {
+  const code = error?.code;
+  const own = CLIENT_ERROR_MESSAGES[code];
+  const said = error?.message && error.message !== code ? error.message : "";
+  const text = own ?? (said || ERROR_MESSAGES[code]) ?? "Something went wrong";
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
+ * Build the view over the server-rendered room page. `actions` receives the viewer's
+ * intentions, each answered by a promise of the server's ack: play(cell), undo(),
+ * resign(), rematch(), leave(), and toggleHints(on) (answered by nothing).
+ */
+export function createRoomView(actions) {
+  const $ = (id) => document.getElementById(id);
+  const page = $("room");
+  const board = $("board");
+  const cells = [...board.querySelectorAll("button[data-cell]")];
+  const local = page.dataset.kind === "local";
+  let shown = null;
+  let mine = [];
+  let online = false;
+  let focused = 0;
+  let numberKeys = true;
+  let noticeTimer = 0;
+  let wasWaiting = null;
+
+  const playable = (room) => online && room.status === "playing" && mine.includes(room.turn);
+
+  // --- the board: an ARIA grid with one tab stop --------------------------------
+
+  function rove(cell, { focus = false } = {}) {
+    focused = cell;
+    cells.forEach((btn, i) => btn.setAttribute("tabindex", i === cell ? "0" : "-1"));
+    if (focus) cells[cell].focus();
+  }
+
+  // Inert from the click until the server answers, so that one click is one move.
+  async function play(cell) {
+    if (cells[cell].getAttribute("aria-disabled") !== "false") return;
+    for (const btn of cells) btn.setAttribute("aria-disabled", "true");
+    const reply = await actions.play(cell);
+    if (!reply.ok && shown) renderCells(shown);
+  }
+
+  board.addEventListener("click", (event) => {
+    const btn = event.target.closest("button[data-cell]");
+    if (!btn) return;
+    rove(Number(btn.dataset.cell));
+    play(focused);
+  });
+
+  const STEPS = {
+    ArrowUp: (row, col) => [Math.max(row - 1, 0), col],
+    ArrowDown: (row, col) => [Math.min(row + 1, 2), col],
+    ArrowLeft: (row, col) => [row, Math.max(col - 1, 0)],
+    ArrowRight: (row, col) => [row, Math.min(col + 1, 2)],
+    Home: (row, col, ctrl) => (ctrl ? [0, 0] : [row, 0]),
+    End: (row, col, ctrl) => (ctrl ? [2, 2] : [row, 2]),
+  };
+
+  board.addEventListener("keydown", (event) => {
+    const step = STEPS[event.key];
+    if (!step) return;
+    event.preventDefault();
+    const [row, col] = step(Math.floor(focused / 3), focused % 3, event.ctrlKey);
+    rove(row * 3 + col, { focus: true });
+  });
+
+  // Keys 1-9 play a cell in reading order while the focus is in the board.
+  board.addEventListener("keydown", (event) => {
+    if (!numberKeys || !/^[1-9]$/.test(event.key)) return;
+    if (event.ctrlKey || event.altKey || event.metaKey) return;
+    event.preventDefault();
+    rove(Number(event.key) - 1, { focus: true });
+    play(focused);
+  });
+
+  /** Whether keys 1-9 play cells (the player's choice on the AI page). */
+  function showNumberKeys(on) {
+    numberKeys = on;
+    $("board-help-digits").hidden = !on;
+  }
+
+  function renderCells(room) {
+    const can = playable(room);
+    const win = new Set(room.winning_line ?? []);
+    const last = room.status === "playing" ? room.moves.at(-1) : -1;
+    cells.forEach((btn, i) => {
+      const mark = room.board[i];
+      const empty = mark === ".";
+      btn.setAttribute("aria-label", `${cellName(i)}, ${empty ? "empty" : mark}`);
+      btn.setAttribute("aria-disabled", String(!(can && empty)));
+      btn.dataset.mark = empty ? "" : mark;
+      btn.classList.toggle("is-win", win.has(i));
+      btn.classList.toggle("is-last", i === last);
+      const holder = btn.querySelector(".mark");
+      if (holder.dataset.mark === mark) return;
+      holder.dataset.mark = mark;
+      holder.replaceChildren(...(empty ? [] : [glyph(mark)]));
+    });
+  }
+
+  function renderStrike(room) {
+    const line = room.winning_line;
+    const strike = $("strike");
+    strike.classList.toggle("is-on", Boolean(line));
+    if (!line) return;
+    const centre = (cell) => [(cell % 3) + 0.5, Math.floor(cell / 3) + 0.5];
+    const [x1, y1] = centre(line[0]);
+    const [x2, y2] = centre(line[2]);
+    const stretch = 0.32 / Math.hypot(x2 - x1, y2 - y1);
+    const [dx, dy] = [(x2 - x1) * stretch, (y2 - y1) * stretch];
+    const ends = { x1: x1 - dx, y1: y1 - dy, x2: x2 + dx, y2: y2 + dy };
+    for (const [name, value] of Object.entries(ends)) $("strike-line").setAttribute(name, value);
+    strike.dataset.mark = room.board[line[0]];
+  }
+
+  /** Show the perfect-play value of each empty cell, or clear them with null. */
+  function showHints(analysis) {
+    board.classList.toggle("has-hints", Boolean(analysis));
+    cells.forEach((btn, i) => {
+      const value = analysis?.[String(i)];
+      // Beside the button, not in it: the hint is its description, not part of its name.
+      const words = value ? hintWords(value) : null;
+      const label = btn.parentElement.querySelector(".hint-label");
+      label.textContent = words?.label ?? "";
+      label.dataset.result = value ? value.result : "";
+      if (words) btn.setAttribute("aria-description", `hint: ${words.sentence}`);
+      else btn.removeAttribute("aria-description");
+    });
+  }
+
+  // --- the words around the board -----------------------------------------------
+
+  function renderStatus(room) {
+    $("status-text").textContent = statusText(room, mine);
+    $("status").dataset.tone = tone(room, mine);
+    $("substatus").textContent = mine.length === 1 ? playerNotes(room, mine[0]) : "";
+    $("game-meta").textContent = metaText(room, mine);
+  }
+
+  function renderScore(room) {
+    $("game-number").textContent = room.game ? `Game ${room.game}` : "";
+    if (local) {
+      $("x-wins").textContent = String(room.score.x_wins);
+      $("o-wins").textContent = String(room.score.o_wins);
+      $("draws").textContent = String(room.score.draws);
+    } else {
+      const [wins, draws] = scoreParts(room, mine);
+      $("score-wins").textContent = wins;
+      $("score-draws").textContent = draws;
+    }
+    const watching = $("watching");
+    watching.hidden = !room.watching;
+    watching.textContent = room.watching ? `${room.watching} watching` : "";
+  }
+
+  // --- the buttons ----------------------------------------------------------------
+
+  // Each kind of room has its own buttons: those it lacks are skipped.
+  function toggle(id, on) {
+    const el = $(id);
+    if (el) el.hidden = !on;
+  }
+
+  function inert(id, off) {
+    $(id)?.setAttribute("aria-disabled", String(off));
+  }
+
+  function renderActions(room) {
+    const seated = mine.length > 0;
+    const over = room.status === "over";
+    const asked = mine.every((seat) => room.rematch.includes(seat));
+    toggle("rematch", seated && over);
+    inert("rematch", !online || (over && asked));
+    toggle("resign", seated && room.status === "playing");
+    toggle("leave", seated);
+    inert("undo", !(online && room.moves.length > 0 && room.resigned == null));
+  }
+
+  // A button that vanishes under the focus hands it on: to Rematch, else to the board.
+  function keepFocus(had) {
+    if (!had || had.offsetParent !== null) return;
+    const rematch = $("rematch");
+    if (rematch && !rematch.hidden) rematch.focus();
+    else rove(focused, { focus: true });
+  }
+
+  const pressed = (id) => $(id).getAttribute("aria-disabled") === "true";
+
+  $("rematch").addEventListener("click", () => pressed("rematch") || actions.rematch());
+  $("undo")?.addEventListener("click", () => pressed("undo") || actions.undo());
+  $("resign")?.addEventListener("click", async () => {
+    const sure = await confirm({
+      title: "Resign this game?",
+      text: "Your friend wins it, and it counts in the score.",
+      yes: "Yes, resign",
+      no: "Keep playing",
+    });
+    if (sure) actions.resign();
+  });
+  $("leave")?.addEventListener("click", (event) => {
+    if (!mine.length) return; // a spectator just follows the link
+    event.preventDefault();
+    leave(event.currentTarget.href);
+  });
+
+  async function leave(home) {
+    if (shown?.status === "playing") {
+      const sure = await confirm({
+        title: "Leave this room?",
+        text: "The game under way counts as lost; whoever opens the link next takes your seat.",
+        yes: "Yes, leave",
+        no: "Stay",
+      });
+      if (!sure) return;
+    }
+    const reply = await actions.leave();
+    if (reply.ok) window.location.assign(home);
+  }
+
+  const hint = $("hint");
+  hint?.addEventListener("click", () => {
+    const on = hint.getAttribute("aria-pressed") !== "true";
+    hint.setAttribute("aria-pressed", String(on));
+    if (!on) showHints(null);
+    actions.toggleHints(on);
+  });
+
+  /** Ask in a modal dialog; resolves true for yes, false for no or Escape. */
+  function confirm({ title, text, yes, no }) {
+    const dialog = $("confirm");
+    $("confirm-title").textContent = title;
+    $("confirm-text").textContent = text;
+    $("confirm-yes").textContent = yes;
+    $("confirm-no").textContent = no;
+    dialog.returnValue = "";
+    dialog.showModal();
+    $("confirm-no").focus(); // the safe answer first
+    return new Promise((resolve) => {
+      dialog.addEventListener("close", () => resolve(dialog.returnValue === "yes"), { once: true });
+    });
+  }
+  $("confirm-yes").addEventListener("click", () => $("confirm").close("yes"));
+  $("confirm-no").addEventListener("click", () => $("confirm").close("no"));
+
+  // --- the invite -------------------------------------------------------------------
+
+  const invite = $("invite");
+  const link = $("invite-link");
+
+  function renderInvite(room) {
+    if (!invite) return;
+    const waiting = room.status === "waiting";
+    // Open while the room waits for a friend; folded once the game is on (still there
+    // for inviting spectators), and left as the viewer sets it in between.
+    if (waiting !== wasWaiting) invite.open = waiting;
+    wasWaiting = waiting;
+    const friend = waiting && mine.length > 0;
+    $("invite-title").textContent = friend ? "Invite a friend" : "Invite someone to watch";
+  }
+
+  function said(text) {
+    $("invite-said").textContent = text;
+  }
+
+  async function copyLink() {
+    try {
+      await navigator.clipboard.writeText(link.value);
+      said("Link copied");
+    } catch {
+      // No clipboard here (plain HTTP) or not allowed: the link is selected to copy by hand.
+      link.focus();
+      link.select();
+      said("Link selected: copy it with your keyboard or menu");
+    }
+  }
+
+  async function shareLink() {
+    try {
+      await navigator.share({ title: document.title, url: link.value });
+    } catch {
+      // The viewer closed the share sheet: nothing to say.
+    }
+  }
+
+  if (invite) {
+    $("copy").addEventListener("click", copyLink);
+    $("share").hidden = typeof navigator.share !== "function";
+    $("share").addEventListener("click", shareLink);
+  }
+
+  // --- everything, from one snapshot --------------------------------------------------
+
+  /** Render `room` as seen by the holder of token `you` (null: a spectator). */
+  function render(room, you) {
+    const fresh = !shown || shown.version !== room.version;
+    const had = page.querySelector("#actions :focus");
+    shown = room;
+    mine = seatsOf(room, you);
+    page.dataset.status = room.status;
+    board.dataset.status = room.status;
+    board.dataset.version = String(room.version);
+    board.dataset.turn = room.turn == null ? "none" : markOf(room, room.turn);
+    board.dataset.viewer = local ? "both" : mine.length ? "player" : "spectator";
+    renderCells(room);
+    renderStrike(room);
+    renderStatus(room);
+    renderScore(room);
+    renderActions(room);
+    renderInvite(room);
+    if (fresh) showHints(null);
+    keepFocus(had);
+  }
+
+  /** Reflect the socket: "online", "offline" (reconnecting) or "refused" (with why). */
+  function setConnection(status, reason = "") {
+    online = status === "online";
+    const banner = $("connection");
+    banner.hidden = online;
+    banner.dataset.status = status;
+    const refusal = `Connection refused: ${reason || "reload the page"}`;
+    $("connection-text").textContent = status === "refused" ? refusal : "Reconnecting…";
+    document.body.classList.toggle("is-offline", !online);
+    if (shown) {
+      renderCells(shown);
+      renderActions(shown);
+    }
+  }
+
+  function announce(text) {
+    const notice = $("notice");
+    notice.textContent = text;
+    notice.classList.add("is-visible");
+    clearTimeout(noticeTimer);
+    noticeTimer = setTimeout(() => {
+      notice.classList.remove("is-visible");
+      noticeTimer = setTimeout(() => (notice.textContent = ""), 400);
+    }, NOTICE_MS);
+  }
+
+  /** Show a refused action ({code, message}) in the notice area. */
+  const showError = (error) => announce(errorText(error));
+
+  /** The room could not be joined: say why where the status goes. */
+  function showRefusedJoin(error) {
+    $("status-text").textContent = errorText(error);
+    $("game-meta").textContent = "Not in the room";
+  }
+
+  /** Show what the server's `notice` says, by its code. */
+  const showNotice = (code) => announce(NOTICE_MESSAGES[code] ?? "The server sent a notice");
+
+  return {
+    render,
+    showHints,
+    showNumberKeys,
+    setConnection,
+    showError,
+    showRefusedJoin,
+    showNotice,
+  };
+}

@@ -1,0 +1,417 @@
+"""End-to-end rooms: two people through an invite link, spectators, one device, and
+what survives a refresh, a restart and a second server process."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from browser import (
+    EMPTY,
+    HINT,
+    board,
+    cell,
+    cell_name,
+    expect_no_violations,
+    expect_one_tab_stop,
+    marks,
+)
+from browser_rooms import (
+    click_cell,
+    expect_same_ending,
+    in_step,
+    invite_link,
+    key_cell,
+    mark_of,
+    open_room,
+    play_out,
+    score,
+    start_room,
+    status,
+)
+from playwright.sync_api import BrowserContext, Page, expect
+
+from webapp.testing import ServerProcess
+
+NewContext = Callable[..., BrowserContext]
+Shoot = Callable[[Page, str], None]
+# Removes the Clipboard API, as on a page served over plain HTTP.
+NO_CLIPBOARD = "Object.defineProperty(Navigator.prototype, 'clipboard', {get: () => undefined});"
+# X takes a1, b2, c3 by these moves (O answers b1, c1): a win on the diagonal.
+X_WINS = [0, 1, 4, 2, 8]
+# A draw: X a1 c1 a2 c3 b3, O b1 b2 c2 a3.
+DRAW = [0, 1, 2, 4, 3, 5, 7, 6, 8]
+
+
+def friends(new_context: NewContext, base: str, **options: Any) -> tuple[Page, Page, str]:
+    """A opens a room from the home page; B opens its invite link. Both see game 1."""
+    host = new_context(**options).new_page()
+    link = start_room(host, base)
+    guest = new_context().new_page()
+    open_room(guest, link)
+    for page in (host, guest):
+        expect(page.locator("#game-meta")).to_have_text(re.compile(r"^Game 1 · You play [XO]$"))
+    in_step(host, guest)
+    return host, guest, link
+
+
+def x_first(host: Page, guest: Page) -> tuple[Page, Page]:
+    """The two players, the one playing X first."""
+    return (host, guest) if mark_of(host) == "X" else (guest, host)
+
+
+def test_two_friends_play_a_whole_game_through_the_invite_link(
+    new_context: NewContext, server: ServerProcess
+) -> None:
+    host = new_context(permissions=["clipboard-read", "clipboard-write"]).new_page()
+    link = start_room(host, server.url)
+    assert link == host.url and urlsplit(link).path.startswith("/r/")
+    expect(invite_link(host)).to_have_attribute("readonly", "")
+    expect(host.get_by_role("img", name="QR code of the invite link")).to_be_visible()
+    host.get_by_role("button", name="Copy").click()
+    expect(host.get_by_text("Link copied")).to_be_visible()
+    assert host.evaluate("navigator.clipboard.readText()") == link
+
+    guest = new_context().new_page()
+    open_room(guest, link)
+    in_step(host, guest)
+    # The game is on: the invite folds away, still there to invite spectators.
+    expect(invite_link(host)).to_be_hidden()
+    expect(host.get_by_text("Link and QR code")).to_be_visible()
+    x, o = x_first(host, guest)
+    expect(status(x)).to_have_text("Your turn (you play X)")
+    expect(status(o)).to_have_text("Your friend's turn")
+    # Not O's turn: its cells are inert, and a click changes nothing.
+    expect(cell(o, 4)).to_have_attribute("aria-disabled", "true")
+    expect(cell(x, 4)).to_have_attribute("aria-disabled", "false")
+
+    # The guest plays by the keyboard alone, the host by clicks.
+    play_out({host: click_cell, guest: key_cell}, X_WINS)
+    said = expect_same_ending(x, o)
+    assert said == "You win!"
+    assert marks(x) == "XOO.X...X"
+    expect(x.locator("#score")).to_have_text(score(1, 0, 0))
+    expect(o.locator("#score")).to_have_text(score(0, 1, 0))
+    for page in (x, o):
+        expect(page.get_by_role("button", name="Rematch", exact=True)).to_be_visible()
+        expect(page.get_by_role("button", name="Resign")).to_be_hidden()
+        expect(cell(page, 3)).to_have_attribute("aria-disabled", "true")
+
+
+def test_a_third_person_watches_live(new_context: NewContext, server: ServerProcess) -> None:
+    host, guest, link = friends(new_context, server.url)
+    watcher = new_context().new_page()
+    watcher.add_init_script(NO_CLIPBOARD)
+    open_room(watcher, link)
+    in_step(host, watcher)
+
+    meta = re.compile(r"^Game 1 · You are watching; Player [12] plays X$")
+    expect(watcher.locator("#game-meta")).to_have_text(meta)
+    expect(status(watcher)).to_have_text("X to move")
+    expect(watcher.locator("[data-cell][aria-disabled='true']")).to_have_count(9)
+    for page in (host, guest, watcher):
+        expect(page.get_by_text("1 watching", exact=True)).to_be_visible()
+    for name in ("Rematch", "Resign"):
+        expect(watcher.get_by_role("button", name=name)).to_be_hidden()
+
+    # A click of a spectator's cell is nothing: the board stays as it was.
+    before = watcher.get_by_role("grid", name="Board").get_attribute("data-version")
+    watcher.get_by_role("gridcell", name="b2, empty", exact=True).click()
+    watcher.wait_for_timeout(300)
+    expect(board(watcher)).to_have_attribute("data-version", before or "")
+    expect(cell(watcher, 4)).to_have_accessible_name("b2, empty")
+
+    # Moves appear live, and the status follows them.
+    x, _ = x_first(host, guest)
+    click_cell(x, 4)
+    expect(cell(watcher, 4)).to_have_accessible_name("b2, X")
+    expect(status(watcher)).to_have_text("O to move")
+    expect(watcher.locator("[data-cell][aria-disabled='true']")).to_have_count(9)
+
+    # No Clipboard API: Copy selects the link instead, and says so.
+    invite = watcher.get_by_role("region", name="Invite someone to watch")
+    expect(invite_link(watcher)).to_be_hidden()  # folded while a game is on
+    invite.get_by_text("Link and QR code").click()
+    watcher.get_by_role("button", name="Copy").click()
+    expect(watcher.get_by_text("Link selected")).to_be_visible()
+    selected = watcher.evaluate(
+        "(() => { const f = document.activeElement;"
+        " return f.value.slice(f.selectionStart, f.selectionEnd); })()"
+    )
+    assert selected == link
+
+    watcher.close()
+    for page in (host, guest):
+        expect(page.get_by_text("1 watching", exact=True)).to_be_hidden(timeout=15_000)
+
+
+def test_refresh_keeps_the_board_and_the_seat(
+    new_context: NewContext, server: ServerProcess
+) -> None:
+    host, guest, _ = friends(new_context, server.url)
+    x, o = x_first(host, guest)
+    click_cell(x, 0)
+    in_step(x, o)
+    click_cell(o, 4)
+    in_step(x, o)
+    before = marks(o)
+
+    o.reload()
+    expect(board(o)).to_have_attribute("data-version", re.compile(r"^\d+$"))
+    in_step(x, o)
+    assert marks(o) == before == "X...O...."
+    expect(o.locator("#game-meta")).to_have_text("Game 1 · You play O")
+    expect(status(o)).to_have_text("Your friend's turn")
+    click_cell(x, 8)
+    in_step(x, o)
+    expect(status(o)).to_have_text("Your turn (you play O)")
+    click_cell(o, 2)
+    expect(cell(x, 2)).to_have_accessible_name("c1, O")
+
+
+def test_the_game_goes_on_after_a_server_restart(
+    new_context: NewContext, server: ServerProcess
+) -> None:
+    host, guest, _ = friends(new_context, server.url)
+    x, o = x_first(host, guest)
+    click_cell(x, 0)
+    in_step(x, o)
+    before = marks(x)
+
+    server.kill()
+    for page in (x, o):
+        expect(page.get_by_text("Reconnecting…")).to_be_visible()
+        expect(page.locator("[data-cell][aria-disabled='true']")).to_have_count(9)
+    server.start()
+    for page in (x, o):
+        expect(page.get_by_text("Reconnecting…")).to_be_hidden(timeout=20_000)
+    in_step(x, o)
+    assert marks(o) == before
+    expect(status(o)).to_have_text("Your turn (you play O)")
+
+    play_out({x: click_cell, o: click_cell}, X_WINS[1:])
+    assert expect_same_ending(x, o) == "You win!"
+
+
+def test_rematch_swaps_x_and_counts_the_first_game(
+    new_context: NewContext, server: ServerProcess
+) -> None:
+    host, guest, _ = friends(new_context, server.url)
+    x, o = x_first(host, guest)
+    play_out({x: click_cell, o: click_cell}, X_WINS)
+    expect_same_ending(x, o)
+
+    x.get_by_role("button", name="Rematch", exact=True).click()
+    expect(x.get_by_text("Waiting for your friend to accept the rematch")).to_be_visible()
+    expect(o.get_by_text("Your friend wants a rematch")).to_be_visible()
+    o.get_by_role("button", name="Rematch", exact=True).click()
+
+    for page, mark in ((x, "O"), (o, "X")):
+        expect(page.locator("#game-meta")).to_have_text(f"Game 2 · You play {mark}")
+        expect(page.locator("#game-number")).to_have_text("Game 2")
+        assert marks(page) == "........."
+    expect(status(o)).to_have_text("Your turn (you play X)")
+    expect(x.locator("#score")).to_have_text(score(1, 0, 0))
+    expect(o.locator("#score")).to_have_text(score(0, 1, 0))
+
+    # Resigning asks first: Escape keeps the game going, "Yes, resign" ends it.
+    click_cell(o, 4)
+    in_step(x, o)
+    x.get_by_role("button", name="Resign").click()
+    dialog = x.get_by_role("dialog", name="Resign this game?")
+    expect(dialog).to_be_visible()
+    x.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    expect(status(x)).to_have_text("Your turn (you play O)")
+    x.get_by_role("button", name="Resign").click()
+    x.get_by_role("button", name="Yes, resign").click()
+    expect(status(x)).to_have_text("You resigned")
+    expect(status(o)).to_have_text("Your friend resigned")
+    expect(x.locator("#score")).to_have_text(score(1, 1, 0))
+    expect(x.get_by_role("button", name="Rematch", exact=True)).to_be_focused()
+
+
+def test_leaving_frees_the_seat_and_goes_home(
+    new_context: NewContext, server: ServerProcess
+) -> None:
+    host, guest, link = friends(new_context, server.url)
+    x, o = x_first(host, guest)
+    click_cell(x, 0)
+    in_step(x, o)
+
+    guest.get_by_role("link", name="Leave room").click()
+    guest.get_by_role("button", name="Yes, leave").click()
+    expect(guest).to_have_url(server.url + "/")
+    expect(status(host)).to_have_text("Waiting for your friend to open the link")
+    expect(host.locator("#score")).to_have_text(score(0, 0, 0))
+    expect(host.locator("details#invite")).to_have_attribute("open", "")
+
+    # Someone new takes the free seat.
+    newcomer = new_context().new_page()
+    open_room(newcomer, link)
+    expect(newcomer.locator("#game-meta")).to_have_text(re.compile(r"^Game 1 · You play [XO]$"))
+
+
+def test_two_players_on_one_device(page: Page, server: ServerProcess) -> None:
+    page.goto(server.url + "/")
+    ai_board = page.get_by_role("grid", name="Board")
+    expect(ai_board).to_have_attribute("data-turn", re.compile(r"^(human|none)$"))
+    ai_version, ai_marks = ai_board.get_attribute("data-version"), marks(page)
+
+    page.get_by_role("link", name="Two players, this device").click()
+    expect(page).to_have_url(server.url + "/local")
+    expect(board(page)).to_have_attribute("data-version", re.compile(r"^\d+$"))
+    expect(page.locator("#game-meta")).to_have_text("Game 1 · Player 1 is X, Player 2 is O")
+    expect(status(page)).to_have_text("X to move")
+    undo = page.get_by_role("button", name="Take back")
+    expect(undo).to_have_attribute("aria-disabled", "true")
+
+    click_cell(page, 4)
+    expect(status(page)).to_have_text("O to move")
+    click_cell(page, 0)
+    expect(status(page)).to_have_text("X to move")
+    undo.click()
+    expect(cell(page, 0)).to_have_accessible_name("a1, empty")
+    expect(status(page)).to_have_text("O to move")
+    assert marks(page) == "....X...."
+
+    # Hints are for the side to move, on every empty cell.
+    page.get_by_role("button", name="Hint").click()
+    empty = page.get_by_role("gridcell", name=EMPTY)
+    expect(empty.filter(has_text=HINT)).to_have_count(8)
+    expect(cell(page, 0)).to_have_accessible_description(re.compile(r"^hint: "))
+    page.get_by_role("button", name="Hint").click()
+    expect(empty.filter(has_text=HINT)).to_have_count(0)
+
+    # O blunders; X wins by the keyboard alone (digits too).
+    for target in (1, 0, 2):
+        click_cell(page, target)
+    page.get_by_role("gridcell", name="a1, X").click()  # the focus, in the board
+    page.keyboard.press("9")
+    expect(cell(page, 8)).to_have_accessible_name("c3, X")
+    expect(status(page)).to_have_text("X wins")
+    expect(page.locator("#x-wins")).to_have_text("1")
+    expect(page.locator("#o-wins")).to_have_text("0")
+    expect(page.locator("#draws")).to_have_text("0")
+
+    page.get_by_role("button", name="Next game").click()
+    expect(page.locator("#game-meta")).to_have_text("Game 2 · Player 2 is X, Player 1 is O")
+    expect(status(page)).to_have_text("X to move")
+    assert marks(page) == "........."
+    for target in DRAW:
+        click_cell(page, target)
+    expect(status(page)).to_have_text("Draw")
+    expect(page.locator("#draws")).to_have_text("1")
+    expect(page.locator("#x-wins")).to_have_text("1")
+
+    page.get_by_role("link", name="Play the AI").click()
+    expect(ai_board).to_have_attribute("data-version", ai_version or "")
+    assert marks(page) == ai_marks
+
+
+def test_a_refused_move_is_said_and_undone(
+    page: Page, server_factory: Callable[..., ServerProcess]
+) -> None:
+    # A burst of 4 packets: the socket's connect, its room_join, two moves; not a third.
+    strict = server_factory(TICTACTOE_RATE_BURST="4", TICTACTOE_RATE_PER_SECOND="0.1")
+    open_room(page, strict.url + "/local")
+    click_cell(page, 4)
+    click_cell(page, 0)
+    page.get_by_role("gridcell", name="c3, empty", exact=True).click()
+    notice = page.get_by_role("status").filter(has_text="slow down a little")
+    expect(notice).to_be_visible()
+    expect(cell(page, 8)).to_have_accessible_name("c3, empty")
+    expect(cell(page, 8)).to_have_attribute("aria-disabled", "false")
+    expect(status(page)).to_have_text("X to move")
+
+
+def test_an_unknown_link_offers_a_new_room(page: Page, server: ServerProcess) -> None:
+    for unknown in ("A" * 22, "not-a-room"):
+        reply = page.goto(f"{server.url}/r/{unknown}")
+        assert reply is not None and reply.status == 404
+        expect(page.get_by_role("heading", name="Room not available")).to_be_visible()
+        reason = "This invite link is unknown, or its room has expired."
+        expect(page.get_by_text(reason)).to_be_visible()
+        expect(page.get_by_role("link", name="Play the AI")).to_have_attribute("href", "/")
+    page.get_by_role("button", name="Play a friend").click()
+    expect(page).to_have_url(re.compile(r"/r/[A-Za-z0-9_-]{22}$"))
+    expect(status(page)).to_have_text("Waiting for your friend to open the link")
+    expect(invite_link(page)).to_have_value(page.url)
+
+
+def test_friends_on_two_server_processes(
+    new_context: NewContext,
+    server_factory: Callable[..., ServerProcess],
+    redis_url: str,
+) -> None:
+    shared = {"TICTACTOE_REDIS_URL": redis_url, "TICTACTOE_SECRET_KEY": secrets.token_hex(16)}
+    one, two = server_factory(**shared), server_factory(**shared)
+    host = new_context().new_page()
+    link = start_room(host, one.url)
+    guest = new_context().new_page()
+    guest.goto(two.url + "/")
+    open_room(guest, two.url + urlsplit(link).path)
+    in_step(host, guest)
+    x, o = x_first(host, guest)
+    play_out({x: click_cell, o: click_cell}, DRAW)
+    assert expect_same_ending(x, o) == "Draw"
+    expect(host.locator("#score")).to_have_text(score(0, 0, 1))
+
+
+def test_rooms_are_accessible_and_look_right(
+    new_context: NewContext, server: ServerProcess, axe: Any, shoot: Shoot
+) -> None:
+    host = new_context().new_page()
+    link = start_room(host, server.url)
+    expect(host.get_by_role("img", name="QR code of the invite link")).to_be_visible()
+    expect_no_violations(axe, host, "waiting for a friend")
+    shoot(host, "room-waiting")
+
+    guest = new_context().new_page()
+    open_room(guest, link)
+    watcher = new_context().new_page()
+    open_room(watcher, link)
+    in_step(host, guest, watcher)
+    x, o = x_first(host, guest)
+    for target, mover in ((4, x), (0, o), (2, x)):
+        click_cell(mover, target)
+        in_step(x, o, watcher)
+    expect_one_tab_stop(o)
+    expect_no_violations(axe, o, "mid-game, a player's view")
+    shoot(o, "room-mid-game")
+    expect_no_violations(axe, watcher, "a spectator's view")
+    shoot(watcher, "room-spectator")
+
+    o.get_by_role("button", name="Resign").click()
+    expect_no_violations(axe, o, "the resign dialog")
+    o.get_by_role("button", name="Keep playing").click()
+    play_out({x: click_cell, o: click_cell}, [3, 6])
+    expect_same_ending(x, o)
+    expect(x.get_by_role("button", name="Rematch", exact=True)).to_be_visible()
+    expect_no_violations(axe, x, "game over")
+    shoot(x, "room-game-over")
+
+    local = new_context().new_page()
+    open_room(local, server.url + "/local")
+    for target in (4, 0, 8):
+        click_cell(local, target)
+    local.get_by_role("button", name="Hint").click()
+    expect(local.get_by_role("gridcell", name=EMPTY).filter(has_text=HINT)).to_have_count(6)
+    expect_no_violations(axe, local, "one device, mid-game")
+    shoot(local, "room-local")
+
+    missing = new_context().new_page()
+    missing.goto(server.url + "/r/" + "B" * 22)
+    expect_no_violations(axe, missing, "an unknown room")
+    shoot(missing, "room-missing")
+
+
+def test_cells_keep_their_names(new_context: NewContext, server: ServerProcess) -> None:
+    host = new_context().new_page()
+    start_room(host, server.url)
+    for index in range(9):
+        expect(cell(host, index)).to_have_accessible_name(f"{cell_name(index)}, empty")
+        expect(cell(host, index)).to_have_attribute("aria-disabled", "true")
