@@ -92,7 +92,8 @@ def test_round_trip_in_fixed_modes(mode: str) -> None:
 
 def test_record_has_the_current_schema() -> None:
     data = to_record(ai_first_with_moves())
-    assert data["format"] == SCHEMA == 3
+    assert data["format"] == SCHEMA == 4
+    assert data["game"]["setup"] == []
     assert json.loads(json.dumps(data)) == data
     assert set(data["rules"]) >= {"start_human_hp", "start_ai_hp"}
     assert not set(data["rules"]) & {"human_hp", "ai_hp"}

@@ -252,13 +252,18 @@ class AiMove:
 
 @dataclass(frozen=True)
 class Game:
-    """One game of a match: who played first (as X), its dice and the moves so far."""
+    """One game of a match: who plays X, its dice and the moves so far.
+
+    ``setup`` is a position the game began from (a practice game), played before it and
+    not part of its ``history``; ``board`` includes it.
+    """
 
     first: Side
     dice: Dice
     history: tuple[tuple[Side, Cell], ...] = ()
     ai_moves: tuple[AiMove, ...] = ()
     board: Board = field(default_factory=Board)
+    setup: tuple[Cell, ...] = ()
 
     def mark_of(self, side: Side) -> Mark:
         """The mark ``side`` plays in this game: the first player is X."""
@@ -299,7 +304,12 @@ class Game:
 
 
 def start_game(
-    rng: random.Random, client_seed: str, number: int, *, first: Side | None = None
+    rng: random.Random,
+    client_seed: str,
+    number: int,
+    *,
+    first: Side | None = None,
+    setup: tuple[Cell, ...] = (),
 ) -> Game:
     """Game ``number`` of a match, with a fresh server seed from ``rng``; its dice's first
     number draws who starts.
@@ -313,7 +323,15 @@ def start_game(
         dice = Dice(rng.randbytes(SEED_BYTES).hex(), client_seed, number)
         starts, _, dice = dice.pick(("human", "ai"))
         if first in (None, starts):
-            return Game(first=cast(Side, starts), dice=dice)
+            return Game(first=cast(Side, starts), dice=dice, board=setup_board(setup), setup=setup)
+
+
+def setup_board(setup: tuple[Cell, ...]) -> Board:
+    """The board after the ``setup`` moves, from the empty board."""
+    board = Board()
+    for cell in setup:
+        board = board.apply_move(cell)
+    return board
 
 
 def _opponent(side: Side) -> Side:
@@ -497,6 +515,57 @@ def lock_difficulty(match: Match) -> Match:
     if match.locked is not None:
         return match
     return _bump(match, locked=match.difficulty)
+
+
+def take_back(match: Match) -> Match:
+    """Undo the human's last move and the AI's reply to it, in a fixed mode (never in an
+    HP match, where it would void the stakes). A game it reopens no longer counts, and
+    the dice go back to where they were, so the AI answers the same way again."""
+    if match.adaptive:
+        raise MatchError("not_allowed", "an HP match has no take-back: it would void the stakes")
+    game = match.game
+    sides = [side for side, _ in game.history]
+    if "human" not in sides:
+        raise MatchError("not_allowed", "there is no move of yours to take back")
+    cut = len(sides) - 1 - sides[::-1].index("human")
+    kept_ai = sides[:cut].count("ai")
+    removed = game.ai_moves[kept_ai:]
+    used = removed[0].pick_n if removed and removed[0].pick_n is not None else game.dice.used
+    board = setup_board(game.setup)
+    for _, cell in game.history[:cut]:
+        board = board.apply_move(cell)
+    earlier = dataclasses.replace(
+        game,
+        history=game.history[:cut],
+        ai_moves=game.ai_moves[:kept_ai],
+        board=board,
+        dice=dataclasses.replace(game.dice, used=used),
+    )
+    return _bump(match, game=earlier, record=_uncounted(match.record, game.status))
+
+
+def _uncounted(record: Record, status: Status) -> Record:
+    """The record without a game that ended ``status`` (unchanged while still playing)."""
+    return Record(
+        wins=record.wins - (status == "human_won"),
+        losses=record.losses - (status == "ai_won"),
+        draws=record.draws - (status == "draw"),
+    )
+
+
+def practice_match(
+    rng: random.Random, setup: tuple[Cell, ...], *, client_seed: str = SERVER_CLIENT_SEED
+) -> Match:
+    """A practice game from the position after ``setup``, the human to move, against the
+    AI's perfect play: a fixed mode, so no HP is at stake."""
+    board = setup_board(setup)
+    if board.is_over():
+        raise MatchError("bad_setting", "that position is already over: nothing to practise")
+    human_plays_x = board.to_move == "X"
+    first: Side = "human" if human_plays_x else "ai"
+    game = start_game(rng, client_seed, 1, first=first, setup=setup)
+    rules = Rules()
+    return Match("impossible", rules, rules.start_human_hp, rules.start_ai_hp, game, version=1)
 
 
 def _after_move(match: Match, game: Game) -> Match:

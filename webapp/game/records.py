@@ -15,10 +15,10 @@ from collections.abc import Callable
 from typing import Any
 
 from .fairness import Dice
-from .match import MODES, AiMove, Game, Match, MatchError, Record, Rules
+from .match import MODES, AiMove, Game, Match, MatchError, Record, Rules, setup_board
 
 Data = dict[str, Any]
-SCHEMA = 3
+SCHEMA = 4
 
 
 def _v1_to_v2(data: Data) -> Data:
@@ -59,8 +59,13 @@ def _v2_to_v3(data: Data) -> Data:
     return {**data, "format": 3, "locked": None, "game": game}
 
 
+def _v3_to_v4(data: Data) -> Data:
+    """Release 0.4: a game may begin from a position (practice); earlier ones did not."""
+    return {**data, "format": 4, "game": {**data["game"], "setup": []}}
+
+
 # UPGRADES[n] turns a record of schema n into one of schema n + 1.
-UPGRADES: dict[int, Callable[[Data], Data]] = {1: _v1_to_v2, 2: _v2_to_v3}
+UPGRADES: dict[int, Callable[[Data], Data]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 
 
 def upgrade(data: Data) -> Data:
@@ -95,6 +100,7 @@ def to_record(match: Match) -> Data:
             "dice": dataclasses.asdict(game.dice),
             "history": [[side, cell] for side, cell in game.history],
             "ai_moves": [move.to_dict() for move in game.ai_moves],
+            "setup": list(game.setup),
         },
     }
 
@@ -107,7 +113,13 @@ def from_record(data: Data) -> Match:
         if data["mode"] not in MODES or stored["first"] not in ("human", "ai"):
             raise MatchError("bad_state", "unknown mode or first player")
         dice = Dice(**stored["dice"])
-        game = Game(first=stored["first"], dice=dataclasses.replace(dice, used=1))
+        setup = tuple(int(cell) for cell in stored["setup"])
+        game = Game(
+            first=stored["first"],
+            dice=dataclasses.replace(dice, used=1),
+            board=setup_board(setup),
+            setup=setup,
+        )
         ai_moves = iter(
             AiMove(**{**m, "candidates": tuple(m["candidates"])}) for m in stored["ai_moves"]
         )

@@ -9,14 +9,13 @@ even when its dice add up.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from . import strategies
 from .board import RuleError, cell_name
 from .fairness import FIRST_DRAW, Dice, commitment, number
-from .match import FIXED_STRATEGIES, Game, Match, Rules, Side, difficulty
+from .match import FIXED_STRATEGIES, Game, Match, Rules, Side, difficulty, setup_board
 
 KIND = "tictactoe-hp-game"
 FORMAT = 1
@@ -47,6 +46,7 @@ def game_record(match: Match) -> Data:
         "game": match.game_number,
         "ai_hp": _ai_hp_during(match),
         "first": game.first,
+        "setup": list(game.setup),
         "moves": moves,
         "status": game.status,
         "dice": {
@@ -109,7 +109,9 @@ def _verify(record: Any) -> Verified:
     starts: Side = ("human", "ai")[draw(FIRST_DRAW, 2)]
     if record["first"] != starts:
         raise Mismatch(f"the dice say the {starts} starts, the record says the {record['first']}")
-    played, count = _replay(record, Game(first=starts, dice=Dice(seed, client, game)), draw)
+    setup = tuple(int(cell) for cell in record.get("setup", ()))
+    start = Game(first=starts, dice=Dice(seed, client, game), board=setup_board(setup))
+    played, count = _replay(record, start, draw)
     if record["status"] != played.status:
         raise Mismatch(f"the game ended {played.status!r}, the record says {record['status']!r}")
     return Verified(game=game, ai_moves=count)
@@ -121,8 +123,10 @@ def _replay(record: Any, game: Game, draw: Any) -> tuple[Game, int]:
     adaptive = record["mode"] == "adaptive"
     level = _level(record) if adaptive else 0
     next_n, count = FIRST_DRAW + 1, 0
-    for index, move, mover in _moves(record):
-        board = game.board
+    for index, move in enumerate(record["moves"], 1):
+        board, mover = game.board, game.turn
+        if mover is None:
+            raise Mismatch(f"move {index} comes after the game was over")
         if move["by"] != mover:
             raise Mismatch(f"move {index} is the {move['by']}'s, but it was the {mover}'s turn")
         if move["by"] == "ai":
@@ -146,13 +150,6 @@ def _replay(record: Any, game: Game, draw: Any) -> tuple[Game, int]:
             next_n += 1
         game = game.play(mover, move["cell"])
     return game, count
-
-
-def _moves(record: Any) -> Iterator[tuple[int, Any, Side]]:
-    """(number from 1, move, whose turn it was) for each recorded move."""
-    order: list[Side] = ["human", "ai"] if record["first"] == "human" else ["ai", "human"]
-    for index, move in enumerate(record["moves"]):
-        yield index + 1, move, order[index % 2]
 
 
 def _level(record: Any) -> int:
