@@ -82,7 +82,7 @@ def test_a_mistake_is_marked_at_its_ply_replayed_by_keyboard_and_shared(
     expect(page.get_by_role("gridcell", name=re.compile(r", [XO]$"))).to_have_count(slipped)
     page.keyboard.press("End")
     expect(page.locator("#replay-at")).to_have_text(f"{total} of {total}")
-    page.get_by_role("button", name="First").click()
+    page.get_by_role("button", name="First", exact=True).click()
     expect(page.locator("#replay-scrubber")).to_have_value("0")
 
     expect_no_violations(axe, page, "history with a replay")
@@ -98,7 +98,7 @@ def test_a_mistake_is_marked_at_its_ply_replayed_by_keyboard_and_shared(
     expect(shared.locator("#replay-summary")).to_have_text(summary)
     expect(shared.get_by_role("list", name="Moves").get_by_role("listitem")).to_have_count(total)
     shared.keyboard.press("Home")  # the replay section has no focus yet: arrows do nothing
-    shared.get_by_role("button", name="First").click()
+    shared.get_by_role("button", name="First", exact=True).click()
     expect(shared.locator("#replay-move")).to_have_text(re.compile("^The empty board"))
     assert fresh.cookies() == []
     expect_no_violations(axe, shared, "a shared game")
@@ -106,6 +106,27 @@ def test_a_mistake_is_marked_at_its_ply_replayed_by_keyboard_and_shared(
     assert shared.goto(server.url + "/g/" + "C" * 22).status == 404  # type: ignore[union-attr]
     expect(shared.get_by_role("heading", name="Game not available")).to_be_visible()
     fresh.close()
+
+    # Retry from the first mistake: its position, the player to move, the match untouched.
+    page.goto(server.url + "/")
+    settle(page)
+    match_before = (board(page).get_attribute("data-version"), marks(page))
+    open_newest_replay(page, server.url)
+    page.get_by_role("button", name="Retry from your first mistake").click()
+    expect(page).to_have_url(server.url + "/practice")
+    expect(page.get_by_role("heading", name="Practice")).to_be_visible()
+    assert settle(page) == "human"
+    assert 9 - marks(page).count(".") == slipped - 1
+    play(page, marks(page).index("."))
+    take_back = page.get_by_role("button", name="Take back")
+    if take_back.is_visible():  # the game may have ended with that move
+        take_back.click()
+        expect(board(page)).to_have_attribute("data-turn", "human")
+        assert 9 - marks(page).count(".") == slipped - 1
+    expect_no_violations(axe, page, "a practice game")
+    page.goto(server.url + "/")
+    settle(page)
+    assert (board(page).get_attribute("data-version"), marks(page)) == match_before
 
 
 def test_history_survives_a_server_restart(page: Page, server: Any) -> None:
@@ -172,3 +193,22 @@ def test_each_match_in_a_picture_with_its_numbers(
     assert (int(after.nth(1).inner_text()), int(after.nth(2).inner_text())) == (you, ai)
     expect_no_violations(axe, page, "history with a match timeline")
     shoot(page, "history-matches")
+
+
+def test_take_back_in_a_fixed_mode_and_why_not_in_an_hp_match(page: Page, server: Any) -> None:
+    open_game(page, server.url)
+    first_empty = marks(page).index(".")
+    play(page, first_empty)
+    assert settle(page) == "human"  # three plies at most: the game goes on
+    expect(page.get_by_role("button", name="Take back")).to_be_hidden()
+    expect(page.get_by_text("No take-back in an HP match")).to_be_visible()
+    start_match(page, "Easy", first="Me")
+    before = marks(page)
+    play(page, 4)
+    after = marks(page)
+    assert after != before
+    page.get_by_role("button", name="Take back").click()
+    expect(page.get_by_role("gridcell", name="b2, empty", exact=True)).to_be_visible()
+    assert marks(page) == before
+    play(page, 4)
+    assert marks(page) == after  # the same dice: the AI answers as before

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from flask import Flask
+from flask.testing import FlaskClient
 
 from webapp.game.match import (
     Match,
@@ -17,6 +19,7 @@ from webapp.game.match import (
 )
 from webapp.game.records import from_record, to_record
 from webapp.game.verification import game_record, verify
+from webapp.testing import Actions, connect
 
 
 def to_human(match: Match) -> Match:
@@ -93,3 +96,46 @@ def test_practice_needs_a_position_still_in_play() -> None:
     with pytest.raises(MatchError) as over:
         practice_match(random.Random(1), (0, 3, 1, 4, 2))
     assert over.value.code == "bad_setting"
+
+
+def test_take_back_over_the_protocol(app: Flask, client: FlaskClient, play: Actions) -> None:
+    refused = play.emit("take_back")
+    assert refused["error"]["code"] == "not_allowed"  # an HP match, and nothing played yet
+    assert play.emit("new_match", {"mode": "easy", "first": "human"})["ok"]
+    before = play.refresh()
+    assert play.emit("move", {"cell": 4})["ok"]
+    assert play.refresh()["board"] != before["board"]
+    assert play.emit("take_back")["ok"]
+    after = play.refresh()
+    assert after["board"] == before["board"] and after["version"] > before["version"]
+
+
+def test_practice_from_the_first_mistake_keeps_the_match(
+    app: Flask, client: FlaskClient, play: Actions
+) -> None:
+    assert play.emit("new_match", {"mode": "impossible", "first": "human"})["ok"]
+    assert play.emit("move", {"cell": 1})["ok"]  # an edge against a perfect AI: it loses
+    state = play.refresh()
+    while state["status"] == "playing":
+        assert play.emit("move", {"cell": state["board"].index(".")})["ok"]
+        state = play.refresh()
+    game = play.emit("history")["games"][0]
+    whole = play.emit("history_game", {"id": game["id"]})["review"]["moves"]
+    slip = next(i for i, m in enumerate(whole) if m["by"] == "human" and m["verdict"] != "best")
+    match_before = play.refresh()
+
+    assert client.post("/practice", data={"game": game["id"]}).status_code == 403  # no Origin
+    started = client.post(
+        "/practice", data={"game": game["id"]}, headers={"Origin": "http://localhost"}
+    )
+    assert started.status_code == 303 and started.headers["Location"].endswith("/practice")
+    practice = Actions(connect(app, client, view="practice"))
+    shown = practice.refresh()
+    assert shown["mode"] == "impossible" and shown["turn"] == "human"
+    assert 9 - shown["board"].count(".") == slip  # the position before the mistake
+    assert practice.emit("take_back")["error"]["code"] == "not_allowed"  # nothing of yours yet
+    assert practice.emit("move", {"cell": shown["board"].index(".")})["ok"]
+    assert practice.emit("take_back")["ok"]
+    assert len(play.emit("history")["games"]) == 1  # practice is not history
+    again = Actions(connect(app, client)).refresh()
+    assert (again["version"], again["board"]) == (match_before["version"], match_before["board"])

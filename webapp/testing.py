@@ -348,10 +348,11 @@ class Player:
 # --- the in-process protocol client (Flask-SocketIO's test client) ---------------------
 
 
-def connect(app: Flask, client: FlaskClient) -> SocketIOTestClient:
-    """Open one more socket for the player behind ``client``."""
+def connect(app: Flask, client: FlaskClient, *, view: str = "match") -> SocketIOTestClient:
+    """Open one more socket for the player behind ``client``, showing ``view``: their
+    match, or their practice game."""
     test_client: SocketIOTestClient = app.extensions["socketio"].test_client(
-        app, flask_test_client=client, auth={"release": __version__}
+        app, flask_test_client=client, auth={"release": __version__, "view": view}
     )
     return test_client
 

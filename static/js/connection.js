@@ -21,7 +21,9 @@ export function connect({ onState, onRoom, onStatus, onNotice }) {
   // page reloads to get the server's own.
   // Under a base path (TICTACTOE_BASE_PATH) the socket's path carries it too.
   const path = meta("socket-path", "/socket.io/");
-  const socket = io({ path, transports, auth: { release: meta("release", "") } });
+  // The page says which match it shows: the player's own, or their practice game.
+  const auth = { release: meta("release", ""), view: meta("view", "match") };
+  const socket = io({ path, transports, auth });
   if (onState) socket.on(SERVER_EVENTS.state, onState);
   if (onRoom) socket.on(SERVER_EVENTS.room, onRoom);
   socket.on(SERVER_EVENTS.notice, (notice) => onNotice?.(notice));

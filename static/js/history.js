@@ -65,6 +65,14 @@ function renderGames(games, open) {
   $("games-rows").replaceChildren(...rows);
 }
 
+/** "Retry from your first mistake", when the game has one of the player's. */
+function offerRetry(id, review) {
+  const slips = ["mistake", "blunder"];
+  const mistake = review.moves.some((move) => move.by === "human" && slips.includes(move.verdict));
+  $("retry").hidden = !mistake;
+  $("retry-game").value = id;
+}
+
 /** The read-only link to the game shown, for anyone, with a Copy button. */
 function showShareLink(id) {
   const field = $("share-link");
@@ -119,6 +127,7 @@ function start() {
     if (!reply.ok) return refused(reply);
     showReplay(reply.game, reply.review);
     showShareLink(reply.game.id);
+    offerRetry(reply.game.id, reply.review);
     shown = true;
   };
   const load = async () => {

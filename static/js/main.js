@@ -91,6 +91,7 @@ const view = createView({
     return reply;
   },
   lockDifficulty: () => request(EVENTS.lockDifficulty),
+  takeBack: () => request(EVENTS.takeBack),
   toggleHints(on) {
     hintsOn = remember(HINTS_KEY, on) === "on";
     refreshHints();

@@ -16,6 +16,7 @@ export const EVENTS = Object.freeze({
   roomRematch: "room_rematch",
   roomLeave: "room_leave",
   roomHint: "room_hint",
+  takeBack: "take_back",
   history: "history",
   historyGame: "history_game",
 });

@@ -262,6 +262,7 @@ export function createView(actions) {
   }
 
   $("next-game").addEventListener("click", () => actions.nextGame());
+  $("take-back").addEventListener("click", () => actions.takeBack());
   $("new-match").addEventListener("click", () => startMatch());
   $("lock").addEventListener("click", () => actions.lockDifficulty());
   const chancesToggle = $("chances-toggle");
@@ -775,7 +776,13 @@ export function createView(actions) {
 
   function renderActions(state) {
     const over = state.status !== "playing";
-    const buttons = [$("next-game"), $("new-match"), hint];
+    const buttons = [$("next-game"), $("new-match"), hint, $("take-back")];
+    // Take-back in the fixed modes (and practice) once you have moved; an HP match says
+    // why it has none.
+    const moved = state.history.some((move) => move.by === "human");
+    const adaptive = state.mode === "adaptive";
+    $("take-back").hidden = adaptive || !moved || state.turn === "ai";
+    $("take-back-note").hidden = !adaptive || !moved || over;
     const held = buttons.find((button) => button.contains(document.activeElement));
     buttons[0].hidden = !over || state.match.over;
     buttons[1].hidden = !state.match.over;

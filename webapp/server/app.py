@@ -14,7 +14,8 @@ from flask_socketio import SocketIO
 
 from . import config, datadir
 from .compress import StaticGzip
-from .events import SocketCaps, register
+from .connections import SocketCaps
+from .events import register
 from .health import Health
 from .history_store import open_history
 from .limits import QuietLog, RateLimits
@@ -22,6 +23,7 @@ from .matches import MatchService
 from .odds import Odds, pause_for
 from .pages import pages
 from .patches import JsonPacket, SessionInterface, guard_messages
+from .practice import practice
 from .presence import LocalPresence, RedisPresence
 from .protocol import ErrorCode, ServerEvent, error, problem
 from .room_events import register_rooms
@@ -84,6 +86,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.session_interface = SessionInterface()
     app.register_blueprint(pages)
     app.register_blueprint(your_data)
+    app.register_blueprint(practice)
     app.after_request(StaticGzip())
     _add_socketio(app)
     return app

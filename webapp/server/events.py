@@ -13,17 +13,24 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import request, session
-from flask_socketio import ConnectionRefusedError, SocketIO, join_room
+from flask_socketio import SocketIO, join_room
 
-from .. import __version__
 from ..game import engine
 from ..game.board import RuleError
 from ..game.fairness import SERVER_CLIENT_SEED, check_client_seed
-from ..game.match import Match, MatchError, human_move, lock_difficulty, new_match, next_game
-from .limits import RateLimits, address_key
+from ..game.match import (
+    Match,
+    MatchError,
+    human_move,
+    lock_difficulty,
+    new_match,
+    next_game,
+    take_back,
+)
+from .connections import SocketCaps, check_release, match_key_for, refused
+from .limits import RateLimits
 from .matches import MatchService
 from .odds import Odds
-from .presence import Presence
 from .protocol import (
     OK,
     Ack,
@@ -76,48 +83,6 @@ def checked(max_payload: int, event: Event) -> Callable[[Handler], Callable[...,
     return wrap
 
 
-class SocketCaps:
-    """Caps on open sockets per player (tabs) and per client address (0: no cap)."""
-
-    def __init__(self, presence: Presence, *, per_player: int, per_address: int) -> None:
-        self.presence, self.per_player, self.per_address = presence, per_player, per_address
-
-    def join(self, player: str, address: str, sid: str) -> None:
-        """Count a new socket, or refuse it with a message the page shows.
-
-        An address counts as new players do (an IPv6 address by its /64), so a host
-        holding a whole /64 cannot step around the cap.
-        """
-        if not self.presence.join(f"player:{player}", sid, self.per_player):
-            raise refused(
-                RefusalCode.TOO_MANY_SOCKETS,
-                f"this game is open in too many tabs ({self.per_player} at most): close one",
-            )
-        if not self.presence.join(f"address:{address_key(address)}", sid, self.per_address):
-            self.presence.leave(f"player:{player}", sid)
-            raise refused(
-                RefusalCode.TOO_MANY_SOCKETS,
-                f"too many connections from your network ({self.per_address} at most)",
-            )
-
-    def leave(self, player: str, address: str, sid: str) -> None:
-        """Stop counting a socket that has gone."""
-        self.presence.leave(f"player:{player}", sid)
-        self.presence.leave(f"address:{address_key(address)}", sid)
-
-
-def refused(code: RefusalCode, message: str, **extra: object) -> ConnectionRefusedError:
-    """A refusal whose connect_error carries ``message`` and ``data.code``."""
-    return ConnectionRefusedError(message, {"code": str(code), **extra})
-
-
-def check_release(auth: object) -> None:
-    """Refuse a page from another release, so that it reloads and gets this one."""
-    release = auth.get("release") if isinstance(auth, dict) else None
-    if release != __version__:
-        raise refused(RefusalCode.RELOAD, "the server was updated: reload", release=__version__)
-
-
 def _client_seed(fields: dict[str, Any]) -> str | None:
     seed = fields.get("client_seed")
     return None if seed is None else check_client_seed(seed)
@@ -137,6 +102,11 @@ def register(
     def on(event: Event) -> Callable[[Handler], Any]:
         return lambda handler: socketio.on(event)(checked(max_payload, event)(handler))
 
+    views: dict[str, str] = {}  # socket -> the match it shows: the player's, or practice
+
+    def match_key() -> str:
+        return views.get(socket_id()) or player_id()
+
     @socketio.on("connect")
     def on_connect(auth: object = None) -> None:
         if "player" not in session:
@@ -152,14 +122,16 @@ def register(
             raise refused(RefusalCode.COOLDOWN, f"too many events: wait {wait:.0f} s", seconds=wait)
         limits.bind(eio_sid, player)
         caps.join(player, str(request.remote_addr), socket_id())
-        join_room(player)
-        match = service.open(player)
-        service.emit(player, match, to=socket_id())
-        service.schedule_ai(player, match)
+        key = views[socket_id()] = match_key_for(player, auth)
+        join_room(key)
+        match = service.open(key)
+        service.emit(key, match, to=socket_id())
+        service.schedule_ai(key, match)
 
     @socketio.on("disconnect")
     def on_disconnect(*_: object) -> None:
         caps.leave(player_id(), str(request.remote_addr), socket_id())
+        views.pop(socket_id(), None)
         rooms.gone(socket_id())
 
     @on(Event.MOVE)
@@ -177,13 +149,13 @@ def register(
                 )
             return human_move(match, fields["cell"])
 
-        service.change(player_id(), move)
+        service.change(match_key(), move)
         return OK
 
     @on(Event.NEXT_GAME)
     def on_next_game(fields: dict[str, Any]) -> Ack:
         seed = _client_seed(fields)
-        service.change(player_id(), lambda match: next_game(match, service.rng, client_seed=seed))
+        service.change(match_key(), lambda match: next_game(match, service.rng, client_seed=seed))
         return OK
 
     @on(Event.NEW_MATCH)
@@ -195,7 +167,7 @@ def register(
         seed = _client_seed(fields) or SERVER_CLIENT_SEED
         first = fields.get("first", "toss")
         service.change(
-            player_id(),
+            match_key(),
             lambda match: new_match(
                 service.rng,
                 mode=mode,
@@ -209,7 +181,7 @@ def register(
 
     @on(Event.LOCK_DIFFICULTY)
     def on_lock_difficulty(fields: dict[str, Any]) -> Ack:
-        service.change(player_id(), lock_difficulty)
+        service.change(match_key(), lock_difficulty)
         return OK
 
     @on(Event.ODDS)
@@ -220,15 +192,20 @@ def register(
         if current:
             if set(fields) - {"current"}:
                 raise BadPayload("current odds take no rules: they are the match's own")
-            return {**OK, "odds": odds.for_match(service.open(player_id()))}
+            return {**OK, "odds": odds.for_match(service.open(match_key()))}
         return {**OK, "odds": odds.for_rules(rules_payload(fields, odds.pause))}
 
     @on(Event.HINT)
     def on_hint(fields: dict[str, Any]) -> Ack:
-        match = service.open(player_id())
+        match = service.open(match_key())
         if match.game.turn != "human" or match.over:
             return {**OK, "analysis": {}}
         return {**OK, "analysis": engine.analyse(match.game.board).to_dict()["moves"]}
+
+    @on(Event.TAKE_BACK)
+    def on_take_back(fields: dict[str, Any]) -> Ack:
+        service.change(match_key(), take_back)
+        return OK
 
     @on(Event.HISTORY)
     def on_history(fields: dict[str, Any]) -> Ack:

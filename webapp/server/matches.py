@@ -23,12 +23,20 @@ from typing import Any
 from flask_socketio import SocketIO
 
 from ..game.history import finished_game, reviewed, summary, totals_from
-from ..game.match import Match, MatchError, ai_move, new_match
+from ..game.match import Match, MatchError, ai_move, new_match, practice_match
 from .history_store import HistoryStore
 from .protocol import ErrorCode, NoticeCode, ServerEvent, notice, snapshot
 from .store import Conflict, Damaged, Store, update
 
 Transition = Callable[[Match], Match]
+
+
+PRACTICE = "practice."
+
+
+def practice_key(player: str) -> str:
+    """Where a player's practice game is kept: apart from their match."""
+    return PRACTICE + player
 
 
 class _Stale(Exception):
@@ -59,7 +67,7 @@ class MatchService:
     def fresh(self, player: str) -> Match:
         """The adaptive match a player without a stored one is shown: the same on every call."""
         rng = random.Random(hmac.new(self.key, player.encode(), hashlib.sha256).digest())
-        match = new_match(rng)
+        match = practice_match(rng, ()) if player.startswith(PRACTICE) else new_match(rng)
         if match.game.turn == "ai":
             # Its opening is part of the match shown, not a reply; untimed (think_us 0),
             # so that one version is one snapshot wherever and whenever it is drawn.
@@ -140,8 +148,8 @@ class MatchService:
 
         ``before`` is the match the change was made on (None: a move, known to be one).
         """
-        if self.history is None or after.game.turn is not None:
-            return
+        if self.history is None or after.game.turn is not None or player.startswith(PRACTICE):
+            return  # practice games are not kept
         if before is not None and (before.game.turn is None or before is after):
             return
         entry = finished_game(after, game_id=secrets.token_urlsafe(16), ended=time.time())

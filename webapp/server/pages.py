@@ -92,8 +92,17 @@ def _render(template: str, **context: object) -> str:
 @pages.get("/")
 def index() -> ResponseReturnValue:
     """The game against the AI; gives a new browser its player id in the session cookie."""
+    return game_page()
+
+
+def game_page(*, practice: bool = False) -> ResponseReturnValue:
+    """The game page, showing the player's match, or their practice game."""
     return _player() or _render(
-        "index.html", modes=MODE_CHOICES, rule_fields=RULE_FIELDS, presets=PRESET_CHOICES
+        "index.html",
+        modes=MODE_CHOICES,
+        rule_fields=RULE_FIELDS,
+        presets=PRESET_CHOICES,
+        practice=practice,
     )
 
 

@@ -38,6 +38,7 @@ class Event(StrEnum):
     LOCK_DIFFICULTY = "lock_difficulty"
     ODDS = "odds"
     HINT = "hint"
+    TAKE_BACK = "take_back"
     ROOM_JOIN = "room_join"
     ROOM_MOVE = "room_move"
     ROOM_UNDO = "room_undo"
@@ -115,6 +116,7 @@ FIELDS: dict[Event, frozenset[str]] = {
     Event.ROOM_REMATCH: frozenset({"room"}),
     Event.ROOM_LEAVE: frozenset({"room"}),
     Event.ROOM_HINT: frozenset({"room"}),
+    Event.TAKE_BACK: frozenset(),
     Event.HISTORY: frozenset(),
     Event.HISTORY_GAME: frozenset({"id"}),
 }

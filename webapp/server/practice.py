@@ -1,0 +1,54 @@
+"""Practice from a reviewed game: the position just before the player's first mistake,
+the player to move, against the AI's perfect play, kept apart from their match.
+
+``POST /practice`` (from this site's own page: its ``Origin`` is checked) starts one from
+a game of the player's history and sends them to ``GET /practice``, the game page
+showing the practice game instead of their match (the page asks for it when it
+connects). Practice changes no HP, is not kept in the history, and the match stays as
+it was.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+from flask import Blueprint, Response, current_app, redirect, request, session, url_for
+from flask.typing import ResponseReturnValue
+
+from ..game.history import first_mistake
+from ..game.match import Match, practice_match
+from .matches import MatchService, practice_key
+from .pages import game_page
+from .store import update
+
+practice = Blueprint("practice", __name__)
+
+
+@practice.post("/practice")
+def start_practice() -> ResponseReturnValue:
+    """A practice game from the first mistake of one of the player's games."""
+    if not current_app.extensions["origin_check"](request.headers.get("Origin"), request.environ):
+        return Response("This form must be sent from this site's own page.", 403)
+    player = session.get("player")
+    history = current_app.extensions["history"]
+    found = history.game(request.form.get("game", "")) if player else None
+    setup = first_mistake(found[1]) if found and found[0] == player else None
+    if setup is None:
+        return Response("That game has no mistake of yours to practise from.", 404)
+    service: MatchService = current_app.extensions["tictactoe"]
+    seed = random.Random(service.rng.getrandbits(64))
+
+    def start(current: Match | None) -> Match:
+        fresh = practice_match(seed, setup)
+        return fresh if current is None else dataclasses.replace(fresh, version=current.version + 1)
+
+    key = practice_key(str(player))
+    service.emit(key, update(service.store, key, start, load=service.load))
+    return redirect(url_for("practice.practice_page"), 303)
+
+
+@practice.get("/practice")
+def practice_page() -> ResponseReturnValue:
+    """The game page, showing the player's practice game."""
+    return game_page(practice=True)
