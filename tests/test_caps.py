@@ -9,7 +9,7 @@ from flask import Flask
 from flask_socketio import ConnectionRefusedError
 
 from webapp.server.app import create_app
-from webapp.server.events import SocketCaps
+from webapp.server.connections import SocketCaps
 from webapp.server.presence import LocalPresence, RedisPresence
 from webapp.testing import Player, Refused, ServerProcess, connect, session_cookie
 

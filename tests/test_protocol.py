@@ -20,7 +20,7 @@ from webapp.game.board import Board
 from webapp.game.fairness import Dice
 from webapp.game.match import Game, Match, MatchError, Side
 from webapp.server.app import create_app
-from webapp.server.events import check_release
+from webapp.server.connections import check_release
 from webapp.server.protocol import MODE_CHOICES
 from webapp.server.store import Conflict, update
 from webapp.testing import Actions, connect, player_of, states
