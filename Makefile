@@ -10,7 +10,7 @@ CHROMIUM ?= /usr/bin/chromium
 REDIS_SERVER ?= /usr/bin/redis-server
 NGINX ?= /usr/sbin/nginx
 
-.PHONY: run test lint typecheck pytest install client bench bench-load bench-lighthouse lock clean
+.PHONY: run test lint typecheck pytest install client bench bench-load bench-lighthouse bench-peer lock clean
 
 run: install
 	$(BIN)/tictactoe serve
@@ -85,6 +85,13 @@ bench-load: install
 # use, never into package.json.
 bench-lighthouse: install $(CHROMIUM)
 	$(BIN)/python bench/lighthouse.py --runs 3
+
+# This server against boardgame.io 0.50's, 200 games each in interleaved windows, then
+# 2,000 idle players; on SQLite, then on Redis (about 5 minutes; docs/performance.md).
+# boardgame.io goes into .bench/ on first use, never into package.json.
+bench-peer: install $(REDIS_SERVER)
+	$(BIN)/python bench/peer.py
+	$(BIN)/python bench/peer.py --redis
 
 # A deliberate upgrade: new exact versions within pyproject.toml's ranges. Re-read
 # webapp/server/patches.py against any new version of the libraries it names.
