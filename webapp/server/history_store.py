@@ -18,6 +18,7 @@ from typing import Any, Protocol, cast
 import orjson
 
 from ..game.history import Entry, counted
+from .redis_client import connect
 from .sqlite_store import DATABASE_FILE, open_database
 
 SCHEMA = (
@@ -151,9 +152,8 @@ class RedisHistory:
     def __init__(
         self, url: str, *, per_player: int, idle_seconds: float, namespace: str = "tictactoe:"
     ) -> None:
-        import redis
 
-        self._redis = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
+        self._redis = connect(url)
         self.per_player, self._ttl = per_player, max(1, int(idle_seconds))
         self._ns = namespace
 

@@ -12,6 +12,8 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from .redis_client import connect
+
 TTL_SECONDS = 60.0
 PREFIX = "tictactoe:presence:"
 
@@ -76,9 +78,8 @@ class RedisPresence:
     def __init__(
         self, url: str, *, ttl: float = TTL_SECONDS, clock: Callable[[], float] = time.time
     ) -> None:
-        import redis
 
-        self.redis = redis.Redis.from_url(url)
+        self.redis = connect(url)
         self.script = self.redis.register_script(_JOIN)
         self.ttl, self.clock = ttl, clock
         self.mine: dict[str, set[str]] = {}  # this process's sockets, renewed while open

@@ -15,6 +15,7 @@ import orjson
 
 from ..game.match import Match
 from ..game.records import to_record
+from .redis_client import connect
 from .storage import DAMAGED_DAYS, Cap, Conflict, Damaged, Unreadable, moved_aside, parse
 
 # Compare-and-set in one round trip: write only if the stored version is the expected
@@ -80,7 +81,7 @@ class RedisStore:
         import redis
 
         self._errors = redis.RedisError
-        self._redis = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
+        self._redis = connect(url)
         self._save = self._redis.register_script(_SAVE_SCRIPT)
         self._set_aside_script = self._redis.register_script(_SET_ASIDE_SCRIPT)
         self._ttl = max(1, int(idle_seconds))

@@ -18,6 +18,7 @@ from typing import Protocol, cast
 import orjson
 
 from ..game.room import Room, RoomError, from_record, to_record
+from .redis_client import connect
 from .sqlite_store import DATABASE_FILE, open_database
 
 log = logging.getLogger("webapp.server.store")
@@ -156,9 +157,8 @@ class RedisRooms:
     """Rooms in Redis, one hash each with an idle expiry; shared by processes and hosts."""
 
     def __init__(self, url: str, *, idle_seconds: float, namespace: str = "tictactoe:") -> None:
-        import redis
 
-        self._redis = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
+        self._redis = connect(url)
         self._save = self._redis.register_script(_SAVE_ROOM)
         self._ttl = max(1, int(idle_seconds))
         self._prefix = namespace + "room:"

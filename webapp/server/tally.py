@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from .redis_client import connect
+
 Clock = Callable[[], float]
 PREFIX = "tictactoe:tally:"
 
@@ -86,9 +88,8 @@ class RedisTally:
     """In Redis, shared by every process on it; each key expires with its window."""
 
     def __init__(self, url: str, *, clock: Clock = time.time) -> None:
-        import redis
 
-        self.redis = redis.Redis.from_url(url)
+        self.redis = connect(url)
         self.clock = clock
 
     def cool(self, player: str, seconds: float) -> None:
