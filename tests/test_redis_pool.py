@@ -63,3 +63,11 @@ def test_a_store_serves_many_waiting_players(redis_url: str) -> None:
 def test_the_pool_waits_rather_than_fails(redis_url: str) -> None:
     pool = connect(redis_url).connection_pool
     assert isinstance(pool, redis.BlockingConnectionPool) and pool.max_connections >= 1000
+
+
+def test_the_message_queue_pool_is_as_large(redis_url: str, tmp_path: Any) -> None:
+    from webapp.server.app import create_app
+
+    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "REDIS_URL": redis_url})
+    manager = app.extensions["socketio"].server.manager
+    assert manager.redis_options["max_connections"] >= 1000

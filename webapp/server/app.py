@@ -11,6 +11,7 @@ from typing import Any
 
 from flask import Flask
 from flask_socketio import SocketIO
+from socketio import RedisManager
 
 from . import config, datadir
 from .compress import StaticGzip
@@ -26,6 +27,7 @@ from .patches import JsonPacket, SessionInterface, guard_messages
 from .practice import practice
 from .presence import LocalPresence, RedisPresence
 from .protocol import ErrorCode, ServerEvent, error, problem
+from .redis_client import POOL_SIZE
 from .room_events import register_rooms
 from .room_store import open_rooms
 from .rooms import RoomService
@@ -42,6 +44,7 @@ from .tally import LocalTally, RedisTally
 from .your_data import your_data
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
+CHANNEL = "flask-socketio"  # Flask-SocketIO's own default channel
 TRANSPORT_SLACK_BYTES = 1024  # the event name, ack id and framing around a payload
 
 
@@ -92,6 +95,15 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     return app
 
 
+def message_queue(url: str | None) -> dict[str, Any]:
+    """Socket.IO's message queue on Redis, its pool as large as the server's own (redis-py's
+    default of 100 connections is fewer than the emits of 200 busy players)."""
+    if not url:
+        return {}
+    options = {"max_connections": POOL_SIZE}
+    return {"client_manager": RedisManager(url, channel=CHANNEL, redis_options=options)}
+
+
 def _add_socketio(app: Flask) -> None:
     check = origin_check(allowed_origins(app.config["ALLOWED_ORIGINS"]))
     app.extensions["origin_check"] = check
@@ -104,7 +116,7 @@ def _add_socketio(app: Flask) -> None:
         cors_allowed_origins=check,
         max_http_buffer_size=transport_limit(app.config["MAX_PAYLOAD_BYTES"]),
         serializer=JsonPacket,
-        message_queue=app.config["REDIS_URL"],
+        **message_queue(app.config["REDIS_URL"]),
     )
     if app.config["BASE_PATH"]:
         app.wsgi_app = UnderPath(app.wsgi_app, app.config["BASE_PATH"])  # type: ignore[method-assign]
