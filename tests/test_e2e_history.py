@@ -108,13 +108,13 @@ def test_a_mistake_is_marked_at_its_ply_replayed_by_keyboard_and_shared(
     fresh.close()
 
     # Retry from the first mistake: its position, the player to move, the match untouched.
-    page.goto(server.url + "/")
-    settle(page)
+    open_game(page, server.url)  # waits for the first snapshot, not the page's placeholder
     match_before = (board(page).get_attribute("data-version"), marks(page))
     open_newest_replay(page, server.url)
     page.get_by_role("button", name="Retry from your first mistake").click()
     expect(page).to_have_url(server.url + "/practice")
     expect(page.get_by_role("heading", name="Practice")).to_be_visible()
+    expect(board(page)).to_have_attribute("data-version", re.compile(r"^\d+$"))
     assert settle(page) == "human"
     assert 9 - marks(page).count(".") == slipped - 1
     play(page, marks(page).index("."))
@@ -124,8 +124,7 @@ def test_a_mistake_is_marked_at_its_ply_replayed_by_keyboard_and_shared(
         expect(board(page)).to_have_attribute("data-turn", "human")
         assert 9 - marks(page).count(".") == slipped - 1
     expect_no_violations(axe, page, "a practice game")
-    page.goto(server.url + "/")
-    settle(page)
+    open_game(page, server.url)
     assert (board(page).get_attribute("data-version"), marks(page)) == match_before
 
 
