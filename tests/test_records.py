@@ -13,11 +13,13 @@ from typing import Any
 import pytest
 
 from webapp.game import records, strategies
+from webapp.game.fairness import Dice
 from webapp.game.match import (
     FIXED_STRATEGIES,
     AiMove,
     Match,
     MatchError,
+    Record,
     Rules,
     ai_move,
     human_move,
@@ -113,6 +115,27 @@ def test_record_has_the_current_schema() -> None:
     dice = data["game"]["dice"]
     assert set(dice) == {"server_seed", "client_seed", "game", "used", "committed"}
     assert (dice["used"], dice["game"], dice["committed"]) == (3, 1, True)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        Rules(start_human_hp=7, start_ai_hp=40, max_hp=50, draw_ai_damage=3, lookahead_depth=4),
+        Record(wins=1, losses=2, draws=3),
+        Dice("ab" * 32, "mine", 4, used=5, committed=False),
+        AiMove(
+            3, "random", roll=17, difficulty=40, think_us=9, roll_n=1, candidates=(3, 5), pick_n=2
+        ),
+    ],
+    ids=lambda value: type(value).__name__,
+)
+def test_written_out_serialisers_hold_every_field_in_order(value: Any) -> None:
+    # They replace dataclasses.asdict on the hot path: a field added later must be added
+    # to to_dict too, and this fails until it is.
+    expected = dataclasses.asdict(value)
+    if isinstance(value, AiMove):
+        expected["candidates"] = list(value.candidates)
+    assert list(value.to_dict().items()) == list(expected.items())
 
 
 def test_current_records_pass_the_upgrade_unchanged() -> None:

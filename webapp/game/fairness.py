@@ -18,7 +18,7 @@ import hmac
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from .board import RuleError
 
@@ -85,6 +85,16 @@ class Dice:
     def __post_init__(self) -> None:
         check_server_seed(self.server_seed)
         check_client_seed(self.client_seed)
+
+    def to_dict(self) -> dict[str, Any]:
+        """As JSON-compatible data."""
+        return {
+            "server_seed": self.server_seed,
+            "client_seed": self.client_seed,
+            "game": self.game,
+            "used": self.used,
+            "committed": self.committed,
+        }
 
     @property
     def commitment(self) -> str:

@@ -117,6 +117,20 @@ class Rules:
         if not 1 <= self.lookahead_depth <= 9:
             raise MatchError("bad_setting", "lookahead_depth must be from 1 to 9")
 
+    def to_dict(self) -> dict[str, int]:
+        """As JSON-compatible data, in the order of the fields."""
+        return {
+            "start_human_hp": self.start_human_hp,
+            "start_ai_hp": self.start_ai_hp,
+            "max_hp": self.max_hp,
+            "human_win_ai_damage": self.human_win_ai_damage,
+            "human_win_human_heal": self.human_win_human_heal,
+            "ai_win_human_damage": self.ai_win_human_damage,
+            "draw_ai_damage": self.draw_ai_damage,
+            "draw_human_damage": self.draw_human_damage,
+            "lookahead_depth": self.lookahead_depth,
+        }
+
 
 # Named rule sets, each tuned with game/odds.py to keep a promise (tests check them):
 # classic is the original game; gentle lets a player who moves at random win at least 5%
@@ -230,6 +244,10 @@ class Record:
     losses: int = 0
     draws: int = 0
 
+    def to_dict(self) -> dict[str, int]:
+        """As JSON-compatible data."""
+        return {"wins": self.wins, "losses": self.losses, "draws": self.draws}
+
 
 @dataclass(frozen=True)
 class AiMove:
@@ -246,8 +264,17 @@ class AiMove:
     pick_n: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """As JSON-compatible data."""
-        return {**dataclasses.asdict(self), "candidates": list(self.candidates)}
+        """As JSON-compatible data (written out: it runs twice on every AI move)."""
+        return {
+            "cell": self.cell,
+            "decision": self.decision,
+            "roll": self.roll,
+            "difficulty": self.difficulty,
+            "think_us": self.think_us,
+            "roll_n": self.roll_n,
+            "candidates": list(self.candidates),
+            "pick_n": self.pick_n,
+        }
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache, lru_cache, partial
 from math import gcd
@@ -76,7 +76,7 @@ class MatchOdds:
             "human_match_win_prob": self.human_match_win_prob,
             "expected_games": self.expected_games,
             "games_quantiles": self.games_quantiles,
-            "rules": asdict(self.rules),
+            "rules": self.rules.to_dict(),
         }
 
 

@@ -8,7 +8,6 @@ even when its dice add up.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +40,7 @@ def game_record(match: Match) -> Data:
         "kind": KIND,
         "format": FORMAT,
         "mode": match.mode,
-        "rules": dataclasses.asdict(match.rules),
+        "rules": match.rules.to_dict(),
         "locked": match.locked,
         "game": match.game_number,
         "ai_hp": _ai_hp_during(match),

@@ -6,7 +6,6 @@ names, and a test checks that all three agree.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from enum import StrEnum
 from typing import Any
@@ -230,7 +229,7 @@ def snapshot(match: Match) -> dict[str, Any]:
         "winning_line": list(outcome.line) if outcome and outcome.line else None,
         "history": [{"by": side, "cell": cell} for side, cell in game.history],
         "last_ai_move": last.to_dict() if last else None,
-        "rules": dataclasses.asdict(match.rules),
+        "rules": match.rules.to_dict(),
         "preset": preset_of(match.rules),
         "record": game_record(match),
         "match": {
@@ -243,7 +242,7 @@ def snapshot(match: Match) -> dict[str, Any]:
             "winner": match.winner,
             "game": match.game_number,
             "games": match.games_finished,
-            "record": dataclasses.asdict(match.record),
+            "record": match.record.to_dict(),
             "last_hp_change": {"human": change[0], "ai": change[1]} if change else None,
             "locked": match.locked,
         },
