@@ -359,9 +359,9 @@ def test_store_sees_a_row_written_by_another_process(tmp_path: Path) -> None:
 def test_store_keeps_a_bounded_number_of_parsed_rows(tmp_path: Path) -> None:
     rng = random.Random(4)
     store = SQLiteStore(tmp_path / "many.sqlite3")
-    for index in range(stores.PARSED_ROWS + 50):
+    for index in range(stores.RECENT_ROWS + 50):
         update(store, f"p{index}", lambda current: current or matches.new_match(rng))
-    assert len(store._parsed) == stores.PARSED_ROWS
+    assert len(store._parsed) == stores.RECENT_ROWS
     assert store.load("p0") is not None  # dropped from memory, still in SQLite
 
 

@@ -438,6 +438,45 @@ def test_delayed_ai_reply_is_pushed_later(tmp_path: Path) -> None:
     assert later and later[-1]["turn"] == "human" and later[-1]["history"][-1]["by"] == "ai"
 
 
+def test_a_move_and_the_ai_reply_are_stored_in_one_write_and_shown_in_order(
+    tmp_path: Path,
+) -> None:
+    app = slow_app(tmp_path, delay_ms=300)
+    client = app.test_client()
+    client.get("/")
+    staged = stage(app, client, "human", [])
+    store = app.extensions["tictactoe"].store
+    saves: list[int] = []
+    real_save = store.save
+
+    def counting_save(player: str, match: Match, *, expected: int | None) -> bool:
+        saves.append(match.version)
+        return real_save(player, match, expected=expected)
+
+    store.save = counting_save
+    sock, late = connect(app, client), connect(app, client)
+    states(sock), states(late)
+    assert sock.emit("move", {"cell": 4}, callback=True) == {"ok": True}
+    # One write holds both the move and the reply, before the move's ack.
+    assert saves == [staged.version + 2]
+    assert store.load(player_of(client)).game.history[-1][0] == "ai"
+    assert [s["version"] for s in states(sock)] == [staged.version + 1]
+    # The reply is not shown yet, and this process refuses moves on it until it is.
+    assert error_code(sock.emit("move", {"cell": 0}, callback=True)) == "not_your_turn"
+    socketio = app.extensions["socketio"]
+    shown: list[dict[str, Any]] = []
+    for _ in range(100):
+        socketio.sleep(0.02)
+        shown = states(sock)
+        if shown:
+            break
+    assert [s["version"] for s in shown] == [staged.version + 2]
+    assert shown[-1]["turn"] == "human" and shown[-1]["history"][-1]["by"] == "ai"
+    # Every tab received the same states in the same order.
+    assert [s["version"] for s in states(late)] == [staged.version + 1, staged.version + 2]
+    assert saves == [staged.version + 2]
+
+
 # --- the page ----------------------------------------------------------------------
 
 

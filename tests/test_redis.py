@@ -103,8 +103,12 @@ def test_racing_moves_on_two_processes_exactly_one_wins(
     empty = [i for i, c in enumerate(state["board"]) if c == "."]
     acks: list[Any] = []
 
+    # Both moves are made on the state both tabs show, as the page sends them.
+    made_on = state["version"]
     threads = [
-        threading.Thread(target=lambda p=p, c=c: acks.append(p.move(c)))
+        threading.Thread(
+            target=lambda p=p, c=c: acks.append(p.call("move", {"cell": c, "version": made_on}))
+        )
         for p, c in ((on_a, empty[0]), (on_b, empty[1]))
     ]
     for thread in threads:
@@ -113,7 +117,7 @@ def test_racing_moves_on_two_processes_exactly_one_wins(
         thread.join(10)
     assert sorted(ack["ok"] for ack in acks) == [False, True]
     refused = next(ack for ack in acks if not ack["ok"])
-    assert refused["error"]["code"] in {"not_your_turn", "cell_taken"}
+    assert refused["error"]["code"] in {"not_your_turn", "cell_taken", "stale_version"}
     on_a.close()
     on_b.close()
 

@@ -20,6 +20,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from webapp.game import match as matches
+from webapp.game.match import MatchError
 from webapp.server.app import create_app
 from webapp.server.pages import NewPlayers
 from webapp.server.store import DATABASE_FILE, Conflict, RedisStore, SQLiteStore, update
@@ -85,6 +86,41 @@ def test_update_creates_then_changes(store: SQLiteStore) -> None:
     moved = update(store, "p1", lambda m: matches.new_match(random.Random(2), version=m.version))
     assert moved.version == created.version + 1
     assert store.load("p1") == moved
+
+
+def test_update_starts_from_the_known_value_and_rechecks_what_it_refuses(
+    store: SQLiteStore,
+) -> None:
+    stored = fresh()
+    store.save("p1", stored, expected=None)
+    newer = matches.new_match(random.Random(3), version=stored.version)
+    store.save("p1", newer, expected=stored.version)
+    seen: list[int] = []
+
+    def refuse_the_old_one(current: matches.Match | None) -> matches.Match:
+        assert current is not None
+        seen.append(current.version)
+        if current.version == stored.version:
+            raise MatchError("not_your_turn", "decided on a stale value")
+        return matches.new_match(random.Random(4), version=current.version)
+
+    # The refusal was made on a stale value, never read: it is decided again on a read.
+    changed = update(store, "p1", refuse_the_old_one, known=stored)
+    assert seen == [stored.version, newer.version]
+    assert changed.version == newer.version + 1 and store.load("p1") == changed
+    # A write made on a stale known value is refused by compare-and-set, then redone.
+    seen.clear()
+
+    def renew(current: matches.Match | None) -> matches.Match:
+        assert current is not None
+        seen.append(current.version)
+        return matches.new_match(random.Random(5), version=current.version)
+
+    redone = update(store, "p1", renew, known=newer)
+    assert seen == [newer.version, changed.version] and redone.version == changed.version + 1
+    # No change on the known value is not final either; on the read value it is.
+    unchanged = update(store, "p1", lambda current: current or fresh(), known=changed)
+    assert unchanged == redone
 
 
 def test_update_gives_up_when_it_keeps_losing(store: SQLiteStore) -> None:

@@ -142,14 +142,18 @@ def register(
         if seen is not None and (isinstance(seen, bool) or not isinstance(seen, int)):
             raise BadPayload("version must be the integer of the state the move was made on")
 
+        key = match_key()
+
         def move(match: Match) -> Match:
             if seen is not None and seen != match.version:
                 raise MatchError(
                     ErrorCode.STALE_VERSION, "the game moved on since that state: look again"
                 )
+            if service.unrevealed(key, match):
+                raise MatchError(ErrorCode.NOT_YOUR_TURN, "wait for the AI's move")
             return human_move(match, fields["cell"])
 
-        service.change(match_key(), move)
+        service.change(key, move)
         return OK
 
     @on(Event.NEXT_GAME)

@@ -62,6 +62,7 @@ class MatchService:
         self.rng = random.SystemRandom() if seed is None else random.Random(seed)
         self.ai_delay = max(0, int(config["AI_DELAY_MS"])) / 1000
         self.pending: set[tuple[str, int]] = set()  # (player, version) replies on their way
+        self.revealing: set[tuple[str, int]] = set()  # (player, version) replies not yet shown
         self.key = str(config["SECRET_KEY"] or "").encode()
 
     def fresh(self, player: str) -> Match:
@@ -93,18 +94,54 @@ class MatchService:
         return self.load(player) or self.fresh(player)
 
     def change(self, player: str, step: Transition) -> Match:
-        """Apply one transition to the player's match, store it, emit it, then let the AI move."""
-        before: list[Match] = []
+        """Apply one transition to the player's match, and the AI's reply if it is then the
+        AI's move, in one write; emit the match after the transition, then the reply.
+
+        The reply is decided and stored with the move (one durable write a round trip)
+        and shown after the AI's delay. Until then this process refuses moves on it
+        (``unrevealed``); a tab that (re)loads meanwhile is shown it at once.
+        """
+        shown: list[Match] = []  # the match before and after the transition, as stored
 
         def run(current: Match | None) -> Match:
-            before[:] = [current or self.fresh(player)]
-            return step(before[0])
+            before = current or self.fresh(player)
+            moved = step(before)
+            shown[:] = [before, moved]
+            if moved is before or moved.over or moved.game.turn != "ai":
+                return moved
+            return ai_move(moved, clock=time.perf_counter_ns)
 
-        changed = update(self.store, player, run, load=self.load)
-        self.keep_if_ended(player, before[0], changed)
-        self.emit(player, changed)
-        self.schedule_ai(player, changed)
+        changed = update(
+            self.store, player, run, known=self.store.recent(player), load=self.load
+        )
+        before, moved = shown
+        self.keep_if_ended(player, before, changed)
+        self.emit(player, moved)
+        if changed is not moved:
+            self.reveal(player, changed)
+        else:
+            self.schedule_ai(player, changed)
         return changed
+
+    def reveal(self, player: str, replied: Match) -> None:
+        """Show the AI's stored reply: now, or once the AI's delay has passed."""
+        if self.ai_delay == 0:
+            self.emit(player, replied)
+            return
+        key = (player, replied.version)
+        self.revealing.add(key)
+        self.socketio.start_background_task(self._reveal_later, key, replied)
+
+    def _reveal_later(self, key: tuple[str, int], replied: Match) -> None:
+        try:
+            self.socketio.sleep(self.ai_delay)
+        finally:
+            self.revealing.discard(key)
+        self.emit(key[0], replied)
+
+    def unrevealed(self, player: str, match: Match) -> bool:
+        """True while this process has not yet shown the AI's reply that ``match`` ends with."""
+        return (player, match.version) in self.revealing
 
     def emit(self, player: str, match: Match, *, to: str | None = None) -> None:
         """Send the snapshot to one socket, or to every socket of the player."""

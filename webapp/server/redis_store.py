@@ -16,7 +16,17 @@ import orjson
 from ..game.match import Match
 from ..game.records import to_record
 from .redis_client import connect
-from .storage import DAMAGED_DAYS, Cap, Conflict, Damaged, Unreadable, moved_aside, parse
+from .storage import (
+    DAMAGED_DAYS,
+    RECENT_ROWS,
+    Cap,
+    Conflict,
+    Damaged,
+    Recent,
+    Unreadable,
+    moved_aside,
+    parse,
+)
 
 # Compare-and-set in one round trip: write only if the stored version is the expected
 # one ("" means the player must have no match yet), and refresh the idle expiry. A new
@@ -90,6 +100,7 @@ class RedisStore:
         self._index = namespace + "matches"  # sorted set: player -> time of the last save
         self._damaged = namespace + "damaged:"
         self._health = namespace + "health"
+        self._parsed = Recent(RECENT_ROWS)
 
     def load(self, player: str) -> Match | None:
         """The player's match, or None if there is none; raises Damaged (once) if unreadable."""
@@ -105,11 +116,19 @@ class RedisStore:
                 version, data, reason = b"", b"", f"not a hash: {err}"
             else:
                 if version is None and data is None:
+                    self._parsed.drop(player)
                     return None
+                data = data or b""
+                match = self._parsed.parsed(player, data)
+                if match is not None:
+                    return match
                 try:
-                    return parse(data or b"")
+                    match = parse(data)
                 except Unreadable as err:
                     reason = str(err)
+                else:
+                    self._parsed.put(player, data, match)
+                    return match
             if self._set_aside(player, data or b"", reason):
                 raise Damaged(player, reason)
         raise Conflict(f"the stored match of {player} keeps changing")
@@ -121,6 +140,7 @@ class RedisStore:
             args=[data, reason, now, DAMAGED_DAYS * 86400, player],
         )
         if moved:
+            self._parsed.drop(player)
             moved_aside(player, reason)
         return bool(moved)
 
@@ -140,7 +160,13 @@ class RedisStore:
             ],
         )
         self.cap.pruned(int(pruned))
+        if saved:
+            self._parsed.put(player, data, match)
         return bool(saved)
+
+    def recent(self, player: str) -> Match | None:
+        """The match as this process last saved or read it (unread, possibly stale)."""
+        return self._parsed.match(player)
 
     def delete(self, player: str) -> None:
         """Forget the player's match."""
@@ -148,6 +174,7 @@ class RedisStore:
             pipe.delete(self._prefix + player)
             pipe.zrem(self._index, player)
             pipe.execute()
+        self._parsed.drop(player)
 
     def prune(self, idle_seconds: float) -> int:
         """Nothing to do: Redis expires idle matches by itself."""
@@ -165,3 +192,4 @@ class RedisStore:
     def close(self) -> None:
         """Close the connection pool."""
         self._redis.close()
+        self._parsed.drop()

@@ -1,8 +1,9 @@
 """Matches in one SQLite file (one server process): WAL, compare-and-set, a size cap.
 
 SQLite stays the only source of truth: every load reads the row. Kept in memory is
-only the parsed form of the rows seen lately, reused while the row's bytes are exactly
-the bytes it was parsed from, which saves rebuilding the match on every event.
+only the parsed form of the rows seen lately (storage.Recent), reused while the row's
+bytes are exactly the bytes it was parsed from, which saves rebuilding the match on
+every event, and offered unread to a change, which compare-and-set then checks.
 
 The schema is only ever added to (``CREATE ... IF NOT EXISTS``), so a database written
 by any earlier release opens as it is: ``damaged_matches`` keeps the rows that could not
@@ -15,7 +16,6 @@ import contextlib
 import sqlite3
 import threading
 import time
-from collections import OrderedDict
 from pathlib import Path
 
 import orjson
@@ -23,10 +23,19 @@ import orjson
 from ..game.match import Match
 from ..game.records import to_record
 from .datadir import private_file
-from .storage import DAMAGED_DAYS, Cap, Conflict, Damaged, Unreadable, moved_aside, parse
+from .storage import (
+    DAMAGED_DAYS,
+    RECENT_ROWS,
+    Cap,
+    Conflict,
+    Damaged,
+    Recent,
+    Unreadable,
+    moved_aside,
+    parse,
+)
 
 DATABASE_FILE = "matches.sqlite3"
-PARSED_ROWS = 2048  # parsed matches kept in memory, least recently used dropped first
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS matches ("
     " player TEXT PRIMARY KEY, version INTEGER NOT NULL,"
@@ -59,7 +68,7 @@ class SQLiteStore:
         self.path = Path(path)
         self.cap = Cap(max_matches)
         self._lock = threading.Lock()
-        self._parsed: OrderedDict[str, tuple[bytes, Match]] = OrderedDict()
+        self._parsed = Recent(RECENT_ROWS)
         self._db = open_database(self.path, SCHEMA)
         self._rows = self._count() if self.cap.limit else 0
 
@@ -76,17 +85,16 @@ class SQLiteStore:
                 if row is None:
                     return None
                 data = bytes(row[0] or b"")
-                parsed = self._parsed.get(player)
-                if parsed is not None and parsed[0] == data:
-                    self._parsed.move_to_end(player)
-                    return parsed[1]
+                parsed = self._parsed.parsed(player, data)
+                if parsed is not None:
+                    return parsed
             try:
                 match = parse(data)
             except Unreadable as err:
                 if self._set_aside(player, data, str(err)):
                     raise Damaged(player, str(err)) from None
                 continue  # rewritten or moved aside by someone else meanwhile: read again
-            self._remember(player, data, match)
+            self._parsed.put(player, data, match)
             return match
         raise Conflict(f"the stored match of {player} keeps changing")
 
@@ -114,7 +122,7 @@ class SQLiteStore:
                 raise
             if moved:
                 self._rows -= 1
-                self._parsed.pop(player, None)
+                self._parsed.drop(player)
         if moved:
             moved_aside(player, reason)
         return moved
@@ -143,7 +151,7 @@ class SQLiteStore:
         self.cap.pruned(pruned)
         saved = cursor.rowcount == 1
         if saved:
-            self._remember(player, data, match)
+            self._parsed.put(player, data, match)
         return saved
 
     def _trim(self, *, keep: str) -> int:
@@ -159,12 +167,9 @@ class SQLiteStore:
         self._rows -= deleted
         return deleted
 
-    def _remember(self, player: str, data: bytes, match: Match) -> None:
-        with self._lock:
-            self._parsed[player] = (data, match)
-            self._parsed.move_to_end(player)
-            while len(self._parsed) > PARSED_ROWS:
-                self._parsed.popitem(last=False)
+    def recent(self, player: str) -> Match | None:
+        """The match as this process last saved or read it (unread, possibly stale)."""
+        return self._parsed.match(player)
 
     def delete(self, player: str) -> None:
         """Forget the player's match."""
@@ -172,7 +177,7 @@ class SQLiteStore:
             self._rows -= self._db.execute(
                 "DELETE FROM matches WHERE player = ?", (player,)
             ).rowcount
-            self._parsed.pop(player, None)
+            self._parsed.drop(player)
 
     def prune(self, idle_seconds: float) -> int:
         """Delete matches untouched for ``idle_seconds`` (and old damaged ones); return how many."""
@@ -184,7 +189,7 @@ class SQLiteStore:
             cursor = self._db.execute(
                 "DELETE FROM matches WHERE updated < ?", (now - idle_seconds,)
             )
-            self._parsed.clear()
+            self._parsed.drop()
             self._rows -= cursor.rowcount
         return cursor.rowcount
 
@@ -215,4 +220,4 @@ class SQLiteStore:
         """Close the database."""
         with self._lock:
             self._db.close()
-            self._parsed.clear()
+            self._parsed.drop()

@@ -7,6 +7,8 @@ and redis_store.py implement the interface.
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from typing import Protocol
 
 import orjson
@@ -19,6 +21,7 @@ log = logging.getLogger("webapp.server.store")
 # (MatchError and orjson's JSONDecodeError are ValueErrors).
 UNREADABLE = (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError)
 DAMAGED_DAYS = 30  # how long a match moved aside is kept for inspection
+RECENT_ROWS = 2048  # parsed matches a store keeps in memory (Recent)
 
 
 class Store(Protocol):
@@ -29,6 +32,11 @@ class Store(Protocol):
 
     def save(self, player: str, match: Match, *, expected: int | None) -> bool:
         """Write ``match`` if the stored version is still ``expected`` (None: no row yet)."""
+
+    def recent(self, player: str) -> Match | None:
+        """The match as this process last saved or read it, without reading the store,
+        or None if it no longer remembers one. It may be stale: a change made on it is
+        checked by compare-and-set (``store.update``)."""
 
     def delete(self, player: str) -> None:
         """Forget the player's match."""
@@ -70,6 +78,54 @@ def parse(data: bytes) -> Match:
 def moved_aside(player: str, reason: str) -> None:
     """The one log line for a damaged match moved aside."""
     log.warning("player %s: their stored match could not be read, moved aside: %s", player, reason)
+
+
+class Recent:
+    """The matches this process saved or read last, each with the stored bytes it was
+    parsed from or written as: ``size`` players at most, the least recent dropped first.
+
+    A match is reused while the stored bytes are exactly these (which saves rebuilding it
+    on every event), and handed out unread as the process's latest (``Store.recent``).
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._rows: OrderedDict[str, tuple[bytes, Match]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def match(self, player: str) -> Match | None:
+        """The match remembered for ``player``, or None."""
+        row = self._rows.get(player)
+        return row[1] if row else None
+
+    def parsed(self, player: str, data: bytes) -> Match | None:
+        """The match remembered for ``player`` if it was read or written as ``data``."""
+        row = self._rows.get(player)
+        if row is None or row[0] != data:
+            return None
+        with self._lock:
+            if player in self._rows:
+                self._rows.move_to_end(player)
+        return row[1]
+
+    def put(self, player: str, data: bytes, match: Match) -> None:
+        """Remember ``match``, stored as ``data``, as ``player``'s latest."""
+        with self._lock:
+            self._rows[player] = (data, match)
+            self._rows.move_to_end(player)
+            while len(self._rows) > self.size:
+                self._rows.popitem(last=False)
+
+    def drop(self, player: str | None = None) -> None:
+        """Forget ``player``'s match (None: everyone's)."""
+        with self._lock:
+            if player is None:
+                self._rows.clear()
+            else:
+                self._rows.pop(player, None)
 
 
 class Cap:

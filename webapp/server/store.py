@@ -19,8 +19,17 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from .redis_store import RedisStore
-from .sqlite_store import DATABASE_FILE, PARSED_ROWS, SQLiteStore
-from .storage import DAMAGED_DAYS, Cap, Conflict, Damaged, Store, Unreadable, parse
+from .sqlite_store import DATABASE_FILE, SQLiteStore
+from .storage import (
+    DAMAGED_DAYS,
+    RECENT_ROWS,
+    Cap,
+    Conflict,
+    Damaged,
+    Store,
+    Unreadable,
+    parse,
+)
 
 
 class Versioned(Protocol):
@@ -55,15 +64,25 @@ def update(
 ) -> V:
     """Apply ``change`` to the stored value and save it, retrying when another writer won.
 
-    ``known`` is the value as this process just saved it: the first attempt starts from
-    it instead of reading it back; if anyone wrote since, compare-and-set refuses the
-    write and the next attempt reads the row through ``load`` (``store.load``).
+    ``known`` is the value as this process last saved or read it: the first attempt
+    starts from it instead of reading it. A write made on it is checked by
+    compare-and-set; a refusal or a no-change made on it is never final, since it may
+    be stale, so the next attempt reads the value through ``load`` (``store.load``) and
+    decides again.
     """
     read = load or store.load
     for attempt in range(attempts):
-        current = known if known is not None and attempt == 0 else read(key)
-        changed = change(current)
+        unread = known is not None and attempt == 0
+        current = known if unread else read(key)
+        try:
+            changed = change(current)
+        except Exception:
+            if unread:
+                continue
+            raise
         if changed is current:
+            if unread:
+                continue
             return changed
         if store.save(key, changed, expected=current.version if current else None):
             return changed
@@ -84,7 +103,7 @@ def open_store(config: Mapping[str, Any]) -> Store:
 __all__ = [
     "DAMAGED_DAYS",
     "DATABASE_FILE",
-    "PARSED_ROWS",
+    "RECENT_ROWS",
     "Cap",
     "Conflict",
     "Damaged",
