@@ -8,6 +8,7 @@ the counts of the marks.
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -100,6 +101,18 @@ def winner_of(cells: str) -> tuple[Mark, Line] | None:
     return None
 
 
+@functools.lru_cache(maxsize=8192)
+def outcome_of(cells: str) -> Outcome | None:
+    """How a game on these cells ended, or None while it goes on (remembered: a turn,
+    a status and a snapshot each ask it of the same few thousand positions)."""
+    won = winner_of(cells)
+    if won:
+        return Outcome(Termination.WIN, won[0], won[1])
+    if EMPTY not in cells:
+        return Outcome(Termination.DRAW)
+    return None
+
+
 @dataclass(frozen=True)
 class Board:
     """An immutable, valid position. Build one with ``Board.parse`` or ``Board()``."""
@@ -141,12 +154,7 @@ class Board:
 
     def outcome(self) -> Outcome | None:
         """How the game ended, or None while it is still being played."""
-        won = winner_of(self.cells)
-        if won:
-            return Outcome(Termination.WIN, won[0], won[1])
-        if EMPTY not in self.cells:
-            return Outcome(Termination.DRAW)
-        return None
+        return outcome_of(self.cells)
 
     def is_over(self) -> bool:
         """True once someone has a line or the board is full."""

@@ -318,16 +318,11 @@ class Game:
         board = self.board.apply_move(cell)
         played = (*self.history, (side, check_cell(cell)))
         if ai_move is None:
-            return dataclasses.replace(self, history=played, board=board)
+            return Game(self.first, self.dice, played, self.ai_moves, board, self.setup)
         # The dice move on past the numbers this move drew.
         used = self.dice.used if ai_move.pick_n is None else ai_move.pick_n + 1
-        return dataclasses.replace(
-            self,
-            history=played,
-            ai_moves=(*self.ai_moves, ai_move),
-            board=board,
-            dice=dataclasses.replace(self.dice, used=used),
-        )
+        dice = self.dice if used == self.dice.used else dataclasses.replace(self.dice, used=used)
+        return Game(self.first, dice, played, (*self.ai_moves, ai_move), board, self.setup)
 
 
 def start_game(
