@@ -11,7 +11,6 @@ from typing import Any
 
 from flask import Flask
 from flask_socketio import SocketIO
-from socketio import RedisManager
 
 from . import config, datadir
 from .compress import StaticGzip
@@ -21,6 +20,7 @@ from .health import Health
 from .history_store import open_history
 from .limits import QuietLog, RateLimits
 from .matches import MatchService
+from .message_queue import BatchingRedisManager
 from .odds import Odds, pause_for
 from .pages import pages
 from .patches import JsonPacket, SessionInterface, guard_messages
@@ -101,7 +101,8 @@ def message_queue(url: str | None) -> dict[str, Any]:
     if not url:
         return {}
     options = {"max_connections": POOL_SIZE}
-    return {"client_manager": RedisManager(url, channel=CHANNEL, redis_options=options)}
+    manager = BatchingRedisManager(url, channel=CHANNEL, redis_options=options)
+    return {"client_manager": manager}
 
 
 def _add_socketio(app: Flask) -> None:

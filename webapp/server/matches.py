@@ -111,9 +111,7 @@ class MatchService:
                 return moved
             return ai_move(moved, clock=time.perf_counter_ns)
 
-        changed = update(
-            self.store, player, run, known=self.store.recent(player), load=self.load
-        )
+        changed = update(self.store, player, run, known=self.store.recent(player), load=self.load)
         before, moved = shown
         self.keep_if_ended(player, before, changed)
         self.emit(player, moved)

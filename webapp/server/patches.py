@@ -82,6 +82,9 @@ class _Json:
     loads = staticmethod(json.loads)
 
 
+JSON_CODEC = _Json  # for python-socketio's message queue too
+
+
 RESERVED_EVENTS = (["connect"], ["disconnect"], ["connect_error"], ["*"])
 
 
