@@ -6,6 +6,10 @@ every emit. Here the emit is handed to a publisher greenlet instead, which sends
 whatever has gathered meanwhile as one pipeline. Messages still leave in the order they
 were emitted (one publisher, one connection: Redis keeps that order for subscribers),
 and a failed publish is retried once and logged, as python-socketio does.
+
+Every process also hears its own messages back from Redis, and python-socketio decodes
+each one before it sees that it is its own and drops it. Emits are published here with
+the sender's id first, so that this process drops its own by their first bytes.
 """
 
 from __future__ import annotations
@@ -32,11 +36,19 @@ class BatchingRedisManager(RedisManager):  # type: ignore[misc]
         self.batches = 0  # pipelines sent, for tests and benchmarks
 
     def _publish(self, data: Any) -> None:
+        if data.get("method") == "emit":  # sender first, then the method: see _listen
+            data = {"host_id": data["host_id"], "method": "emit", **data}
         self._outbox.append(self.json.dumps(data))
         if self._wake is None:
             self._wake = self.server.eio.create_event()
             self.server.start_background_task(self._publisher)
         self._wake.set()
+
+    def _listen(self) -> Any:
+        own = self.json.dumps({"host_id": self.host_id, "method": "emit"})[:-1].encode()
+        for message in super()._listen():
+            if not (isinstance(message, bytes) and message.startswith(own)):
+                yield message
 
     def _publisher(self) -> None:
         while True:
