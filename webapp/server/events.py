@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from flask import request, session
@@ -50,14 +51,48 @@ log = logging.getLogger(__name__)
 Handler = Callable[[dict[str, Any]], Ack]
 
 
+# The socket and player of the event at hand, for the events that ``attach`` dispatches.
+_AT: ContextVar[tuple[str, str] | None] = ContextVar("socket_event", default=None)
+
+
 def player_id() -> str:
     """The player of the event at hand, from the session cookie."""
-    return str(session["player"])
+    at = _AT.get()
+    return at[1] if at else str(session["player"])
 
 
 def socket_id() -> str:
     """The Socket.IO id of the connection at hand."""
-    return str(request.sid)  # type: ignore[attr-defined]
+    at = _AT.get()
+    return at[0] if at else str(request.sid)  # type: ignore[attr-defined]
+
+
+def attach(socketio: SocketIO, event: Event, handler: Callable[..., Ack]) -> None:
+    """Handle ``event`` with ``handler``, registered on python-socketio's server itself.
+
+    Flask-SocketIO would build and tear down a Flask request context around every event,
+    the costliest part of a small one; these handlers need only the socket and its
+    player, who is read from the session the connection was opened with (Flask-SocketIO
+    keeps it in the connection's environ). Connecting and disconnecting still go through
+    Flask-SocketIO, with the request context they use.
+    """
+    server = socketio.server
+
+    def run(sid: str, *args: object) -> Ack:
+        environ = server.get_environ(sid, namespace="/") or {}
+        saved = environ.get("saved_session")
+        if saved is None or "player" not in saved:
+            return error(ErrorCode.INTERNAL, "this connection has no session: reload the page")
+        token = _AT.set((sid, str(saved["player"])))
+        try:
+            return handler(*args)
+        except Exception as err:
+            log.exception("unexpected error in a socket handler", exc_info=err)
+            return error(ErrorCode.INTERNAL, "the server failed to handle this event")
+        finally:
+            _AT.reset(token)
+
+    server.on(event, run, namespace="/")
 
 
 def checked(max_payload: int, event: Event) -> Callable[[Handler], Callable[..., Ack]]:
@@ -100,7 +135,7 @@ def register(
     """Attach the protocol's handlers to ``socketio``."""
 
     def on(event: Event) -> Callable[[Handler], Any]:
-        return lambda handler: socketio.on(event)(checked(max_payload, event)(handler))
+        return lambda handler: attach(socketio, event, checked(max_payload, event)(handler))
 
     views: dict[str, str] = {}  # socket -> the match it shows: the player's, or practice
 

@@ -15,7 +15,7 @@ from flask_socketio import SocketIO
 
 from ..game import engine
 from ..game.room import Room, RoomError, leave, rematch, resign, room_move, take_back
-from .events import Handler, checked, player_id, socket_id
+from .events import Handler, attach, checked, player_id, socket_id
 from .protocol import OK, Ack, BadPayload, ErrorCode, Event
 from .rooms import RoomService
 
@@ -39,7 +39,7 @@ def register_rooms(socketio: SocketIO, rooms: RoomService, max_payload: int) -> 
     """Attach the room events' handlers to ``socketio``."""
 
     def on(event: Event) -> Callable[[Handler], Any]:
-        return lambda handler: socketio.on(event)(checked(max_payload, event)(handler))
+        return lambda handler: attach(socketio, event, checked(max_payload, event)(handler))
 
     def act(fields: dict[str, Any], action: Action) -> Room:
         player = player_id()

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from flask_socketio import SocketIO, join_room
+from flask_socketio import SocketIO
 
 from ..game.room import SEATS, Room, RoomError, Seat, expired, leave, open_room, take_seat
 from .presence import Presence
@@ -127,7 +127,7 @@ class RoomService:
         )
         watching = not room.seats_of(player)
         self._count(sid, Visit(room_id, player, watching))
-        join_room(f"room:{room_id}", sid=sid)
+        self.socketio.server.enter_room(sid, f"room:{room_id}", namespace="/")
         self.push(room)  # a seat taken, or one more connected or watching: everyone sees it
         return {
             "room": room.id if room.kind == "online" else LOCAL,
