@@ -89,9 +89,11 @@ class SQLiteHistory:
             (player, orjson.dumps(totals).decode(), now),
         )
         self._db.execute(
-            "DELETE FROM games WHERE player = ? AND key NOT IN (SELECT key FROM games"
-            " WHERE player = ? ORDER BY ended DESC, rowid DESC LIMIT ?)",
-            (player, player, self.per_player),
+            # Past the newest per_player, read off the (player, ended) index from the top:
+            # nothing to delete costs one short scan, not a set of kept keys.
+            "DELETE FROM games WHERE rowid IN (SELECT rowid FROM games WHERE player = ?"
+            " ORDER BY ended DESC, rowid DESC LIMIT -1 OFFSET ?)",
+            (player, self.per_player),
         )
         return True
 
