@@ -222,6 +222,12 @@ def size_limited_websocket(max_message_bytes: int) -> type:
     Each ``receive`` yields to the other greenlets first.
     gevent-websocket negotiates no compression, so the bytes read are the bytes kept.
     Its ``close`` is replaced too, so that the close frame carries its status code.
+
+    Once Engine.IO's writer takes it over (``batch_websocket_writes``) it sends the data
+    frames of one batch of packets in one write: the frames gather in ``send_frame`` and
+    leave in ``flush``, which the writer calls before it waits for more. A round trip's
+    two states and its ack go out in one system call, not three. Any other frame (a
+    close) flushes what gathered first, so the order on the wire stays the order sent.
     """
     import gevent
     from geventwebsocket.exceptions import ProtocolError, WebSocketError
@@ -229,6 +235,32 @@ def size_limited_websocket(max_message_bytes: int) -> type:
 
     class SizeLimitedWebSocket(WebSocket):  # type: ignore[misc]
         _message_bytes = 0
+        batching = False  # set once Engine.IO's writer sends through it
+        _out: list[bytes] | None = None
+
+        def send_frame(self, message: Any, opcode: int) -> None:
+            if not self.batching or self.closed or opcode > self.OPCODE_BINARY:
+                if not self.flush():
+                    raise WebSocketError("socket is dead")
+                super().send_frame(message, opcode)
+                return
+            data = self._encode_bytes(message) if opcode == self.OPCODE_TEXT else bytes(message)
+            frame = Header.encode_header(True, opcode, b"", len(data), 0) + data
+            if self._out is None:
+                self._out = [frame]
+            else:
+                self._out.append(frame)
+
+        def flush(self) -> bool:
+            """Write the frames gathered so far in one go; False if the socket is dead."""
+            out, self._out = self._out, None
+            if not out:
+                return True
+            try:
+                self.raw_write(b"".join(out))
+            except (OSError, TypeError, WebSocketError):  # raw_write is None once closed
+                return False
+            return True
 
         def read_frame(self) -> tuple[Any, bytes]:
             header = Header.decode_header(self.stream)
@@ -262,6 +294,7 @@ def size_limited_websocket(max_message_bytes: int) -> type:
             # ``WebSocket.close`` sends its message without the status code (and a
             # bytes message as its repr), so peers never learn why; this sends both.
             if not getattr(self, "closed", False):
+                self.flush()
                 with contextlib.suppress(WebSocketError):
                     self.send_frame(struct.pack("!H", code) + message, self.OPCODE_CLOSE)
                 # Nor does it stop reading: a peer that never answers the close would hold
@@ -273,6 +306,34 @@ def size_limited_websocket(max_message_bytes: int) -> type:
                 setattr(self, name, value)
 
     return SizeLimitedWebSocket
+
+
+def batch_websocket_writes() -> None:
+    """Let Engine.IO's websocket writer send each batch of packets in one write.
+
+    The writer (``Socket._websocket_handler`` in engineio/socket.py) takes every packet
+    queued, sends each, then calls ``Socket.poll`` to wait for more: that call is where
+    a batch ends, so it flushes first. A socket that died in the flush ends the writer
+    as a failed send would have (an empty batch means closed).
+    """
+    from engineio.socket import Socket
+
+    handle, poll = Socket._websocket_handler, Socket.poll
+
+    def websocket_handler(self: Any, ws: Any) -> Any:
+        frames: Any = getattr(ws, "_sock", None)
+        if hasattr(frames, "flush"):
+            frames.batching = True
+            self.frames = frames
+        return handle(self, ws)
+
+    def flushed_poll(self: Any) -> Any:
+        frames = getattr(self, "frames", None)
+        if frames is not None and not frames.flush():
+            return []
+        return poll(self)
+
+    Socket._websocket_handler, Socket.poll = websocket_handler, flushed_poll
 
 
 def limit_websocket_messages(max_message_bytes: int) -> None:

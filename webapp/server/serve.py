@@ -135,11 +135,17 @@ class Worker(GeventPyWSGIWorker):  # type: ignore[misc]
         from geventwebsocket.handler import WebSocketHandler
 
         from .app import transport_limit
-        from .patches import limit_websocket_messages, origin_checking_handler, timed_handler
+        from .patches import (
+            batch_websocket_writes,
+            limit_websocket_messages,
+            origin_checking_handler,
+            timed_handler,
+        )
         from .security import handshake_allowed
 
         settings = self.app.settings
         limit_websocket_messages(transport_limit(settings["MAX_PAYLOAD_BYTES"]))
+        batch_websocket_writes()
         base = type("Handler", (PyWSGIHandler, WebSocketHandler), {})
         timed = timed_handler(base, settings["HEADER_TIMEOUT"])
         self.wsgi_handler = origin_checking_handler(handshake_allowed, timed)
