@@ -273,3 +273,34 @@ def test_pacer_spaces_replacements_a_second_apart() -> None:
         pacer.worker_died()
         pacer.before_fork()
     assert waits == [0.75, 0.75, 0.75]
+
+
+class _Stream:
+    """A websocket's stream that records each write."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(bytes(data))
+
+    def read(self, n: int) -> bytes:
+        return b""
+
+
+def test_a_batch_of_frames_leaves_in_one_write_and_a_close_flushes_first() -> None:
+    from webapp.server.patches import size_limited_websocket
+
+    stream = _Stream()
+    handler = type("Handler", (), {"socket": None})()
+    ws = size_limited_websocket(1024)({}, stream, handler)
+    ws.send("one")  # before Engine.IO's writer takes it over: written at once
+    assert stream.writes == [b"\x81\x03one"]
+    ws.batching = True
+    ws.send("two")
+    ws.send("three")
+    assert len(stream.writes) == 1  # gathered
+    assert ws.flush() and stream.writes[1] == b"\x81\x03two\x81\x05three"
+    ws.send("four")
+    ws.close(1000, b"bye")  # the close frame goes after what was gathered, in order
+    assert stream.writes[2:] == [b"\x81\x04four", b"\x88\x05\x03\xe8bye"]
