@@ -10,7 +10,6 @@ they are idle for ``TICTACTOE_IDLE_DAYS``, or when they ask for it to be deleted
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -59,8 +58,8 @@ class SQLiteHistory:
 
     def __init__(self, data_dir: str | Path, *, per_player: int, idle_seconds: float) -> None:
         self.per_player, self.idle = per_player, idle_seconds
-        self._lock = threading.Lock()
         self._db = open_database(Path(data_dir) / DATABASE_FILE, SCHEMA)
+        self._lock = self._db.lock
 
     def add(self, player: str, key: str, entry: Entry) -> bool:
         """Store a finished game once, count it, and drop the oldest past the cap."""

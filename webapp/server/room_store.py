@@ -10,7 +10,6 @@ cannot be read is deleted and logged once, and its link shows as unknown.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from pathlib import Path
 from typing import Protocol, cast
@@ -67,8 +66,8 @@ class SQLiteRooms:
 
     def __init__(self, data_dir: str | Path, *, idle_seconds: float) -> None:
         self.idle = idle_seconds
-        self._lock = threading.Lock()
         self._db = open_database(Path(data_dir) / DATABASE_FILE, SCHEMA)
+        self._lock = self._db.lock
 
     def _live_since(self) -> float:
         return time.time() - self.idle

@@ -17,6 +17,7 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
+from typing import ClassVar
 
 import orjson
 
@@ -47,18 +48,75 @@ SCHEMA = (
 )
 
 
-def open_database(path: Path, schema: tuple[str, ...]) -> sqlite3.Connection:
-    """A connection to the private database file at ``path``, its ``schema`` in place."""
-    private_file(path)  # before SQLite creates it with the umask's mode
-    db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-    # WAL with synchronous=NORMAL keeps every committed write across a crash of the
-    # process (only a power cut can lose the last ones) and keeps writes cheap.
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=NORMAL")
-    db.execute("PRAGMA busy_timeout=5000")
-    for statement in schema:
-        db.execute(statement)
-    return db
+class Database:
+    """One connection to a database file, shared by every store in that file, and the
+    lock they each take around it.
+
+    The matches, the history and the rooms live in one file. With a connection each,
+    every commit by one made the others read their pages again (SQLite drops a
+    connection's page cache when another connection writes); with one, the pages stay
+    cached. ``close`` closes the connection once the last store using it is closed.
+    """
+
+    _open: ClassVar[dict[str, Database]] = {}
+    _guard = threading.Lock()
+
+    def __init__(self, path: Path) -> None:
+        self.key = str(path.resolve())
+        self.lock = threading.RLock()
+        self.users = 0
+        private_file(path)  # before SQLite creates it with the umask's mode
+        self.connection = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        # WAL with synchronous=NORMAL keeps every committed write across a crash of the
+        # process (only a power cut can lose the last ones) and keeps writes cheap.
+        self.connection.execute("PRAGMA journal_mode=WAL")
+        self.connection.execute("PRAGMA synchronous=NORMAL")
+        self.connection.execute("PRAGMA busy_timeout=5000")
+
+    def execute(self, sql: str, parameters: tuple[object, ...] = ()) -> sqlite3.Cursor:
+        """Run one statement on the shared connection."""
+        return self.connection.execute(sql, parameters)
+
+    def close(self) -> None:
+        """One store is done with it: the last one closes the connection."""
+        with Database._guard:
+            self.users -= 1
+            if self.users > 0:
+                return
+            Database._open.pop(self.key, None)
+        with self.lock:
+            self.connection.close()
+
+
+class Handle:
+    """One store's use of a shared ``Database``: its statements and its lock; closing it
+    (once) lets the database close when no store uses it any more."""
+
+    def __init__(self, database: Database) -> None:
+        self.database, self.lock, self.closed = database, database.lock, False
+
+    def execute(self, sql: str, parameters: tuple[object, ...] = ()) -> sqlite3.Cursor:
+        """Run one statement on the shared connection."""
+        return self.database.execute(sql, parameters)
+
+    def close(self) -> None:
+        """This store is done with the database."""
+        if not self.closed:
+            self.closed = True
+            self.database.close()
+
+
+def open_database(path: Path, schema: tuple[str, ...]) -> Handle:
+    """The shared connection to the private database file at ``path``, ``schema`` in place."""
+    with Database._guard:
+        database = Database._open.get(str(path.resolve()))
+        if database is None:
+            database = Database._open[str(path.resolve())] = Database(path)
+        database.users += 1
+    with database.lock:
+        for statement in schema:
+            database.execute(statement)
+    return Handle(database)
 
 
 class SQLiteStore:
@@ -67,9 +125,9 @@ class SQLiteStore:
     def __init__(self, path: str | Path, *, max_matches: int = 0) -> None:
         self.path = Path(path)
         self.cap = Cap(max_matches)
-        self._lock = threading.Lock()
         self._parsed = Recent(RECENT_ROWS)
         self._db = open_database(self.path, SCHEMA)
+        self._lock = self._db.lock
         self._rows = self._count() if self.cap.limit else 0
 
     def _count(self) -> int:
