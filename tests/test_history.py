@@ -10,7 +10,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from webapp.game.history import counted, finished_game, reviewed, totals_from
+from webapp.game.history import counted, finished_game, games_counted, reviewed, totals_from
 from webapp.game.match import ai_move, human_move, new_match
 from webapp.server.app import create_app
 from webapp.server.history_store import RedisHistory, SQLiteHistory
@@ -101,6 +101,7 @@ def test_a_store_keeps_each_game_once_newest_first_up_to_its_cap(store: Any) -> 
     assert not store.add("p", "4", entries[4])  # the same end, stored twice: kept once
     assert [e["id"] for e in store.games("p")] == ["id4", "id3", "id2"]
     assert sum(sum(r.values()) for r in totals_from(store.counters("p")).by_mode.values()) == 5
+    assert games_counted(store.counters("p")) == 5  # what decides whether any are dropped
     assert store.game("id3") == ("p", entries[3])
     assert store.game("id0") is None  # dropped past the cap
     assert store.games("q") == [] and store.counters("q") == {}

@@ -135,6 +135,12 @@ def counted(counters: dict[str, int], entry: Entry) -> dict[str, int]:
     return found
 
 
+def games_counted(counters: dict[str, int]) -> int:
+    """How many games the counters have counted: never fewer than are stored, since a
+    game is counted as it is stored and its counters are deleted only with it."""
+    return sum(n for name, n in counters.items() if ":" in name)  # "<mode>:<result>"
+
+
 def reviewed(entry: Entry) -> dict[str, Any]:
     """The game's review by perfect play, from the player's side: each move (who made
     it, and for the AI its decision), its verdict, the AI's gifts, and one summary line.

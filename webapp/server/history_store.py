@@ -16,7 +16,7 @@ from typing import Any, Protocol, cast
 
 import orjson
 
-from ..game.history import Entry, counted
+from ..game.history import Entry, counted, games_counted
 from .redis_client import connect
 from .sqlite_store import DATABASE_FILE, open_database
 
@@ -87,13 +87,14 @@ class SQLiteHistory:
             "INSERT OR REPLACE INTO game_totals (player, data, updated) VALUES (?, ?, ?)",
             (player, orjson.dumps(totals).decode(), now),
         )
-        self._db.execute(
-            # Past the newest per_player, read off the (player, ended) index from the top:
-            # nothing to delete costs one short scan, not a set of kept keys.
-            "DELETE FROM games WHERE rowid IN (SELECT rowid FROM games WHERE player = ?"
-            " ORDER BY ended DESC, rowid DESC LIMIT -1 OFFSET ?)",
-            (player, self.per_player),
-        )
+        if games_counted(totals) > self.per_player:  # else fewer are stored: none to drop
+            self._db.execute(
+                # Past the newest per_player, read off the (player, ended) index from the
+                # top: one short scan, not a set of kept keys.
+                "DELETE FROM games WHERE rowid IN (SELECT rowid FROM games WHERE player = ?"
+                " ORDER BY ended DESC, rowid DESC LIMIT -1 OFFSET ?)",
+                (player, self.per_player),
+            )
         return True
 
     def _counters(self, player: str) -> dict[str, int]:
