@@ -7,6 +7,8 @@ import json
 import logging
 import random
 import sqlite3
+import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -478,3 +480,59 @@ def test_real_server_limits_new_players(server_factory: Callable[..., ServerProc
     player = Player(server.url, cookie)  # a player already known plays on
     assert player.wait_for(lambda s: s["turn"] == "human")
     player.close()
+
+
+GROUP_COMMIT = """
+from gevent import monkey
+
+monkey.patch_all()
+import json, sqlite3, sys
+from pathlib import Path
+
+import gevent
+
+from webapp.server.sqlite_store import open_database
+
+path = sys.argv[1]
+db = open_database(Path(path), ("CREATE TABLE IF NOT EXISTS t (k TEXT PRIMARY KEY, v INTEGER)",))
+commits = []
+commit = db.database._commit
+db.database._commit = lambda: (commits.append(1), commit())
+seen = []
+
+def writer(i):
+    def change():
+        db.execute("INSERT INTO t VALUES (?, ?)", (f"k{i}", i))
+        if i == 7:
+            raise ValueError("refused")
+        return i
+
+    try:
+        assert db.write(change) == i
+    except ValueError:
+        return
+    # Returned: committed, so another connection (a restarted server) reads it.
+    with sqlite3.connect(path) as other:
+        seen.append(other.execute("SELECT count(*) FROM t WHERE k = ?", (f"k{i}",)).fetchone()[0])
+
+gevent.joinall([gevent.spawn(writer, i) for i in range(50)])
+with sqlite3.connect(path) as other:
+    rows = sorted(row[0] for row in other.execute("SELECT k FROM t"))
+print(json.dumps({"commits": len(commits), "seen": seen, "rows": rows}))
+"""
+
+
+def test_writes_of_one_turn_share_a_commit_and_return_only_once_committed(
+    tmp_path: Path,
+) -> None:
+    found = subprocess.run(
+        [sys.executable, "-c", GROUP_COMMIT, str(tmp_path / "group.sqlite3")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    result = json.loads(found.stdout)
+    assert result["seen"] == [1] * 49  # every write that returned was already durable
+    assert result["rows"] == sorted(f"k{i}" for i in range(50) if i != 7)  # a refused one
+    assert 1 <= result["commits"] < 49  # the writes shared their commits

@@ -63,15 +63,7 @@ class SQLiteHistory:
 
     def add(self, player: str, key: str, entry: Entry) -> bool:
         """Store a finished game once, count it, and drop the oldest past the cap."""
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                added = self._insert(player, key, entry)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-        return added
+        return self._db.write(lambda: self._insert(player, key, entry))
 
     def _insert(self, player: str, key: str, entry: Entry) -> bool:
         now = time.time()

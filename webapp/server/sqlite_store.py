@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import orjson
 
@@ -48,6 +50,35 @@ SCHEMA = (
 )
 
 
+T = TypeVar("T")
+
+
+def _gevent_hub() -> Any:
+    """gevent's hub when this process runs on gevent (the server), else None (threads)."""
+    if "gevent" not in sys.modules:
+        return None
+    import gevent
+    import gevent.monkey
+
+    return gevent.get_hub() if gevent.monkey.is_module_patched("threading") else None
+
+
+class _Batch:
+    """The writes sharing one commit: their wait, and the commit's error if it failed."""
+
+    def __init__(self) -> None:
+        from gevent.event import Event
+
+        self._event = Event()
+        self.error: sqlite3.Error | None = None
+
+    def wait(self) -> None:
+        self._event.wait()
+
+    def done(self) -> None:
+        self._event.set()
+
+
 class Database:
     """One connection to a database file, shared by every store in that file, and the
     lock they each take around it.
@@ -56,6 +87,12 @@ class Database:
     every commit by one made the others read their pages again (SQLite drops a
     connection's page cache when another connection writes); with one, the pages stay
     cached. ``close`` closes the connection once the last store using it is closed.
+
+    Under gevent, the writes made in one turn of the event loop share one commit
+    (``write``): each runs in its own savepoint of the open transaction, and returns
+    only once that transaction is committed, so nothing is acknowledged before it is
+    durable. Any other statement waits for the open transaction to commit first
+    (``settle``), so nothing reads what is not yet committed.
     """
 
     _open: ClassVar[dict[str, Database]] = {}
@@ -72,10 +109,72 @@ class Database:
         self.connection.execute("PRAGMA journal_mode=WAL")
         self.connection.execute("PRAGMA synchronous=NORMAL")
         self.connection.execute("PRAGMA busy_timeout=5000")
+        self._batch: _Batch | None = None  # the transaction open for this turn's writes
+        self._writing = False  # a write's own statements run inside the open transaction
 
     def execute(self, sql: str, parameters: tuple[object, ...] = ()) -> sqlite3.Cursor:
-        """Run one statement on the shared connection."""
+        """Run one statement on the shared connection, outside any open batch."""
+        if not self._writing:
+            self.settle()
         return self.connection.execute(sql, parameters)
+
+    def settle(self) -> None:
+        """Wait until the writes of this turn are committed."""
+        while self._batch is not None:
+            self._batch.wait()
+
+    def write(self, change: Callable[[], T]) -> T:
+        """Run ``change``'s statements as one transaction (under gevent, a savepoint of the
+        turn's shared one); its result once committed."""
+        hub = _gevent_hub()
+        with self.lock:
+            if hub is None:  # threads: a transaction of its own
+                self.execute("BEGIN IMMEDIATE")
+                self._writing = True
+                try:
+                    result = change()
+                    self.connection.execute("COMMIT")
+                except BaseException:
+                    self.connection.execute("ROLLBACK")
+                    raise
+                finally:
+                    self._writing = False
+                return result
+            batch = self._batch
+            if batch is None:
+                self.settle()
+                self.connection.execute("BEGIN IMMEDIATE")
+                batch = self._batch = _Batch()
+                hub.loop.run_callback(self._commit)
+            self._writing = True
+            try:
+                self.connection.execute("SAVEPOINT write")
+                try:
+                    result = change()
+                except BaseException:
+                    self.connection.execute("ROLLBACK TO write")
+                    raise
+                finally:
+                    self.connection.execute("RELEASE write")
+            finally:
+                self._writing = False
+        batch.wait()
+        if batch.error is not None:
+            raise batch.error
+        return result
+
+    def _commit(self) -> None:
+        """At the end of the turn (in the event loop): commit every write made in it."""
+        batch, self._batch = self._batch, None
+        if batch is None:
+            return
+        try:
+            self.connection.execute("COMMIT")
+        except sqlite3.Error as err:
+            with contextlib.suppress(sqlite3.Error):
+                self.connection.execute("ROLLBACK")
+            batch.error = err
+        batch.done()
 
     def close(self) -> None:
         """One store is done with it: the last one closes the connection."""
@@ -85,6 +184,7 @@ class Database:
                 return
             Database._open.pop(self.key, None)
         with self.lock:
+            self.settle()
             self.connection.close()
 
 
@@ -98,6 +198,10 @@ class Handle:
     def execute(self, sql: str, parameters: tuple[object, ...] = ()) -> sqlite3.Cursor:
         """Run one statement on the shared connection."""
         return self.database.execute(sql, parameters)
+
+    def write(self, change: Callable[[], T]) -> T:
+        """Run ``change``'s statements as one durable write (``Database.write``)."""
+        return self.database.write(change)
 
     def close(self) -> None:
         """This store is done with the database."""
@@ -189,31 +293,32 @@ class SQLiteStore:
         """Write ``match`` if the stored version is still ``expected`` (None: no row yet)."""
         data = orjson.dumps(to_record(match))
         now = time.time()
-        pruned = 0
-        with self._lock:
-            if expected is None:
-                cursor = self._db.execute(
-                    "INSERT OR IGNORE INTO matches (player, version, data, updated)"
-                    " VALUES (?, ?, ?, ?)",
-                    (player, match.version, data.decode(), now),
-                )
-                if cursor.rowcount == 1:
-                    self._rows += 1
-                    pruned = self._trim(keep=player)
-            else:
-                cursor = self._db.execute(
-                    "UPDATE matches SET version = ?, data = ?, updated = ?"
-                    " WHERE player = ? AND version = ?",
-                    (match.version, data.decode(), now, player, expected),
-                )
+
+        def insert() -> tuple[bool, int]:
+            cursor = self._db.execute(
+                "INSERT OR IGNORE INTO matches (player, version, data, updated)"
+                " VALUES (?, ?, ?, ?)",
+                (player, match.version, data.decode(), now),
+            )
+            return cursor.rowcount == 1, self._trim(keep=player) if cursor.rowcount else 0
+
+        def replace() -> tuple[bool, int]:
+            cursor = self._db.execute(
+                "UPDATE matches SET version = ?, data = ?, updated = ?"
+                " WHERE player = ? AND version = ?",
+                (match.version, data.decode(), now, player, expected),
+            )
+            return cursor.rowcount == 1, 0
+
+        saved, pruned = self._db.write(insert if expected is None else replace)
         self.cap.pruned(pruned)
-        saved = cursor.rowcount == 1
         if saved:
             self._parsed.put(player, data, match)
         return saved
 
     def _trim(self, *, keep: str) -> int:
         """Past the cap, delete the longest idle matches (never ``keep``); return how many."""
+        self._rows += 1
         over = self._rows - self.cap.limit
         if not self.cap.limit or over <= 0:
             return 0
