@@ -140,6 +140,26 @@ class SQLiteHistory:
             self._db.close()
 
 
+ATTEMPTS = 5
+# KEYS: the player's list of game ids, their set of game ends seen, their counters.
+# ARGV: the end's key, the game id, the stored game, the TTL, the cap, the counters as
+# read, the counters with this game. 0: this end was stored already; -1: the counters
+# changed since they were read; 1: stored, the oldest past the cap dropped.
+_ADD_SCRIPT = """
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 0 end
+if (redis.call('GET', KEYS[3]) or '') ~= ARGV[6] then return -1 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('LPUSH', KEYS[1], ARGV[2])
+local dropped = redis.call('LRANGE', KEYS[1], tonumber(ARGV[5]), -1)
+redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[5]) - 1)
+redis.call('SET', '{games}game:' .. ARGV[2], ARGV[3], 'EX', ARGV[4])
+for _, old in ipairs(dropped) do redis.call('DEL', '{games}game:' .. old) end
+redis.call('SET', KEYS[3], ARGV[7])
+for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[4]) end
+return 1
+"""
+
+
 class RedisHistory:
     """Finished games in Redis, shared by processes and hosts; idle players expire."""
 
@@ -150,35 +170,30 @@ class RedisHistory:
         self._redis = connect(url)
         self.per_player, self._ttl = per_player, max(1, int(idle_seconds))
         self._ns = namespace
+        self._add = self._redis.register_script(_ADD_SCRIPT.replace("{games}", namespace))
 
     def _keys(self, player: str) -> tuple[str, str, str]:
         base = f"{self._ns}history:{player}"
         return base + ":list", base + ":seen", base + ":totals"
 
     def add(self, player: str, key: str, entry: Entry) -> bool:
-        """Store a finished game once, count it, and drop the oldest past the cap."""
+        """Store a finished game once, count it, and drop the oldest past the cap.
+
+        Two round trips: the counters are read, then one script stores the game and the
+        counted ones if the counters are still those (else it is tried again).
+        """
         listed, seen, totals = self._keys(player)
         data = orjson.dumps({"player": player, "entry": entry})
-
-        def write(pipe: Any) -> bool:
-            if pipe.hexists(seen, key):
-                return False
-            counters = orjson.loads(pipe.get(totals) or b"{}")
-            dropped = pipe.lrange(listed, self.per_player - 1, -1)
-            pipe.multi()
-            pipe.hset(seen, key, entry["id"])
-            pipe.lpush(listed, entry["id"])
-            pipe.ltrim(listed, 0, self.per_player - 1)
-            pipe.set(self._game_key(entry["id"]), data, ex=self._ttl)
-            for old in dropped:
-                pipe.delete(self._game_key(old.decode()))
-            pipe.set(totals, orjson.dumps(counted(counters, entry)))
-            for name in (listed, seen, totals):
-                pipe.expire(name, self._ttl)
-            return True
-
-        run: Any = write  # redis-py's stubs expect a callable returning None
-        return bool(self._redis.transaction(run, seen, totals, value_from_callable=True))
+        for _ in range(ATTEMPTS):
+            before = cast(bytes | None, self._redis.get(totals)) or b""
+            after = orjson.dumps(counted(orjson.loads(before or b"{}"), entry))
+            stored = self._add(
+                keys=[listed, seen, totals],
+                args=[key, entry["id"], data, self._ttl, self.per_player, before, after],
+            )
+            if stored >= 0:
+                return bool(stored)
+        raise RuntimeError(f"the history of {player} kept changing")
 
     def _game_key(self, game_id: str) -> str:
         return f"{self._ns}game:{game_id}"
