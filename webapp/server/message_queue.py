@@ -7,6 +7,9 @@ whatever has gathered meanwhile as one pipeline. Messages still leave in the ord
 were emitted (one publisher, one connection: Redis keeps that order for subscribers),
 and a failed publish is retried once and logged, as python-socketio does.
 
+python-socketio also walks every emitted value looking for bytes to send apart
+(``Packet.data_is_binary``); this server only ever emits JSON, so that walk is skipped.
+
 Every process also hears its own messages back from Redis, and python-socketio decodes
 each one before it sees that it is its own and drops it. Emits are published here with
 the sender's id first, so that this process drops its own by their first bytes.
@@ -18,12 +21,24 @@ import logging
 from collections import deque
 from typing import Any
 
-from socketio import RedisManager
+from socketio import RedisManager, pubsub_manager
+from socketio.packet import Packet
 
 from .patches import JSON_CODEC
 
 log = logging.getLogger(__name__)
 BATCH = 256  # the most messages in one pipeline
+
+
+class _TextOnly(Packet):  # type: ignore[misc]
+    """What ``PubSubManager.emit`` asks of packets: this server's values are never binary."""
+
+    @staticmethod
+    def data_is_binary(data: object) -> bool:
+        return False
+
+
+pubsub_manager.Packet = _TextOnly  # the name PubSubManager.emit reads at call time
 
 
 class BatchingRedisManager(RedisManager):  # type: ignore[misc]
