@@ -275,32 +275,117 @@ def test_pacer_spaces_replacements_a_second_apart() -> None:
     assert waits == [0.75, 0.75, 0.75]
 
 
-class _Stream:
-    """A websocket's stream that records each write."""
+class _RawSocket:
+    """The OS socket under gevent's: takes at most ``room`` bytes a send, records them."""
 
-    def __init__(self) -> None:
+    def __init__(self, room: int = 1 << 20) -> None:
+        self.room = room
+        self.sends: list[bytes] = []
+
+    def send(self, data: bytes) -> int:
+        if not self.room:
+            raise BlockingIOError
+        taken = bytes(data[: self.room])
+        self.room -= len(taken)
+        self.sends.append(taken)
+        return len(taken)
+
+
+class _WebSocket:
+    """What ``FrameWriter`` uses of a gevent-websocket WebSocket, recording each write."""
+
+    def __init__(self, raw: _RawSocket) -> None:
+        self.handler = type("Handler", (), {"socket": type("Socket", (), {"_sock": raw})()})()
         self.writes: list[bytes] = []
+        self.closed = False
 
-    def write(self, data: bytes) -> None:
+    def raw_write(self, data: bytes) -> None:
         self.writes.append(bytes(data))
 
-    def read(self, n: int) -> bytes:
-        return b""
+    def close(self) -> None:
+        self.writes.append(b"<close>")
+        self.closed = True
 
 
-def test_a_batch_of_frames_leaves_in_one_write_and_a_close_flushes_first() -> None:
-    from webapp.server.patches import size_limited_websocket
+def test_what_is_sent_in_one_turn_of_the_loop_leaves_in_one_write_in_order() -> None:
+    import gevent
 
-    stream = _Stream()
-    handler = type("Handler", (), {"socket": None})()
-    ws = size_limited_websocket(1024)({}, stream, handler)
-    ws.send("one")  # before Engine.IO's writer takes it over: written at once
-    assert stream.writes == [b"\x81\x03one"]
-    ws.batching = True
-    ws.send("two")
-    ws.send("three")
-    assert len(stream.writes) == 1  # gathered
-    assert ws.flush() and stream.writes[1] == b"\x81\x03two\x81\x05three"
-    ws.send("four")
-    ws.close(1000, b"bye")  # the close frame goes after what was gathered, in order
-    assert stream.writes[2:] == [b"\x81\x04four", b"\x88\x05\x03\xe8bye"]
+    from webapp.server.patches import FrameWriter
+
+    raw = _RawSocket()
+    writer = FrameWriter(_WebSocket(raw))
+    writer.put("one")
+    writer.put("two")
+    assert raw.sends == []  # gathered until the loop's turn ends
+    gevent.sleep(0)
+    assert raw.sends == [b"\x81\x03one\x81\x03two"]
+    writer.put(b"\x00\x01")  # bytes leave as a binary frame
+    gevent.sleep(0)
+    assert raw.sends[1:] == [b"\x82\x02\x00\x01"]
+
+
+def test_what_the_socket_will_not_take_is_written_in_order_by_a_greenlet() -> None:
+    import gevent
+
+    from webapp.server.patches import FrameWriter
+
+    raw = _RawSocket(room=4)  # takes four bytes, then would block
+    ws = _WebSocket(raw)
+    writer = FrameWriter(ws)
+    writer.put("hello")
+    gevent.sleep(0)
+    assert raw.sends == [b"\x81\x05he"]
+    writer.put("later")  # queued behind the rest of the first frame
+    gevent.sleep(0)
+    gevent.sleep(0)
+    assert b"".join(ws.writes) == b"llo\x81\x05later"
+    writer.put("end")
+    writer.close()  # what is left goes first, then the close
+    assert ws.writes[-2:] == [b"\x81\x03end", b"<close>"]
+    writer.put("after")  # a closed writer drops what is sent
+    gevent.sleep(0)
+    assert ws.writes[-1] == b"<close>" and len(raw.sends) == 1
+
+
+def test_the_reader_returns_exact_reads_and_holds_no_bytes_between_messages() -> None:
+    from webapp.server.patches import SocketReader
+
+    chunks = [b"\x81\x03ab", b"c\x81", b"\x01z", b""]
+    asked: list[int] = []
+
+    def recv(n: int) -> bytes:
+        asked.append(n)
+        return chunks.pop(0)
+
+    reader = SocketReader(recv, pending=b"")
+    assert reader.read(2) == b"\x81\x03"
+    assert reader.read(3) == b"abc"
+    assert reader.read(2) == b"\x81\x01"
+    assert reader.read(1) == b"z"
+    assert reader._pending == b""  # nothing kept while the connection is idle
+    assert reader.read(2) == b""  # the peer closed
+    assert all(n >= SocketReader.CHUNK for n in asked)
+
+
+def test_bytes_buffered_behind_the_handshake_are_read_first() -> None:
+    import gevent.socket
+    from geventwebsocket.websocket import WebSocket
+
+    from webapp.server.patches import _read_unbuffered
+
+    ours, peer = gevent.socket.socketpair()
+    try:
+        rfile = ours.makefile("rb", -1)
+        peer.sendall(b"GET / HTTP/1.1\r\n\r\n\x81\x02hi")  # a frame right behind
+        assert rfile.readline() == b"GET / HTTP/1.1\r\n"
+        assert rfile.readline() == b"\r\n"
+        handler = type("Handler", (), {"socket": ours, "rfile": rfile})()
+        ws = WebSocket({}, type("Stream", (), {"read": None, "write": None})(), handler)
+        _read_unbuffered(ws, 5.0)
+        assert rfile.closed and ours.gettimeout() == 5.0
+        peer.sendall(b"\x81\x03you")
+        assert ws.raw_read(4) == b"\x81\x02hi"
+        assert ws.raw_read(5) == b"\x81\x03you"
+    finally:
+        ours.close()
+        peer.close()

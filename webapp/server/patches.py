@@ -14,6 +14,7 @@ import logging
 import re
 import socket
 import struct
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -157,6 +158,9 @@ def timed_handler(base: type, header_seconds: float) -> type:
     """
     import gevent
 
+    class HeadTimeout(gevent.Timeout):  # type: ignore[misc]
+        """A request's head took too long (each fires only in its own handler's greenlet)."""
+
     class TimedHandler(base):  # type: ignore[misc]
         _head_timer: Any = None
 
@@ -165,16 +169,17 @@ def timed_handler(base: type, header_seconds: float) -> type:
             super().handle()
 
         def handle_one_request(self) -> Any:
-            timer = self._head_timer = gevent.Timeout(header_seconds)
-            timer.start()
+            # Held by the handler alone, so that a websocket does not keep it for its life.
+            self._head_timer = HeadTimeout(header_seconds)
+            self._head_timer.start()
             try:
                 return super().handle_one_request()
-            except gevent.Timeout as expired:
-                if expired is not timer:
-                    raise
+            except HeadTimeout:
                 return None  # closes the connection
             finally:
-                timer.close()
+                if self._head_timer is not None:
+                    self._head_timer.close()
+                    self._head_timer = None
 
         def _handle_client_error(self, ex: Exception) -> Any:
             # ``WSGIHandler._handle_client_error`` logs every bad request with its whole
@@ -199,6 +204,7 @@ def timed_handler(base: type, header_seconds: float) -> type:
                 # The head is in: the app takes its own time, and a socket stays open as
                 # long as it shows life within a minute (Engine.IO pings every 25 s).
                 self._head_timer.close()
+                self._head_timer = None  # a websocket would keep it for its whole life
                 self.socket.settimeout(max(LIVELY_SECONDS, header_seconds))
 
     return TimedHandler
@@ -222,12 +228,6 @@ def size_limited_websocket(max_message_bytes: int) -> type:
     Each ``receive`` yields to the other greenlets first.
     gevent-websocket negotiates no compression, so the bytes read are the bytes kept.
     Its ``close`` is replaced too, so that the close frame carries its status code.
-
-    Once Engine.IO's writer takes it over (``batch_websocket_writes``) it sends the data
-    frames of one batch of packets in one write: the frames gather in ``send_frame`` and
-    leave in ``flush``, which the writer calls before it waits for more. A round trip's
-    two states and its ack go out in one system call, not three. Any other frame (a
-    close) flushes what gathered first, so the order on the wire stays the order sent.
     """
     import gevent
     from geventwebsocket.exceptions import ProtocolError, WebSocketError
@@ -235,32 +235,6 @@ def size_limited_websocket(max_message_bytes: int) -> type:
 
     class SizeLimitedWebSocket(WebSocket):  # type: ignore[misc]
         _message_bytes = 0
-        batching = False  # set once Engine.IO's writer sends through it
-        _out: list[bytes] | None = None
-
-        def send_frame(self, message: Any, opcode: int) -> None:
-            if not self.batching or self.closed or opcode > self.OPCODE_BINARY:
-                if not self.flush():
-                    raise WebSocketError("socket is dead")
-                super().send_frame(message, opcode)
-                return
-            data = self._encode_bytes(message) if opcode == self.OPCODE_TEXT else bytes(message)
-            frame = Header.encode_header(True, opcode, b"", len(data), 0) + data
-            if self._out is None:
-                self._out = [frame]
-            else:
-                self._out.append(frame)
-
-        def flush(self) -> bool:
-            """Write the frames gathered so far in one go; False if the socket is dead."""
-            out, self._out = self._out, None
-            if not out:
-                return True
-            try:
-                self.raw_write(b"".join(out))
-            except (OSError, TypeError, WebSocketError):  # raw_write is None once closed
-                return False
-            return True
 
         def read_frame(self) -> tuple[Any, bytes]:
             header = Header.decode_header(self.stream)
@@ -294,7 +268,6 @@ def size_limited_websocket(max_message_bytes: int) -> type:
             # ``WebSocket.close`` sends its message without the status code (and a
             # bytes message as its repr), so peers never learn why; this sends both.
             if not getattr(self, "closed", False):
-                self.flush()
                 with contextlib.suppress(WebSocketError):
                     self.send_frame(struct.pack("!H", code) + message, self.OPCODE_CLOSE)
                 # Nor does it stop reading: a peer that never answers the close would hold
@@ -308,32 +281,366 @@ def size_limited_websocket(max_message_bytes: int) -> type:
     return SizeLimitedWebSocket
 
 
-def batch_websocket_writes() -> None:
-    """Let Engine.IO's websocket writer send each batch of packets in one write.
+# --- python-engineio over gevent-websocket: a connection's greenlets ------------------------
+#
+# Under gevent every waiting greenlet keeps its part of the C stack and a chunk of
+# Python's frame stack: several kilobytes each. Engine.IO gives a websocket three: its
+# reader, a writer waiting on a queue, and one sleeping until the next ping (python-
+# socketio adds a fourth, until the handshake's deadline). Here the reader is the only
+# one: packets are written as they are sent, and pings and deadlines are loop timers.
 
-    The writer (``Socket._websocket_handler`` in engineio/socket.py) takes every packet
-    queued, sends each, then calls ``Socket.poll`` to wait for more: that call is where
-    a batch ends, so it flushes first. A socket that died in the flush ends the writer
-    as a failed send would have (an empty batch means closed).
+
+def call_later(server: Any, seconds: float, callback: Callable[..., Any], *args: Any) -> None:
+    """Call ``callback(*args)`` in ``seconds``, in ``server``'s (Socket.IO's or Engine.IO's) mode.
+
+    Under gevent a loop timer holds the call (a watcher keeps itself alive while it
+    waits), and the callback runs in the loop itself: it must not block, and spawns a
+    greenlet for anything that may. In any other mode a background task sleeps first.
     """
+    if server.async_mode == "gevent":
+        import gevent
+
+        gevent.get_hub().loop.timer(seconds).start(callback, *args)
+        return
+
+    def later() -> None:
+        server.sleep(seconds)
+        callback(*args)
+
+    server.start_background_task(later)
+
+
+class _NoQueue:
+    """What an Engine.IO socket's queue becomes once its ``FrameWriter`` takes over.
+
+    A gevent ``JoinableQueue`` a connection (2.4 KB) that nothing reads any more: sends
+    and closes go to the writer, and a polling request to an upgraded socket is answered
+    before it would wait on the queue.
+    """
+
+    def put(self, item: object) -> None:
+        """Nothing is queued once the writer has taken over."""
+
+    def task_done(self) -> None:
+        """Nothing was taken."""
+
+    def join(self) -> None:
+        """Nothing waits."""
+
+
+NO_QUEUE = _NoQueue()
+
+
+class FrameWriter:
+    """The frames of one websocket, written by whoever sends, without a writer greenlet.
+
+    A packet sent is framed and kept; at the end of the event loop's turn everything
+    kept leaves in one non-blocking write (a round trip's two states and its ack go out
+    in one system call). What the socket would not take waits, in order, for a
+    short-lived greenlet that writes it with the socket's timeout; later packets queue
+    behind it. A peer that stops reading therefore slows only its own connection.
+    ``close`` writes what is left, then the close frame, from the calling greenlet.
+    """
+
+    __slots__ = ("_drainer", "_header", "_out", "_raw", "_scheduled", "_ws", "closed")
+
+    def __init__(self, ws: Any) -> None:
+        from geventwebsocket.websocket import Header
+
+        self._ws = ws
+        # gevent's socket wraps a non-blocking OS socket: writing to that one directly
+        # never waits, so it can happen in the loop's own callbacks.
+        self._raw = getattr(getattr(ws.handler, "socket", None), "_sock", None)
+        self._out: list[bytes] = []
+        self._scheduled = False
+        self._drainer: Any = None
+        self.closed = False
+        self._header = Header.encode_header
+
+    def put(self, encoded: str | bytes) -> None:
+        """Frame one encoded Engine.IO packet (text, or bytes as binary) to be written."""
+        if self.closed:
+            return
+        text = isinstance(encoded, str)
+        data = encoded.encode() if isinstance(encoded, str) else encoded
+        opcode = 0x1 if text else 0x2
+        self._out.append(self._header(True, opcode, b"", len(data), 0) + data)
+        if not self._scheduled and self._drainer is None:
+            import gevent
+
+            self._scheduled = True
+            gevent.get_hub().loop.run_callback(self._flush)
+
+    def _flush(self) -> None:
+        # In the hub: this must never block.
+        self._scheduled = False
+        if self._drainer is not None or not self._out or self.closed:
+            return
+        data = b"".join(self._out)
+        self._out = []
+        sent = 0
+        if self._raw is not None:
+            try:
+                sent = self._raw.send(data)
+            except BlockingIOError:
+                sent = 0
+            except OSError:
+                self._lost()
+                return
+        if sent < len(data):
+            import gevent
+
+            self._out.insert(0, data[sent:])
+            self._drainer = gevent.spawn(self._drain)
+
+    def _drain(self) -> None:
+        try:
+            while self._out and not self.closed:
+                data = b"".join(self._out)
+                self._out = []
+                self._ws.raw_write(data)  # gevent's sendall, with the socket's timeout
+        except Exception:  # a dead peer, a timeout: the reader sees the socket close
+            self._drainer = None
+            self._lost()
+        else:
+            self._drainer = None
+
+    def _lost(self) -> None:
+        import gevent
+
+        self._out = []
+        gevent.spawn(self.close)
+
+    def close(self) -> None:
+        """Write what is left, then the close frame, and stop reading; once."""
+        if self.closed:
+            return
+        import gevent
+
+        drainer = self._drainer
+        if drainer is not None and drainer is not gevent.getcurrent():
+            drainer.join()
+        self.closed = True
+        out, self._out = self._out, []
+        with contextlib.suppress(Exception):
+            if out:
+                self._ws.raw_write(b"".join(out))
+        self._ws.close()
+
+
+def lean_websockets() -> None:
+    """Give each Engine.IO websocket one greenlet (its reader) in this gevent process.
+
+    ``Socket._websocket_handler`` (engineio/socket.py) starts a writer greenlet that
+    waits on ``Socket.queue``; this version gives the socket a ``FrameWriter`` instead,
+    which ``Socket.send`` and ``Socket.close`` use once the websocket is open (packets
+    sent before that, such as the handshake's, wait in the queue and are written
+    first). ``Socket.schedule_ping`` sleeps in a new greenlet until the next ping; here
+    a loop timer waits instead. Once the websocket is open the handler forgets the
+    request's parsed headers (the WSGI environ keeps what the app reads).
+    """
+    from engineio import exceptions
+    from engineio import packet as eio
     from engineio.socket import Socket
 
-    handle, poll = Socket._websocket_handler, Socket.poll
+    send, close = Socket.send, Socket.close
 
-    def websocket_handler(self: Any, ws: Any) -> Any:
-        frames: Any = getattr(ws, "_sock", None)
-        if hasattr(frames, "flush"):
-            frames.batching = True
-            self.frames = frames
-        return handle(self, ws)
+    def writer_of(socket: Any) -> FrameWriter | None:
+        return socket.__dict__.get("writer")  # type: ignore[no-any-return]
 
-    def flushed_poll(self: Any) -> Any:
-        frames = getattr(self, "frames", None)
-        if frames is not None and not frames.flush():
+    def direct_send(self: Any, pkt: Any) -> None:
+        writer = writer_of(self)
+        if writer is None:
+            send(self, pkt)
+        elif self.check_ping_timeout():
+            writer.put(pkt.encode())
+
+    def direct_close(self: Any, wait: bool = True, abort: bool = False, reason: Any = None) -> None:
+        writer = writer_of(self)
+        if writer is None:
+            close(self, wait, abort, reason)
+            return
+        if self.closed or self.closing:
+            return
+        self.closing = True
+        disconnected = reason or self.server.reason.SERVER_DISCONNECT
+        self.server._trigger_event("disconnect", self.sid, disconnected, run_async=False)
+        if not abort:
+            writer.put(eio.Packet(eio.CLOSE).encode())
+        self.closed = True
+        if writer.closed:
+            return
+        if wait:
+            writer.close()
+        else:
+            self.server.start_background_task(writer.close)
+
+    def schedule_ping(self: Any) -> None:
+        if self.last_ping:  # as Engine.IO's: one ping waits at a time
+            self.last_ping = None
+            call_later(self.server, self.server.ping_interval, ping, self)
+
+    def ping(self: Any) -> None:
+        # In the loop: sending never blocks (the writer, or the queue before the upgrade),
+        # and the socket cannot time out here, as its last ping was just now.
+        if not self.closing and not self.closed:
+            self.last_ping = time.time()
+            self.send(eio.Packet(eio.PING))
+
+    def websocket_handler(self: Any, ws: Any) -> list[Any]:
+        import gevent
+
+        frames = ws._sock
+        _read_unbuffered(frames, self.server.ping_interval + self.server.ping_timeout)
+        # The request's parsed headers: the WSGI environ has them, and gunicorn's access
+        # line, written when the socket closes, reads only the ones its format names.
+        frames.handler.headers = {}
+        if self.connected and not _upgraded(self, ws):
             return []
-        return poll(self)
+        self.connected = self.upgraded = True
+        writer = FrameWriter(frames)
+        empty = self.server.get_queue_empty_exception()
+        while True:  # what was sent before the websocket opened goes first
+            try:
+                pkt = self.queue.get(block=False)
+            except empty:
+                break
+            self.queue.task_done()
+            if pkt is not None:
+                writer.put(pkt.encode())
+        self.writer, self.queue = writer, NO_QUEUE
+        if self.closed:
+            writer.close()
+        while not self.closed:
+            try:
+                data = ws.wait()
+            except Exception:
+                break
+            if data is None or len(data) > self.server.max_http_buffer_size:
+                break
+            try:
+                pkt = eio.Packet(encoded_packet=data)
+                if pkt.packet_type == eio.MESSAGE:
+                    # Handled in a greenlet of its own, waited for: the reader's frame
+                    # stack stays as shallow as reading needs while the connection idles.
+                    failed = gevent.spawn(_received, self, pkt).get()
+                    if failed is not None:
+                        raise failed
+                else:
+                    self.receive(pkt)
+            except exceptions.UnknownPacketError:
+                pass
+            except exceptions.SocketIsClosedError:
+                break
+            except Exception:
+                self.server.logger.exception("Unknown receive error")
+                break
+        writer.close()
+        self.close(wait=False, abort=True, reason=self.server.reason.TRANSPORT_CLOSE)
+        return []
 
-    Socket._websocket_handler, Socket.poll = websocket_handler, flushed_poll
+    Socket.send, Socket.close = direct_send, direct_close
+    Socket.schedule_ping, Socket._websocket_handler = schedule_ping, websocket_handler
+
+
+def _received(socket: Any, pkt: Any) -> Exception | None:
+    """``socket.receive(pkt)``, returning what it raised instead of raising it."""
+    try:
+        socket.receive(pkt)
+    except Exception as err:
+        return err
+    return None
+
+
+class SocketReader:
+    """Exactly ``n`` bytes at a time from a socket, holding bytes only while some wait.
+
+    The WSGI handler reads through an 8 KB buffer that a websocket would keep for its
+    whole life; this one keeps what one ``recv`` brought beyond the bytes asked for.
+    """
+
+    __slots__ = ("_pending", "_recv")
+    CHUNK = 4096
+
+    def __init__(self, recv: Callable[[int], bytes], pending: bytes = b"") -> None:
+        self._recv, self._pending = recv, pending
+
+    def read(self, n: int) -> bytes:
+        """``n`` bytes, or fewer if the peer closed first."""
+        pending = self._pending
+        if len(pending) < n:
+            parts = [pending]
+            have = len(pending)
+            while have < n:
+                chunk = self._recv(max(n - have, self.CHUNK))
+                if not chunk:
+                    break
+                parts.append(chunk)
+                have += len(chunk)
+            pending = b"".join(parts)
+        self._pending = pending[n:]
+        return pending[:n]
+
+
+def _read_unbuffered(ws: Any, timeout: float) -> None:
+    """Make ``ws`` (a gevent-websocket WebSocket) read through a ``SocketReader``.
+
+    What the handler's buffered reader already holds (a peer may send frames right
+    behind its handshake) is taken over first: with the socket's timeout at 0, its
+    ``read1`` returns the buffered bytes, or nothing, without waiting. That reader is
+    then closed, which frees its buffer.
+    """
+    handler = ws.handler
+    sock, rfile = handler.socket, handler.rfile
+    sock.settimeout(0.0)
+    try:
+        pending = rfile.read1(65536)
+    except OSError:
+        pending = b""
+    finally:
+        sock.settimeout(timeout)
+    reader = SocketReader(sock.recv, pending or b"")
+    ws.raw_read = ws.stream.read = reader.read
+    rfile.close()
+
+
+def _upgraded(socket: Any, ws: Any) -> bool:
+    """Engine.IO's upgrade of a polling connection to this websocket (engineio/socket.py)."""
+    from engineio import packet as eio
+
+    socket.upgrading = True  # hold what is sent meanwhile in the queue
+    try:
+        probe = eio.Packet(encoded_packet=ws.wait())
+        if probe.packet_type != eio.PING or probe.data != "probe":
+            return False
+        ws.send(eio.Packet(eio.PONG, data="probe").encode())
+        socket.queue.put(eio.Packet(eio.NOOP))  # ends the pending poll
+        upgrade = eio.Packet(encoded_packet=ws.wait())
+        return bool(upgrade.packet_type == eio.UPGRADE)
+    except Exception:
+        return False
+    finally:
+        socket.upgrading = False
+
+
+def share_the_environ() -> None:
+    """Let Flask-SocketIO's middleware add its key to the WSGI environ instead of a copy.
+
+    ``_SocketIOMiddleware.__call__`` (flask_socketio/__init__.py) copies the environ to
+    add ``flask.app``, and python-socketio keeps that copy for the connection's life while
+    the server keeps the original: two dicts a connection where one does. Each request
+    has an environ of its own, so adding the key to it changes nothing else.
+    """
+    import flask_socketio
+
+    middleware = flask_socketio._SocketIOMiddleware
+    call = super(middleware, middleware).__call__  # engineio's WSGIApp.__call__
+
+    def shared(self: Any, environ: dict[str, Any], start_response: Any) -> Any:
+        environ["flask.app"] = self.flask_app
+        return call(self, environ, start_response)
+
+    middleware.__call__ = shared
 
 
 def limit_websocket_messages(max_message_bytes: int) -> None:
@@ -378,14 +685,16 @@ def guard_messages(
 
     def on_connect(eio_sid: str, environ: dict[str, Any], *args: Any) -> Any:
         limits.open(eio_sid, environ.get("REMOTE_ADDR"))
-        server.start_background_task(close_unless_joined, eio_sid)
+        call_later(server, handshake_seconds, close_unless_joined, eio_sid)
         return connected(eio_sid, environ, *args)
 
-    def close_unless_joined(eio_sid: str) -> None:
-        server.sleep(handshake_seconds)
+    def close_unless_joined(eio_sid: str) -> None:  # in the loop: only looks, then spawns
         if eio_sid in server.eio.sockets and not server.manager.sid_from_eio_sid(eio_sid, "/"):
-            log.warning("handshakes not finished", f"{eio_sid} joined no game in time")
-            server.eio.disconnect(eio_sid)
+            server.start_background_task(close_unjoined, eio_sid)
+
+    def close_unjoined(eio_sid: str) -> None:
+        log.warning("handshakes not finished", f"{eio_sid} joined no game in time")
+        server.eio.disconnect(eio_sid)
 
     def send(eio_sid: str, packet_type: int, data: object, ack: int | None = None) -> None:
         packet = server.packet_class(packet_type, data=data, namespace="/", id=ack)

@@ -132,20 +132,27 @@ class Worker(GeventPyWSGIWorker):  # type: ignore[misc]
             # and get the patched classes; TLS itself ends at the reverse proxy.
             warnings.filterwarnings("ignore", message="Monkey-patching ssl after ssl")
             super().patch()
+        import gevent
+
+        # gevent records each new greenlet's spawning stack and parent for debugging:
+        # a few kilobytes for every connection's greenlet, never read here.
+        gevent.config.track_greenlet_tree = False
         from geventwebsocket.handler import WebSocketHandler
 
         from .app import transport_limit
         from .patches import (
-            batch_websocket_writes,
+            lean_websockets,
             limit_websocket_messages,
             origin_checking_handler,
+            share_the_environ,
             timed_handler,
         )
         from .security import handshake_allowed
 
         settings = self.app.settings
         limit_websocket_messages(transport_limit(settings["MAX_PAYLOAD_BYTES"]))
-        batch_websocket_writes()
+        lean_websockets()
+        share_the_environ()
         base = type("Handler", (PyWSGIHandler, WebSocketHandler), {})
         timed = timed_handler(base, settings["HEADER_TIMEOUT"])
         self.wsgi_handler = origin_checking_handler(handshake_allowed, timed)
