@@ -125,6 +125,8 @@ def origin_checking_handler(allowed: Callable[[Any, Mapping[str, Any]], bool], b
     """
 
     class OriginCheckingHandler(base):  # type: ignore[misc]
+        application: Any  # set by gevent's WSGIHandler for each request
+
         def upgrade_websocket(self) -> Any:
             # gevent-websocket calls this for every request; only a handshake is checked
             # here (a form's POST meets its own route's check).
@@ -132,6 +134,10 @@ def origin_checking_handler(allowed: Callable[[Any, Mapping[str, Any]], bool], b
             if upgrading and not allowed(self.application, self.environ):
                 self.start_response("400 BAD REQUEST", [("Content-Type", "text/plain")])
                 return [b"Not an accepted origin."]
+            if upgrading:
+                # ``Flask.__call__`` only calls ``wsgi_app``; calling that directly spares
+                # every idle websocket's greenlet one C-level frame (app.direct).
+                self.application = self.application.wsgi_app
             return super().upgrade_websocket()
 
     return OriginCheckingHandler
@@ -539,6 +545,13 @@ def lean_websockets() -> None:
         self.close(wait=False, abort=True, reason=self.server.reason.TRANSPORT_CLOSE)
         return []
 
+    def upgrade_websocket(self: Any, environ: dict[str, Any], start_response: Any) -> Any:
+        if self.upgraded:
+            raise OSError("Socket has been upgraded already")
+        ws = self.server._async["websocket"](self._websocket_handler, self.server)
+        return ws.__call__(environ, start_response)  # bound: no new C-level frame
+
+    Socket._upgrade_websocket = upgrade_websocket
     Socket.send, Socket.close = direct_send, direct_close
     Socket.schedule_ping, Socket._websocket_handler = schedule_ping, websocket_handler
 
