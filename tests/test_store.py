@@ -595,3 +595,35 @@ def test_redis_saves_of_one_turn_share_a_pipeline_each_compared_and_set(redis_ur
     assert all(results[i] is True for i in range(50) if i not in (7, 9))
     assert result["seen"] == {str(i): True for i in range(50) if i not in (7, 9)}
     assert 1 <= result["pipelines"] < 48  # the saves shared their pipelines
+
+
+REDIS_RECONNECT = """
+from gevent import monkey
+
+monkey.patch_all()
+import random, sys
+
+import gevent
+import redis
+
+from webapp.game.match import new_match
+from webapp.server.redis_store import RedisStore
+
+url = sys.argv[1]
+store = RedisStore(url, idle_seconds=60)
+match = new_match(random.Random(1))
+assert gevent.spawn(store.save, "p", match, expected=None).get()
+redis.Redis.from_url(url).client_kill_filter(_type="normal")  # as a restart of Redis would
+assert gevent.spawn(store.save, "q", match, expected=None).get()
+print("saved")
+"""
+
+
+def test_redis_saves_go_on_after_redis_closed_the_pipelines_connection(redis_url: str) -> None:
+    found = subprocess.run(
+        [sys.executable, "-c", REDIS_RECONNECT, redis_url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert found.stdout.strip() == "saved", found.stderr[-2000:]

@@ -93,22 +93,32 @@ class Pipeliner:
 
     def _send(self, commands: list[Command]) -> list[Any]:
         """Every command's reply, or for each the error that kept the pipeline from Redis."""
+        try:
+            replies = self._exchange(self._ready(), commands)
+        except Exception as err:
+            self._connection.disconnect()
+            log.warning("a pipeline of %d Redis commands failed: %s", len(commands), err)
+            return [err] * len(commands)
+        self.pipelines += 1
+        return replies
+
+    def _ready(self) -> Any:
+        """The sender's connection, made anew if Redis closed it (a restart) while idle.
+
+        As redis-py's pool checks each connection it hands out: once a pipeline here.
+        """
+        import redis
+
         if self._connection is None:
             pool = self._client.connection_pool
             self._connection = pool.connection_class(**pool.connection_kwargs)
         connection = self._connection
         try:
-            # As redis-py's own pipelines: a connection error sends it all again (once the
-            # connection is made anew), as many times as the connection's retry allows.
-            replies: list[Any] = connection.retry.call_with_retry(
-                lambda: self._exchange(connection, commands),
-                lambda _error: connection.disconnect(),
-            )
-        except Exception as err:
-            log.warning("a pipeline of %d Redis commands failed: %s", len(commands), err)
-            return [err] * len(commands)
-        self.pipelines += 1
-        return replies
+            if connection.can_read():  # connects if need be; True: closed, or stray data
+                connection.disconnect()
+        except (OSError, redis.ConnectionError):
+            connection.disconnect()
+        return connection
 
     @staticmethod
     def _exchange(connection: Any, commands: list[Command]) -> list[Any]:
