@@ -482,6 +482,15 @@ def test_real_server_limits_new_players(server_factory: Callable[..., ServerProc
     player.close()
 
 
+def run_script(script: str, *args: str) -> str:
+    """What ``script`` prints, run in a process of its own (gevent patches all of it)."""
+    found = subprocess.run(
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=60
+    )
+    assert found.returncode == 0, found.stderr[-2000:]
+    return found.stdout
+
+
 GROUP_COMMIT = """
 from gevent import monkey
 
@@ -525,14 +534,7 @@ print(json.dumps({"commits": len(commits), "seen": seen, "rows": rows}))
 def test_writes_of_one_turn_share_a_commit_and_return_only_once_committed(
     tmp_path: Path,
 ) -> None:
-    found = subprocess.run(
-        [sys.executable, "-c", GROUP_COMMIT, str(tmp_path / "group.sqlite3")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    result = json.loads(found.stdout)
+    result = json.loads(run_script(GROUP_COMMIT, str(tmp_path / "group.sqlite3")))
     assert result["seen"] == [1] * 49  # every write that returned was already durable
     assert result["rows"] == sorted(f"k{i}" for i in range(50) if i != 7)  # a refused one
     assert 1 <= result["commits"] < 49  # the writes shared their commits
@@ -581,14 +583,7 @@ print(json.dumps({"results": results, "seen": seen, "pipelines": sent}))
 
 
 def test_redis_saves_of_one_turn_share_a_pipeline_each_compared_and_set(redis_url: str) -> None:
-    found = subprocess.run(
-        [sys.executable, "-c", REDIS_PIPELINE, redis_url],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    result = json.loads(found.stdout)
+    result = json.loads(run_script(REDIS_PIPELINE, redis_url))
     results = {int(i): saved for i, saved in result["results"].items()}
     assert results[7] is False  # refused alone: its expected version is not the stored one
     assert "WRONGTYPE" in results[9]  # a key of the wrong type fails that save alone
@@ -620,10 +615,4 @@ print("saved")
 
 
 def test_redis_saves_go_on_after_redis_closed_the_pipelines_connection(redis_url: str) -> None:
-    found = subprocess.run(
-        [sys.executable, "-c", REDIS_RECONNECT, redis_url],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert found.stdout.strip() == "saved", found.stderr[-2000:]
+    assert run_script(REDIS_RECONNECT, redis_url).strip() == "saved"
