@@ -109,6 +109,21 @@ def test_a_store_keeps_each_game_once_newest_first_up_to_its_cap(store: Any) -> 
     assert store.games("p") == [] and store.counters("p") == {} and store.game("id4") is None
 
 
+def test_two_processes_count_one_players_games_alike(redis_url: str) -> None:
+    first, second = (RedisHistory(redis_url, per_player=3, idle_seconds=3600) for _ in range(2))
+    entries = [finished_game(finished(seed), game_id=f"id{seed}", ended=seed) for seed in range(5)]
+    for index, entry in enumerate(entries):  # each adds on counters the other has changed
+        assert (first, second)[index % 2].add("p", str(entry["ended"]), entry)
+    assert not second.add("p", "4", entries[4])
+    for store in (first, second):
+        assert games_counted(store.counters("p")) == 5
+        assert [e["id"] for e in store.games("p")] == ["id4", "id3", "id2"]
+    first.forget("p")
+    assert second.add("p", "5", entries[0]) and games_counted(first.counters("p")) == 1
+    first.close()
+    second.close()
+
+
 def play_one_game(play: Actions) -> dict[str, Any]:
     """Play the current game out through the protocol; the final snapshot."""
     state = play.refresh()

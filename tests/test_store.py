@@ -482,6 +482,15 @@ def test_real_server_limits_new_players(server_factory: Callable[..., ServerProc
     player.close()
 
 
+def run_script(script: str, *args: str) -> str:
+    """What ``script`` prints, run in a process of its own (gevent patches all of it)."""
+    found = subprocess.run(
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=60
+    )
+    assert found.returncode == 0, found.stderr[-2000:]
+    return found.stdout
+
+
 GROUP_COMMIT = """
 from gevent import monkey
 
@@ -525,14 +534,85 @@ print(json.dumps({"commits": len(commits), "seen": seen, "rows": rows}))
 def test_writes_of_one_turn_share_a_commit_and_return_only_once_committed(
     tmp_path: Path,
 ) -> None:
-    found = subprocess.run(
-        [sys.executable, "-c", GROUP_COMMIT, str(tmp_path / "group.sqlite3")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    result = json.loads(found.stdout)
+    result = json.loads(run_script(GROUP_COMMIT, str(tmp_path / "group.sqlite3")))
     assert result["seen"] == [1] * 49  # every write that returned was already durable
     assert result["rows"] == sorted(f"k{i}" for i in range(50) if i != 7)  # a refused one
     assert 1 <= result["commits"] < 49  # the writes shared their commits
+
+
+REDIS_PIPELINE = """
+from gevent import monkey
+
+monkey.patch_all()
+import json, random, sys
+
+import gevent
+import redis
+
+from webapp.game.match import new_match
+from webapp.server.redis_store import RedisStore
+
+url = sys.argv[1]
+store = RedisStore(url, idle_seconds=60)
+plain = redis.Redis.from_url(url)
+first = {i: new_match(random.Random(i)) for i in range(50)}
+for i in range(50):
+    assert store.save(f"p{i}", first[i], expected=None)
+plain.script_flush()  # as after a restart of Redis: the script is loaded again
+plain.set("tictactoe:match:p9", "not a hash")
+sent = store._pipeliner.pipelines
+results, seen = {}, {}
+
+def saver(i):
+    newer = new_match(random.Random(100 + i), version=first[i].version)
+    expected = first[i].version + (1 if i == 7 else 0)  # p7 expects a version never stored
+    try:
+        results[i] = store.save(f"p{i}", newer, expected=expected)
+    except redis.ResponseError as err:
+        results[i] = str(err)
+        return
+    if not results[i]:
+        return
+    # Returned: Redis has answered, so another client reads what was saved.
+    seen[i] = int(plain.hget(f"tictactoe:match:p{i}", "version")) == newer.version
+
+gevent.joinall([gevent.spawn(saver, i) for i in range(50)])
+sent = store._pipeliner.pipelines - sent
+print(json.dumps({"results": results, "seen": seen, "pipelines": sent}))
+"""
+
+
+def test_redis_saves_of_one_turn_share_a_pipeline_each_compared_and_set(redis_url: str) -> None:
+    result = json.loads(run_script(REDIS_PIPELINE, redis_url))
+    results = {int(i): saved for i, saved in result["results"].items()}
+    assert results[7] is False  # refused alone: its expected version is not the stored one
+    assert "WRONGTYPE" in results[9]  # a key of the wrong type fails that save alone
+    assert all(results[i] is True for i in range(50) if i not in (7, 9))
+    assert result["seen"] == {str(i): True for i in range(50) if i not in (7, 9)}
+    assert 1 <= result["pipelines"] < 48  # the saves shared their pipelines
+
+
+REDIS_RECONNECT = """
+from gevent import monkey
+
+monkey.patch_all()
+import random, sys
+
+import gevent
+import redis
+
+from webapp.game.match import new_match
+from webapp.server.redis_store import RedisStore
+
+url = sys.argv[1]
+store = RedisStore(url, idle_seconds=60)
+match = new_match(random.Random(1))
+assert gevent.spawn(store.save, "p", match, expected=None).get()
+redis.Redis.from_url(url).client_kill_filter(_type="normal")  # as a restart of Redis would
+assert gevent.spawn(store.save, "q", match, expected=None).get()
+print("saved")
+"""
+
+
+def test_redis_saves_go_on_after_redis_closed_the_pipelines_connection(redis_url: str) -> None:
+    assert run_script(REDIS_RECONNECT, redis_url).strip() == "saved"

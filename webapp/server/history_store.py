@@ -17,6 +17,7 @@ from typing import Any, Protocol, cast
 import orjson
 
 from ..game.history import Entry, counted, games_counted
+from .redis_batch import BatchedScript, Pipeliner
 from .redis_client import connect
 from .sqlite_store import DATABASE_FILE, open_database
 
@@ -141,13 +142,16 @@ class SQLiteHistory:
 
 
 ATTEMPTS = 5
+KNOWN_COUNTERS = 2048  # players whose counters a process remembers as it last wrote them
 # KEYS: the player's list of game ids, their set of game ends seen, their counters.
 # ARGV: the end's key, the game id, the stored game, the TTL, the cap, the counters as
-# read, the counters with this game. 0: this end was stored already; -1: the counters
-# changed since they were read; 1: stored, the oldest past the cap dropped.
+# this process believes them stored, the counters with this game. Returns {0}: this
+# end was stored already; {-1, stored}: the counters are not those (here they are);
+# {1}: stored, the oldest past the cap dropped.
 _ADD_SCRIPT = """
-if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 0 end
-if (redis.call('GET', KEYS[3]) or '') ~= ARGV[6] then return -1 end
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return {0} end
+local stored = redis.call('GET', KEYS[3]) or ''
+if stored ~= ARGV[6] then return {-1, stored} end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('LPUSH', KEYS[1], ARGV[2])
 local dropped = redis.call('LRANGE', KEYS[1], tonumber(ARGV[5]), -1)
@@ -156,7 +160,7 @@ redis.call('SET', '{games}game:' .. ARGV[2], ARGV[3], 'EX', ARGV[4])
 for _, old in ipairs(dropped) do redis.call('DEL', '{games}game:' .. old) end
 redis.call('SET', KEYS[3], ARGV[7])
 for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[4]) end
-return 1
+return {1}
 """
 
 
@@ -170,7 +174,10 @@ class RedisHistory:
         self._redis = connect(url)
         self.per_player, self._ttl = per_player, max(1, int(idle_seconds))
         self._ns = namespace
-        self._add = self._redis.register_script(_ADD_SCRIPT.replace("{games}", namespace))
+        # The adds of one event-loop turn share a pipeline (as the matches' saves do).
+        self._pipeliner = Pipeliner(self._redis)
+        self._add = BatchedScript(self._pipeliner, _ADD_SCRIPT.replace("{games}", namespace))
+        self._known: dict[str, bytes] = {}  # player -> counters as this process wrote them
 
     def _keys(self, player: str) -> tuple[str, str, str]:
         base = f"{self._ns}history:{player}"
@@ -179,21 +186,31 @@ class RedisHistory:
     def add(self, player: str, key: str, entry: Entry) -> bool:
         """Store a finished game once, count it, and drop the oldest past the cap.
 
-        Two round trips: the counters are read, then one script stores the game and the
-        counted ones if the counters are still those (else it is tried again).
+        One round trip when the counters are as this process last wrote them (or the
+        player has none yet): the script stores the game and the counted ones only if
+        the counters are still those, and else answers with the stored ones to count on.
         """
         listed, seen, totals = self._keys(player)
         data = orjson.dumps({"player": player, "entry": entry})
+        before = self._known.pop(player, b"")
         for _ in range(ATTEMPTS):
-            before = cast(bytes | None, self._redis.get(totals)) or b""
             after = orjson.dumps(counted(orjson.loads(before or b"{}"), entry))
-            stored = self._add(
+            reply = self._add(
                 keys=[listed, seen, totals],
                 args=[key, entry["id"], data, self._ttl, self.per_player, before, after],
             )
-            if stored >= 0:
-                return bool(stored)
+            if reply[0] >= 0:
+                if reply[0]:
+                    self._remember(player, after)
+                return bool(reply[0])
+            before = reply[1]
         raise RuntimeError(f"the history of {player} kept changing")
+
+    def _remember(self, player: str, counters: bytes) -> None:
+        """Keep ``player``'s counters as written, the least recently written forgotten first."""
+        self._known[player] = counters
+        if len(self._known) > KNOWN_COUNTERS:
+            del self._known[next(iter(self._known))]
 
     def _game_key(self, game_id: str) -> str:
         return f"{self._ns}game:{game_id}"
@@ -226,6 +243,7 @@ class RedisHistory:
                 pipe.delete(self._game_key(game_id))
             pipe.delete(listed, seen, totals)
             pipe.execute()
+        self._known.pop(player, None)
         return len(ids)
 
     def prune(self) -> int:
@@ -233,7 +251,8 @@ class RedisHistory:
         return 0
 
     def close(self) -> None:
-        """Close the connection pool."""
+        """Close the connection pool and the pipeliner's connection."""
+        self._pipeliner.close()
         self._redis.close()
 
 

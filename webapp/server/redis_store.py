@@ -15,6 +15,7 @@ import orjson
 
 from ..game.match import Match
 from ..game.records import to_record
+from .redis_batch import BatchedScript, Pipeliner
 from .redis_client import connect
 from .storage import (
     DAMAGED_DAYS,
@@ -92,7 +93,10 @@ class RedisStore:
 
         self._errors = redis.RedisError
         self._redis = connect(url)
-        self._save = self._redis.register_script(_SAVE_SCRIPT)
+        # Saves go through the pipeliner: the saves of one event-loop turn share a
+        # pipeline, each still compared and set by its own script.
+        self._pipeliner = Pipeliner(self._redis)
+        self._save = BatchedScript(self._pipeliner, _SAVE_SCRIPT)
         self._set_aside_script = self._redis.register_script(_SET_ASIDE_SCRIPT)
         self._ttl = max(1, int(idle_seconds))
         self.cap = Cap(max_matches)
@@ -190,6 +194,7 @@ class RedisStore:
         return None
 
     def close(self) -> None:
-        """Close the connection pool."""
+        """Close the connection pool and the pipeliner's connection."""
+        self._pipeliner.close()
         self._redis.close()
         self._parsed.drop()

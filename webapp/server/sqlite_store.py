@@ -53,7 +53,7 @@ SCHEMA = (
 T = TypeVar("T")
 
 
-def _gevent_hub() -> Any:
+def gevent_hub() -> Any:
     """gevent's hub when this process runs on gevent (the server), else None (threads)."""
     if "gevent" not in sys.modules:
         return None
@@ -126,7 +126,7 @@ class Database:
     def write(self, change: Callable[[], T]) -> T:
         """Run ``change``'s statements as one transaction (under gevent, a savepoint of the
         turn's shared one); its result once committed."""
-        hub = _gevent_hub()
+        hub = gevent_hub()
         with self.lock:
             if hub is None:  # threads: a transaction of its own
                 self.execute("BEGIN IMMEDIATE")

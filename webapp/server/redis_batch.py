@@ -1,0 +1,159 @@
+"""Redis commands made in one turn of the event loop, sent together as one pipeline.
+
+Through redis-py's client, each command checks a connection out of the pool (which
+arms a timeout and polls the socket), sends, waits, and checks it back in: under load
+that bookkeeping cost more than the command. Under gevent, many players' saves are made
+in the same turn of the event loop, so here they are queued instead, and one sender
+greenlet writes whatever has gathered as one pipeline on a connection of its own, then
+hands each caller its own reply. While Redis answers one pipeline the next gathers,
+as SQLite's writes of one turn share a commit (sqlite_store.Database.write).
+
+Nothing is acknowledged early: a call returns only once Redis has answered it. Each
+reply is its caller's alone, so one refused compare-and-set, or one command failing on
+a key of the wrong type, fails only that caller. Without gevent (threads, the test
+client) a call is an ordinary command through the client's pool.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from typing import Any
+
+from .sqlite_store import gevent_hub
+
+log = logging.getLogger(__name__)
+Command = tuple[Any, ...]
+
+
+class _Batch:
+    """The commands sharing one pipeline, their replies once answered, and their wait."""
+
+    def __init__(self) -> None:
+        from gevent.event import Event
+
+        self.commands: list[Command] = []
+        self.replies: list[Any] = []
+        self._answered = Event()
+
+    def wait(self, index: int) -> Any:
+        """The reply to the command at ``index``, once Redis has answered the pipeline."""
+        self._answered.wait()
+        reply = self.replies[index]
+        if isinstance(reply, Exception):
+            raise reply
+        return reply
+
+    def answer(self, replies: list[Any]) -> None:
+        """Hand every waiting caller its reply (or the error that failed them all)."""
+        self.replies = replies
+        self._answered.set()
+
+
+class Pipeliner:
+    """Sends the Redis commands of one event-loop turn as one pipeline (under gevent)."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self._connection: Any = None  # the sender's own, made on first use
+        self._pending: _Batch | None = None  # the batch gathering for the next pipeline
+        self._wake: Any = None
+        self._pid = 0  # the process the sender was started in
+        self.pipelines = 0  # pipelines sent, for tests and benchmarks
+
+    def call(self, *command: Any) -> Any:
+        """Run one command; its reply once Redis has answered it (its error raised)."""
+        if gevent_hub() is None:
+            return self._client.execute_command(*command)
+        batch = self._pending
+        if batch is None:
+            batch = self._pending = _Batch()
+            self._start_sender()
+            self._wake.set()
+        batch.commands.append(command)
+        return batch.wait(len(batch.commands) - 1)
+
+    def _start_sender(self) -> None:
+        if self._pid == os.getpid():
+            return
+        import gevent
+        from gevent.event import Event
+
+        self._pid, self._wake, self._connection = os.getpid(), Event(), None
+        gevent.spawn(self._sender)
+
+    def _sender(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            while self._pending is not None:
+                batch, self._pending = self._pending, None
+                batch.answer(self._send(batch.commands))
+
+    def _send(self, commands: list[Command]) -> list[Any]:
+        """Every command's reply, or for each the error that kept the pipeline from Redis."""
+        try:
+            replies = self._exchange(self._ready(), commands)
+        except Exception as err:
+            self._connection.disconnect()
+            log.warning("a pipeline of %d Redis commands failed: %s", len(commands), err)
+            return [err] * len(commands)
+        self.pipelines += 1
+        return replies
+
+    def _ready(self) -> Any:
+        """The sender's connection, made anew if Redis closed it (a restart) while idle.
+
+        As redis-py's pool checks each connection it hands out: once a pipeline here.
+        """
+        import redis
+
+        if self._connection is None:
+            pool = self._client.connection_pool
+            self._connection = pool.connection_class(**pool.connection_kwargs)
+        connection = self._connection
+        try:
+            if connection.can_read():  # connects if need be; True: closed, or stray data
+                connection.disconnect()
+        except (OSError, redis.ConnectionError):
+            connection.disconnect()
+        return connection
+
+    @staticmethod
+    def _exchange(connection: Any, commands: list[Command]) -> list[Any]:
+        import redis
+
+        connection.send_packed_command(connection.pack_commands(commands))
+        replies: list[Any] = []
+        for _ in commands:
+            try:
+                replies.append(connection.read_response())
+            except redis.ResponseError as err:  # this command's own error, not the pipeline's
+                replies.append(err)
+        return replies
+
+    def close(self) -> None:
+        """Close the sender's connection (a later call opens it again)."""
+        if self._connection is not None:
+            self._connection.disconnect()
+
+
+class BatchedScript:
+    """A Lua script run by EVALSHA through a ``Pipeliner``; loaded again if Redis lost it."""
+
+    def __init__(self, pipeliner: Pipeliner, source: str) -> None:
+        self._pipeliner = pipeliner
+        self._source = source
+        self.sha = hashlib.sha1(source.encode()).hexdigest()
+
+    def __call__(self, keys: list[str], args: list[Any]) -> Any:
+        """The script's reply for ``keys`` and ``args``."""
+        import redis
+
+        command = ("EVALSHA", self.sha, len(keys), *keys, *args)
+        try:
+            return self._pipeliner.call(*command)
+        except redis.exceptions.NoScriptError:  # a restarted or flushed Redis
+            self._pipeliner.call("SCRIPT", "LOAD", self._source)
+            return self._pipeliner.call(*command)
