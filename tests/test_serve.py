@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -389,3 +390,102 @@ def test_bytes_buffered_behind_the_handshake_are_read_first() -> None:
     finally:
         ours.close()
         peer.close()
+
+
+PARKING = """
+from gevent import monkey
+
+monkey.patch_all()
+import gc, json, sys
+
+import gevent
+import greenlet
+from gevent.pool import Pool
+
+from webapp.server import config
+from webapp.server.app import create_app
+from webapp.server.serve import serving_classes
+from webapp.testing import RawWebSocket, session_cookie
+
+settings = {**config.load({}), "DATA_DIR": sys.argv[1], "ASYNC_MODE": "gevent"}
+handler, server_class = serving_classes(settings)
+pool = Pool(100)
+server = server_class(("127.0.0.1", 0), create_app(settings), spawn=pool, handler_class=handler)
+server.start()
+url = f"http://127.0.0.1:{server.server_port}"
+
+
+def greenlets():
+    gc.collect()
+    return sum(isinstance(o, greenlet.greenlet) for o in gc.get_objects())
+
+
+def answer(raw, ack):
+    for text in raw.texts():
+        if text.startswith(f"43{ack}["):
+            return json.loads(text[len(f"43{ack}"):])[0]
+
+
+first = RawWebSocket.joined(server.server_port, session_cookie(url))
+gevent.sleep(0.2)
+before = greenlets()
+players = [RawWebSocket.joined(server.server_port, session_cookie(url)) for _ in range(20)]
+gevent.sleep(0.5)
+report = {
+    "added": greenlets() - before,
+    "parked": len(server.parked),
+    "places_left": pool._semaphore.counter,
+}
+players[0].send_text('421["hint",{}]')  # a parked socket wakes for its message
+report["answer"] = answer(players[0], 1)
+for raw in [first, *players]:
+    raw.close()
+gevent.sleep(0.5)
+report.update(parked_after=len(server.parked), places_after=pool._semaphore.counter)
+print(json.dumps(report))
+"""
+
+
+def test_idle_websockets_hold_no_greenlet_and_keep_their_place(tmp_path: Path) -> None:
+    found = subprocess.run(
+        [sys.executable, "-c", PARKING, str(tmp_path)], capture_output=True, text=True, timeout=60
+    )
+    assert found.returncode == 0, found.stderr[-3000:]
+    report = json.loads(found.stdout)
+    assert report["added"] <= 2, report  # not one a connection
+    assert report["parked"] == 21 and report["places_left"] == 100 - 21, report
+    assert report["answer"].get("ok") is True, report
+    assert report["parked_after"] == 0 and report["places_after"] == 100, report
+
+
+def test_idle_websockets_count_among_a_workers_connections(
+    server_factory: Callable[..., ServerProcess],
+) -> None:
+    server = server_factory(TICTACTOE_WORKER_CONNECTIONS="10")  # the least it takes
+    cookies = [session_cookie(server.url) for _ in range(2)]  # 8 sockets a player at most
+    held = [Player(server.url, cookies[n % 2]) for n in range(10)]
+    for player in held:
+        assert player.wait_for(lambda state: state["version"] >= 0)
+    with pytest.raises((TimeoutError, urllib.error.URLError)):
+        urllib.request.urlopen(server.url + "/healthz", timeout=1.5)  # waits to be accepted
+    held.pop().close()
+    wait_until(lambda: healthy(server.url), 5, "a place given back by a closed websocket")
+    for player in held:
+        assert player.connected
+        player.close()
+
+
+def test_a_websockets_access_line_is_written_when_it_closes(server: ServerProcess) -> None:
+    player = Player(server.url, session_cookie(server.url))
+    assert player.wait_for(lambda state: state["version"] >= 0)
+    time.sleep(1.2)  # parked meanwhile
+    assert "GET /socket.io/" not in server.log_tail(1 << 16)
+    player.close()
+
+    def line() -> str:
+        found = [s for s in server.log_tail(1 << 16).splitlines() if "GET /socket.io/" in s]
+        return found[-1] if found else ""
+
+    wait_until(lambda: bool(line()), 5, "the websocket's access line")
+    assert re.search(r'" 101 \d+ \d+ms "', line()), line()
+    assert int(re.search(r" (\d+)ms ", line())[1]) >= 1200  # type: ignore[index]

@@ -143,6 +143,124 @@ def origin_checking_handler(allowed: Callable[[Any, Mapping[str, Any]], bool], b
     return OriginCheckingHandler
 
 
+# --- gevent's server and WSGI handler: websockets that wait without a greenlet ----------
+
+
+class _Detached:
+    """What a parked websocket's gevent-websocket ``WebSocket`` still reads of its handler."""
+
+    __slots__ = ("logger", "server", "socket")
+
+    def __init__(self, handler: Any) -> None:
+        self.socket, self.server, self.logger = handler.socket, handler.server, handler.logger
+
+
+class _Unwound:
+    """Stands for the websocket in the handler that let it go: already closed there."""
+
+    closed = True
+
+
+class Parked:
+    """A websocket's socket kept by the server after its handler's greenlet ended."""
+
+    __slots__ = ("_line", "_server", "_socket", "fileno")
+
+    def __init__(self, server: Any, socket: Any, line: Any) -> None:
+        self._server, self._socket, self._line = server, socket, line
+        self.fileno: int = socket.fileno()
+
+    def close(self) -> None:
+        """Close the socket, free its place among the server's connections, log its line."""
+        self._server.unpark(self._socket)
+        self._line.time_finish = time.time()
+        self._line.log_request()
+
+
+LINE_FIELDS = ("client_address", "environ", "response_length", "server", "status", "time_start")
+
+
+def parking_handler(base: type) -> type:
+    """``base`` (gunicorn's WSGI handler with gevent-websocket's) able to let a websocket go.
+
+    ``detach`` is called by ``WebSocketReader`` deep inside the app, in the handler's
+    greenlet: it hands the socket to the server, and leaves the handler so that, as the
+    request unwinds, gevent-websocket's ``run_websocket`` neither closes the websocket
+    (it sees ``_Unwound``) nor gevent's ``WSGIHandler.handle`` reads from and closes the
+    socket (its ``socket`` is None). The access line is written when the socket closes,
+    from a copy of the few fields it reads, so that the handler itself is freed.
+    """
+
+    class ParkingHandler(base):  # type: ignore[misc]
+        server: Any  # set by gevent's WSGIHandler for each connection
+        socket: Any
+        websocket: Any  # set by gevent-websocket's handler on the upgrade
+        _parked = False
+
+        def detach(self, ws: Any) -> Parked | None:
+            """Give ``ws``'s socket to the server; None if the server cannot keep it."""
+            server, socket = self.server, self.socket
+            park = getattr(server, "park", None)
+            if park is None or not park(socket):
+                return None
+            line = object.__new__(type(self))
+            line.__dict__.update({name: getattr(self, name) for name in LINE_FIELDS})
+            line.response_headers = []  # its format names none
+            ws.handler, ws.stream.handler = _Detached(self), None
+            self.websocket, self.socket, self._parked = _Unwound(), None, True
+            return Parked(server, socket, line)
+
+        def log_request(self) -> None:
+            if not self._parked:  # a parked socket's line is written when it closes
+                super().log_request()
+
+    return ParkingHandler
+
+
+def parking_server(base: type) -> type:
+    """``base`` (a gevent ``WSGIServer``) keeping parked websockets and counting them.
+
+    gunicorn's gevent worker gives the server a ``Pool`` of ``worker_connections``, and
+    the server stops accepting while the pool is full. A parked websocket has no greenlet
+    in the pool, so it takes one of the pool's places itself (``park``) until it closes
+    (``unpark``), and "full" is read from those places rather than from the greenlets.
+    The server's ``do_close``, called once a connection's greenlet ends, leaves a parked
+    socket open.
+    """
+
+    class ParkingServer(base):  # type: ignore[misc]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            self.parked: set[Any] = set()
+            super().__init__(*args, **kwargs)
+
+        def set_spawn(self, spawn: Any) -> None:
+            super().set_spawn(spawn)
+            if self.pool is not None and self.pool.size is not None:
+                self.full = self.pool._semaphore.locked
+
+        def park(self, socket: Any) -> bool:
+            """Keep ``socket`` open with no greenlet; False when every place is taken."""
+            pool = self.pool
+            counted = pool is not None and pool.size is not None
+            if counted and not pool._semaphore.acquire(blocking=False):
+                return False
+            self.parked.add(socket)
+            return True
+
+        def unpark(self, socket: Any) -> None:
+            """Close a parked socket and give its place back."""
+            self.parked.discard(socket)
+            socket.close()
+            if self.pool is not None and self.pool.size is not None:
+                self.pool._semaphore.release()
+
+        def do_close(self, socket: Any, *args: Any) -> None:
+            if socket not in self.parked:
+                super().do_close(socket, *args)
+
+    return ParkingServer
+
+
 # --- gevent's WSGI handler: a deadline for a request's head -----------------------------
 
 
@@ -445,7 +563,6 @@ def lean_websockets() -> None:
     a loop timer waits instead. Once the websocket is open the handler forgets the
     request's parsed headers (the WSGI environ keeps what the app reads).
     """
-    from engineio import exceptions
     from engineio import packet as eio
     from engineio.socket import Socket
 
@@ -494,10 +611,8 @@ def lean_websockets() -> None:
             self.send(eio.Packet(eio.PING))
 
     def websocket_handler(self: Any, ws: Any) -> list[Any]:
-        import gevent
-
         frames = ws._sock
-        _read_unbuffered(frames, self.server.ping_interval + self.server.ping_timeout)
+        reader = _read_unbuffered(frames, self.server.ping_interval + self.server.ping_timeout)
         # The request's parsed headers: the WSGI environ has them, and gunicorn's access
         # line, written when the socket closes, reads only the ones its format names.
         frames.handler.headers = {}
@@ -517,32 +632,7 @@ def lean_websockets() -> None:
         self.writer, self.queue = writer, NO_QUEUE
         if self.closed:
             writer.close()
-        while not self.closed:
-            try:
-                data = ws.wait()
-            except Exception:
-                break
-            if data is None or len(data) > self.server.max_http_buffer_size:
-                break
-            try:
-                pkt = eio.Packet(encoded_packet=data)
-                if pkt.packet_type == eio.MESSAGE:
-                    # Handled in a greenlet of its own, waited for: the reader's frame
-                    # stack stays as shallow as reading needs while the connection idles.
-                    failed = gevent.spawn(_received, self, pkt).get()
-                    if failed is not None:
-                        raise failed
-                else:
-                    self.receive(pkt)
-            except exceptions.UnknownPacketError:
-                pass
-            except exceptions.SocketIsClosedError:
-                break
-            except Exception:
-                self.server.logger.exception("Unknown receive error")
-                break
-        writer.close()
-        self.close(wait=False, abort=True, reason=self.server.reason.TRANSPORT_CLOSE)
+        WebSocketReader(self, frames, writer, reader).read()
         return []
 
     def upgrade_websocket(self: Any, environ: dict[str, Any], start_response: Any) -> Any:
@@ -556,27 +646,25 @@ def lean_websockets() -> None:
     Socket.schedule_ping, Socket._websocket_handler = schedule_ping, websocket_handler
 
 
-def _received(socket: Any, pkt: Any) -> Exception | None:
-    """``socket.receive(pkt)``, returning what it raised instead of raising it."""
-    try:
-        socket.receive(pkt)
-    except Exception as err:
-        return err
-    return None
-
-
 class SocketReader:
     """Exactly ``n`` bytes at a time from a socket, holding bytes only while some wait.
 
     The WSGI handler reads through an 8 KB buffer that a websocket would keep for its
     whole life; this one keeps what one ``recv`` brought beyond the bytes asked for.
+    ``try_recv`` is the OS socket's own ``recv``, which never waits (gevent's sockets are
+    non-blocking underneath): ``ready`` uses it to look without blocking.
     """
 
-    __slots__ = ("_pending", "_recv")
+    __slots__ = ("_pending", "_recv", "_try_recv")
     CHUNK = 4096
 
-    def __init__(self, recv: Callable[[int], bytes], pending: bytes = b"") -> None:
-        self._recv, self._pending = recv, pending
+    def __init__(
+        self,
+        recv: Callable[[int], bytes],
+        pending: bytes = b"",
+        try_recv: Callable[[int], bytes] | None = None,
+    ) -> None:
+        self._recv, self._pending, self._try_recv = recv, pending, try_recv
 
     def read(self, n: int) -> bytes:
         """``n`` bytes, or fewer if the peer closed first."""
@@ -594,8 +682,20 @@ class SocketReader:
         self._pending = pending[n:]
         return pending[:n]
 
+    def ready(self) -> bool:
+        """Whether a read would start without waiting: bytes are here, or the peer closed."""
+        if self._pending or self._try_recv is None:
+            return True
+        try:
+            self._pending = self._try_recv(self.CHUNK)
+        except BlockingIOError:
+            return False
+        except OSError:
+            return True  # the read will meet the error
+        return True  # bytes, or b"" for a peer that closed
 
-def _read_unbuffered(ws: Any, timeout: float) -> None:
+
+def _read_unbuffered(ws: Any, timeout: float) -> SocketReader:
     """Make ``ws`` (a gevent-websocket WebSocket) read through a ``SocketReader``.
 
     What the handler's buffered reader already holds (a peer may send frames right
@@ -612,9 +712,93 @@ def _read_unbuffered(ws: Any, timeout: float) -> None:
         pending = b""
     finally:
         sock.settimeout(timeout)
-    reader = SocketReader(sock.recv, pending or b"")
+    raw = getattr(sock, "_sock", None)  # gevent's socket wraps a non-blocking OS socket
+    reader = SocketReader(sock.recv, pending or b"", raw.recv if raw is not None else None)
     ws.raw_read = ws.stream.read = reader.read
     rfile.close()
+    return reader
+
+
+class WebSocketReader:
+    """Reads one Engine.IO websocket while messages come, and holds no greenlet between.
+
+    Under gevent a greenlet waiting for a socket keeps its saved C stack and a page of
+    Python's frame stack, about 9 KB, which is most of what an idle player costs. So
+    ``read`` handles the messages that are ready, then *parks* the connection: a loop
+    watcher waits for the socket to become readable and starts a greenlet that reads
+    again. The first time, the connection leaves the WSGI handler (``detach``), whose
+    greenlet then ends; the server (``parking_server``) keeps the socket open and counts
+    it among its connections. A server that cannot park keeps reading in its greenlet.
+    Once the connection closes, its socket is closed and its access line written.
+    """
+
+    __slots__ = ("_closing", "_frames", "_reader", "_socket", "_watcher", "_writer")
+
+    def __init__(self, socket: Any, frames: Any, writer: FrameWriter, reader: SocketReader) -> None:
+        self._socket, self._frames, self._writer, self._reader = socket, frames, writer, reader
+        self._watcher: Any = None
+        self._closing: Any = None  # the parked socket's closing, once detached
+
+    def read(self) -> None:
+        """Handle messages until none is ready (then park) or the connection ends."""
+        from engineio import exceptions
+        from engineio import packet as eio
+
+        socket, frames = self._socket, self._frames
+        limit = socket.server.max_http_buffer_size
+        while not socket.closed:
+            if not self._reader.ready() and self._park():
+                return
+            try:
+                data = frames.receive()
+            except Exception:
+                break
+            if data is None or len(data) > limit:
+                break
+            try:
+                socket.receive(eio.Packet(encoded_packet=data))
+            except exceptions.UnknownPacketError:
+                pass
+            except exceptions.SocketIsClosedError:
+                break
+            except Exception:
+                socket.server.logger.exception("Unknown receive error")
+                break
+        self._finish()
+
+    def _park(self) -> bool:
+        """Wait for the socket in a loop watcher instead of a greenlet, if the server allows."""
+        import gevent
+
+        if self._watcher is None:
+            handler = self._frames.handler
+            detach = getattr(handler, "detach", None)
+            closing = detach(self._frames) if detach is not None else None
+            if closing is None:
+                return False  # this server cannot park: read in this greenlet
+            self._closing = closing
+            self._watcher = gevent.get_hub().loop.io(closing.fileno, 1)
+        self._watcher.start(self._wake)
+        return True
+
+    def _wake(self) -> None:
+        # In the loop: readable (or closed) at last; reading may block, so in a greenlet.
+        import gevent
+
+        self._watcher.stop()
+        gevent.spawn(self.read)
+
+    def _finish(self) -> None:
+        socket = self._socket
+        self._writer.close()
+        socket.close(wait=False, abort=True, reason=socket.server.reason.TRANSPORT_CLOSE)
+        if self._watcher is not None:
+            # What Engine.IO does once a websocket's request returns, and the handler the
+            # socket left behind would have done when the request ended.
+            if socket.server.sockets.get(socket.sid) is socket:
+                del socket.server.sockets[socket.sid]
+            self._watcher.close()
+            self._closing.close()
 
 
 def _upgraded(socket: Any, ws: Any) -> bool:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
-from gunicorn.workers.ggevent import GeventPyWSGIWorker, PyWSGIHandler
+from gunicorn.workers.ggevent import GeventPyWSGIWorker, PyWSGIHandler, PyWSGIServer
 
 from .. import __version__
 from . import config
@@ -113,6 +113,35 @@ def _renew_presence_forever(app: Any) -> None:
 # --- the worker ---------------------------------------------------------------------------
 
 
+def serving_classes(settings: Mapping[str, Any]) -> tuple[type, type]:
+    """After gevent's patching: the WSGI handler and server classes a worker serves with.
+
+    The handler serves websockets through gevent-websocket, with the Origin checked
+    before the upgrade and a deadline for each request's head; the server keeps idle
+    websockets without a greenlet each. The patches of patches.py are applied first.
+    """
+    from geventwebsocket.handler import WebSocketHandler
+
+    from .app import transport_limit
+    from .patches import (
+        lean_websockets,
+        limit_websocket_messages,
+        origin_checking_handler,
+        parking_handler,
+        parking_server,
+        share_the_environ,
+        timed_handler,
+    )
+    from .security import handshake_allowed
+
+    limit_websocket_messages(transport_limit(settings["MAX_PAYLOAD_BYTES"]))
+    lean_websockets()
+    share_the_environ()
+    base = type("Handler", (PyWSGIHandler, WebSocketHandler), {})
+    timed = parking_handler(timed_handler(base, settings["HEADER_TIMEOUT"]))
+    return origin_checking_handler(handshake_allowed, timed), parking_server(PyWSGIServer)
+
+
 class Worker(GeventPyWSGIWorker):  # type: ignore[misc]
     """gunicorn's gevent worker, serving websockets with the Origin checked first.
 
@@ -137,25 +166,7 @@ class Worker(GeventPyWSGIWorker):  # type: ignore[misc]
         # gevent records each new greenlet's spawning stack and parent for debugging:
         # a few kilobytes for every connection's greenlet, never read here.
         gevent.config.track_greenlet_tree = False
-        from geventwebsocket.handler import WebSocketHandler
-
-        from .app import transport_limit
-        from .patches import (
-            lean_websockets,
-            limit_websocket_messages,
-            origin_checking_handler,
-            share_the_environ,
-            timed_handler,
-        )
-        from .security import handshake_allowed
-
-        settings = self.app.settings
-        limit_websocket_messages(transport_limit(settings["MAX_PAYLOAD_BYTES"]))
-        lean_websockets()
-        share_the_environ()
-        base = type("Handler", (PyWSGIHandler, WebSocketHandler), {})
-        timed = timed_handler(base, settings["HEADER_TIMEOUT"])
-        self.wsgi_handler = origin_checking_handler(handshake_allowed, timed)
+        self.wsgi_handler, self.server_class = serving_classes(self.app.settings)
 
     def handle_exit(self, sig: int, frame: object) -> None:
         """SIGTERM: stop accepting, and close the open websockets."""
