@@ -22,6 +22,7 @@ from webapp.server.serve import RespawnPacer
 from webapp.testing import (
     HOST,
     Player,
+    RawWebSocket,
     ServerProcess,
     free_port,
     healthy,
@@ -198,6 +199,14 @@ def test_sigterm_with_players_connected_stops_everything(server: ServerProcess) 
     assert time.monotonic() - started < 6
     wait_until(lambda: not any(p.connected for p in players), 5, "the sockets closing")
     assert not any(Path(f"/proc/{pid}").exists() for pid in processes)
+
+
+def test_sigterm_closes_an_idle_websocket_with_a_close_frame(server: ServerProcess) -> None:
+    raw = RawWebSocket.joined(server.port, session_cookie(server.url))
+    time.sleep(0.5)  # parked, with no greenlet that the worker would wait for
+    server.signal(signal.SIGTERM)
+    assert raw.close_code() == 1000
+    raw.close()
 
 
 def test_sighup_reloads_the_workers(server: ServerProcess) -> None:

@@ -223,7 +223,9 @@ def parking_server(base: type) -> type:
     gunicorn's gevent worker gives the server a ``Pool`` of ``worker_connections``, and
     the server stops accepting while the pool is full. A parked websocket has no greenlet
     in the pool, so it takes one of the pool's places itself (``park``) until it closes
-    (``unpark``), and "full" is read from those places rather than from the greenlets.
+    (``unpark``), and the pool's free places are read from those places rather than from
+    its greenlets: the server stops accepting when they are all taken, and on stop the
+    worker waits (up to its grace period) until the parked sockets have closed too.
     The server's ``do_close``, called once a connection's greenlet ends, leaves a parked
     socket open.
     """
@@ -235,8 +237,12 @@ def parking_server(base: type) -> type:
 
         def set_spawn(self, spawn: Any) -> None:
             super().set_spawn(spawn)
-            if self.pool is not None and self.pool.size is not None:
-                self.full = self.pool._semaphore.locked
+            pool = self.pool
+            if pool is not None and pool.size is not None:
+                # Read by the server's ``full`` (through ``Pool.full``) and by gunicorn's
+                # worker, which waits on stop until every connection has closed.
+                places = pool._semaphore
+                pool.free_count = lambda: max(0, places.counter)
 
         def park(self, socket: Any) -> bool:
             """Keep ``socket`` open with no greenlet; False when every place is taken."""
