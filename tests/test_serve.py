@@ -498,3 +498,25 @@ def test_a_websockets_access_line_is_written_when_it_closes(server: ServerProces
     wait_until(lambda: bool(line()), 5, "the websocket's access line")
     assert re.search(r'" 101 \d+ \d+ms "', line()), line()
     assert int(re.search(r" (\d+)ms ", line())[1]) >= 1200  # type: ignore[index]
+
+
+@pytest.mark.parametrize("size", [0, 1, 3, 4, 5, 47, 125, 3072])
+def test_unmasking_is_gevent_websockets_own(size: int) -> None:
+    from geventwebsocket.websocket import Header
+
+    from webapp.server.patches import unmask
+
+    payload, mask = secrets.token_bytes(size), secrets.token_bytes(4)
+    header = Header(length=size)
+    header.mask = mask
+    assert unmask(payload, mask) == bytes(header.unmask_payload(payload))
+
+
+def test_a_text_message_that_is_not_utf8_closes_with_1007(server: ServerProcess) -> None:
+    raw = RawWebSocket.joined(server.port, session_cookie(server.url))
+    raw.sock.sendall(RawWebSocket.header(0x1, 4) + b"42\xff\xfe")
+    assert raw.close_code() == 1007
+    raw.close()
+    player = Player(server.url, session_cookie(server.url))  # others are served as before
+    assert player.wait_for(lambda state: state["version"] >= 0)
+    player.close()
