@@ -24,6 +24,7 @@ from .board import RuleError
 
 SEED_BYTES = 32
 CLIENT_SEED = re.compile(r"[A-Za-z0-9_-]{1,64}")
+SERVER_SEED = re.compile(r"[0-9a-f]{64}")  # 32 bytes in lowercase hex
 SERVER_CLIENT_SEED = "server"  # the client seed of a game the server starts unasked
 FIRST_DRAW = 0  # the stream number that draws who starts
 
@@ -51,7 +52,7 @@ def check_client_seed(seed: object) -> str:
 
 def check_server_seed(seed: object) -> str:
     """``seed`` if it is 32 bytes as 64 lowercase hex digits."""
-    if not isinstance(seed, str) or not re.fullmatch(r"[0-9a-f]{64}", seed):
+    if not isinstance(seed, str) or not SERVER_SEED.fullmatch(seed):
         raise FairnessError("bad_state", f"a server seed is 64 lowercase hex digits, got {seed!r}")
     return seed
 

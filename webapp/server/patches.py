@@ -697,6 +697,11 @@ class SocketReader:
         self._pending = pending[n:]
         return pending[:n]
 
+    @property
+    def pending(self) -> bool:
+        """Whether bytes already read wait to be taken."""
+        return bool(self._pending)
+
     def ready(self) -> bool:
         """Whether a read would start without waiting: bytes are here, or the peer closed."""
         if self._pending or self._try_recv is None:
@@ -764,7 +769,11 @@ class WebSocketReader:
         limit = socket.server.max_http_buffer_size
         first = True
         while not socket.closed:
-            if not self._reader.ready() and self._park():
+            # Woken, the socket is looked at once; after a message only the bytes already
+            # read count, so an idle connection parks without another system call (the
+            # loop's watcher fires at once if more came meanwhile).
+            ready = self._reader.ready() if first else self._reader.pending
+            if not ready and self._park():
                 return
             if not first:
                 # A client whose messages are already buffered would otherwise be read
