@@ -80,6 +80,10 @@ def test_draws_use_the_numbers_in_order() -> None:
         drawn.append((value, n))
     assert drawn == [(spec_number(SEED, "me", 2, n) % k, n) for n, k in enumerate((2, 100, 7, 1))]
     assert dice.used == 4
+    assert dice == dataclasses.replace(Dice(SEED, "me", 2), used=4)  # a value like any other
+    assert hash(dice) == hash(Dice(SEED, "me", 2, used=4))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        dice.used = 0  # type: ignore[misc]
 
 
 def test_who_starts_is_number_zero() -> None:

@@ -13,11 +13,12 @@ sorted candidate cells.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .board import RuleError
@@ -57,6 +58,7 @@ def check_server_seed(seed: object) -> str:
     return seed
 
 
+@functools.lru_cache(maxsize=4096)  # every snapshot of a game shows it again
 def commitment(server_seed: str) -> str:
     """SHA-256 of the seed's bytes, in hex: what is shown before the game."""
     return hashlib.sha256(bytes.fromhex(server_seed)).hexdigest()
@@ -65,7 +67,8 @@ def commitment(server_seed: str) -> str:
 def number(server_seed: str, client_seed: str, game: int, n: int) -> int:
     """The ``n``-th number of game ``game``'s stream, as a 256-bit integer."""
     message = f"{client_seed}:{game}:{n}".encode()
-    digest = hmac.new(bytes.fromhex(server_seed), message, hashlib.sha256).digest()
+    # hmac.digest: the same HMAC-SHA256 as hmac.new(...).digest(), in one C call.
+    digest = hmac.digest(bytes.fromhex(server_seed), message, "sha256")
     return int.from_bytes(digest, "big")
 
 
@@ -106,7 +109,13 @@ class Dice:
         """One choice among ``k``: (the choice, the stream number used, the dice after)."""
         n = self.used
         value = number(self.server_seed, self.client_seed, self.game, n) % k
-        return value, n, replace(self, used=n + 1)
+        return value, n, self.with_used(n + 1)
+
+    def with_used(self, used: int) -> Dice:
+        """These dice with ``used`` numbers drawn (the seeds were checked when they were made)."""
+        after = object.__new__(Dice)  # dataclasses.replace would check the seeds again
+        after.__dict__.update(self.__dict__, used=used)
+        return after
 
     def pick(self, options: Sequence[T]) -> tuple[T, int, Dice]:
         """One of ``options`` (in the order given): (it, the stream number, the dice after)."""

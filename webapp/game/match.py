@@ -321,7 +321,7 @@ class Game:
             return Game(self.first, self.dice, played, self.ai_moves, board, self.setup)
         # The dice move on past the numbers this move drew.
         used = self.dice.used if ai_move.pick_n is None else ai_move.pick_n + 1
-        dice = self.dice if used == self.dice.used else dataclasses.replace(self.dice, used=used)
+        dice = self.dice if used == self.dice.used else self.dice.with_used(used)
         return Game(self.first, dice, played, (*self.ai_moves, ai_move), board, self.setup)
 
 
@@ -561,7 +561,7 @@ def take_back(match: Match) -> Match:
         history=game.history[:cut],
         ai_moves=game.ai_moves[:kept_ai],
         board=board,
-        dice=dataclasses.replace(game.dice, used=used),
+        dice=game.dice.with_used(used),
     )
     return _bump(match, game=earlier, record=_uncounted(match.record, game.status))
 
