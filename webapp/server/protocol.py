@@ -6,6 +6,7 @@ names, and a test checks that all three agree.
 
 from __future__ import annotations
 
+import functools
 import json
 from enum import StrEnum
 from typing import Any
@@ -195,6 +196,7 @@ def payload_size(payload: object) -> int:
         return 1 << 30
 
 
+@functools.lru_cache(maxsize=1024)  # every snapshot names it; rules are frozen values
 def preset_of(rules: Rules) -> str:
     """The name of the preset ``rules`` are, or ``custom``."""
     return next((name for name, preset in PRESETS.items() if preset == rules), "custom")
