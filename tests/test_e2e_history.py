@@ -144,7 +144,7 @@ def test_history_survives_a_server_restart(page: Page, server: Any) -> None:
     expect(page.locator("#games-rows tr").first).to_contain_text("Easy")
 
 
-def test_download_and_delete_everything(page: Page, server: Any, axe: Any) -> None:
+def test_download_and_delete_everything(page: Page, server: Any, axe: Any, shoot: Any) -> None:
     open_game(page, server.url)
     start_match(page, "Easy")
     while settle(page) == "human":
@@ -161,6 +161,7 @@ def test_download_and_delete_everything(page: Page, server: Any, axe: Any) -> No
     expect(dialog).to_be_visible()
     expect(dialog.get_by_role("button", name="Cancel")).to_be_focused()
     expect_no_violations(axe, page, "the delete confirmation")
+    shoot(page, "delete-confirmation")
     page.keyboard.press("Escape")
     expect(dialog).to_be_hidden()
     expect(page.locator("#games-rows tr")).to_have_count(1)  # nothing deleted

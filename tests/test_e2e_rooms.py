@@ -197,7 +197,7 @@ def test_the_game_goes_on_after_a_server_restart(
 
 
 def test_rematch_swaps_x_and_counts_the_first_game(
-    new_context: NewContext, server: ServerProcess
+    new_context: NewContext, server: ServerProcess, shoot: Any
 ) -> None:
     host, guest, _ = friends(new_context, server.url)
     x, o = x_first(host, guest)
@@ -223,6 +223,7 @@ def test_rematch_swaps_x_and_counts_the_first_game(
     x.get_by_role("button", name="Resign").click()
     dialog = x.get_by_role("dialog", name="Resign this game?")
     expect(dialog).to_be_visible()
+    shoot(x, "resign-confirmation")
     x.keyboard.press("Escape")
     expect(dialog).to_be_hidden()
     expect(status(x)).to_have_text("Your turn (you play O)")
