@@ -233,6 +233,7 @@ def parking_server(base: type) -> type:
     class ParkingServer(base):  # type: ignore[misc]
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             self.parked: set[Any] = set()
+            self.places: Any = None  # the pool's semaphore, when the pool has a size
             super().__init__(*args, **kwargs)
 
         def set_spawn(self, spawn: Any) -> None:
@@ -241,14 +242,12 @@ def parking_server(base: type) -> type:
             if pool is not None and pool.size is not None:
                 # Read by the server's ``full`` (through ``Pool.full``) and by gunicorn's
                 # worker, which waits on stop until every connection has closed.
-                places = pool._semaphore
+                places = self.places = pool._semaphore
                 pool.free_count = lambda: max(0, places.counter)
 
         def park(self, socket: Any) -> bool:
             """Keep ``socket`` open with no greenlet; False when every place is taken."""
-            pool = self.pool
-            counted = pool is not None and pool.size is not None
-            if counted and not pool._semaphore.acquire(blocking=False):
+            if self.places is not None and not self.places.acquire(blocking=False):
                 return False
             self.parked.add(socket)
             return True
@@ -257,8 +256,8 @@ def parking_server(base: type) -> type:
             """Close a parked socket and give its place back."""
             self.parked.discard(socket)
             socket.close()
-            if self.pool is not None and self.pool.size is not None:
-                self.pool._semaphore.release()
+            if self.places is not None:
+                self.places.release()
 
         def do_close(self, socket: Any, *args: Any) -> None:
             if socket not in self.parked:
@@ -470,6 +469,11 @@ class _NoQueue:
 NO_QUEUE = _NoQueue()
 
 
+def os_socket(sock: Any) -> Any:
+    """The non-blocking OS socket a gevent socket wraps (None for anything else)."""
+    return getattr(sock, "_sock", None)
+
+
 class FrameWriter:
     """The frames of one websocket, written by whoever sends, without a writer greenlet.
 
@@ -487,9 +491,9 @@ class FrameWriter:
         from geventwebsocket.websocket import Header
 
         self._ws = ws
-        # gevent's socket wraps a non-blocking OS socket: writing to that one directly
-        # never waits, so it can happen in the loop's own callbacks.
-        self._raw = getattr(getattr(ws.handler, "socket", None), "_sock", None)
+        # Writing to the OS socket directly never waits, so it can happen in the loop's
+        # own callbacks.
+        self._raw = os_socket(getattr(ws.handler, "socket", None))
         self._out: list[bytes] = []
         self._scheduled = False
         self._drainer: Any = None
@@ -732,7 +736,7 @@ def _read_unbuffered(ws: Any, timeout: float) -> SocketReader:
         pending = b""
     finally:
         sock.settimeout(timeout)
-    raw = getattr(sock, "_sock", None)  # gevent's socket wraps a non-blocking OS socket
+    raw = os_socket(sock)
     reader = SocketReader(sock.recv, pending or b"", raw.recv if raw is not None else None)
     ws.raw_read = ws.stream.read = reader.read
     rfile.close()
