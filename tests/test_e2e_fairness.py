@@ -47,20 +47,28 @@ def test_a_whole_game_verifies_its_dice(page: Page, server: Any) -> None:
     summary = panel.get_by_text(COMMITMENT)
     expect(summary).to_be_visible()
     shown = summary.inner_text()
-    expect(panel.get_by_text(f"Your seed: {seed}", exact=True)).to_be_visible()
+    # The player's seed joined to a value drawn for this game alone.
+    expect(panel.get_by_text(re.compile(rf"^Client seed: {seed}-[a-z0-9]{{16}}$"))).to_be_visible()
+    expect(panel.get_by_text("Not seeded by you", exact=False)).to_be_hidden()
     expect(panel.get_by_role("link", name="Download game record")).to_be_hidden()
 
     play_game(page)
     expect(verified(page)).to_be_visible()
     expect(summary).to_have_text(shown)  # the commitment did not change during the game
-    panel.get_by_text(COMMITMENT).click()  # the details: the full commitment and the seed
-    expect(panel.get_by_text(re.compile(r"^[0-9a-f]{64}$"))).to_have_count(2)
+    panel.get_by_text(COMMITMENT).click()  # the details: both commitments and the seed
+    expect(panel.get_by_text(re.compile(r"^[0-9a-f]{64}$"))).to_have_count(3)
+    promised = panel.locator("#dice-next-commitment").inner_text()
 
     link = panel.get_by_role("link", name="Download game record")
     expect(link).to_have_attribute("download", "tictactoe-game-1.json")
     record = downloaded_record(page)
-    assert record["game"] == 1 and record["dice"]["client_seed"] == seed
+    assert record["game"] == 1 and record["dice"]["client_seed"].startswith(f"{seed}-")
     assert record["dice"]["commitment"][:8] in shown
+    assert record["dice"]["next_commitment"] == promised
+
+    # The next game is played on the seed committed to during this one.
+    page.get_by_role("button", name="Next game").click()
+    expect(summary).to_have_text(f"Commitment {promised[:8]}…{promised[-4:]}")
 
 
 def test_next_game_sends_the_edited_seed(page: Page, server: Any) -> None:
@@ -69,14 +77,27 @@ def test_next_game_sends_the_edited_seed(page: Page, server: Any) -> None:
     play_game(page)
     field = page.get_by_role("textbox", name="Your dice seed")
     field.fill("my-own_seed-42")
-    expect(dice(page).get_by_text("(your next game uses my-own_seed-42)")).to_be_visible()
+    expect(dice(page).get_by_text("(from your next game: my-own_seed-42-…)")).to_be_visible()
     page.get_by_role("button", name="Next game").click()
-    expect(dice(page).get_by_text("Your seed: my-own_seed-42", exact=True)).to_be_visible()
+    joined = re.compile(r"^Client seed: my-own_seed-42-[a-z0-9]{16}$")
+    expect(dice(page).get_by_text(joined)).to_be_visible()
 
     page.reload()  # the seed is kept by the browser
     expect(page.get_by_role("textbox", name="Your dice seed")).to_have_value("my-own_seed-42")
     page.get_by_role("button", name="New seed").click()
     expect(page.get_by_role("textbox", name="Your dice seed")).to_have_value(SEED)
+
+
+def test_the_first_game_shown_unasked_says_it_was_not_seeded_by_the_player(
+    page: Page, server: Any
+) -> None:
+    open_game(page, server.url)
+    note = dice(page).get_by_text(re.compile("^Not seeded by you"))
+    expect(note).to_be_visible()
+    server_seeded = re.compile(r"^Client seed: server \(from your next game: [a-z0-9]{16}-…\)$")
+    expect(dice(page).get_by_text(server_seeded)).to_be_visible()
+    start_match(page, "Easy")
+    expect(note).to_be_hidden()
 
 
 def test_verify_record_names_a_changed_roll(page: Page, server: Any) -> None:

@@ -95,12 +95,12 @@ def test_who_starts_is_number_zero() -> None:
         assert dice.used == 1
 
 
-@pytest.mark.parametrize("seed", ["", "a" * 65, "a:b", "with space", "é", None, 7, ["a"]])
+@pytest.mark.parametrize("seed", ["", "a" * 97, "a:b", "with space", "é", None, 7, ["a"]])
 def test_bad_client_seeds_are_refused(seed: object) -> None:
     with pytest.raises(FairnessError) as caught:
         check_client_seed(seed)
     assert caught.value.code == "bad_setting"
-    assert "1 to 64 letters, digits, - or _" in caught.value.message
+    assert "1 to 96 letters, digits, - or _" in caught.value.message
 
 
 def test_each_game_has_its_own_server_seed() -> None:
@@ -133,6 +133,8 @@ def test_the_record_reveals_the_seed_only_once_the_game_is_over() -> None:
         "commitment": commitment(match.game.dice.server_seed),
         "client_seed": "abc",
         "server_seed": None,
+        "player_seeded": False,  # its seed was drawn after "abc" was known
+        "next_commitment": commitment(str(match.next_seed)),
     }
     assert SEED not in json.dumps(playing)
     assert match.game.dice.server_seed not in json.dumps(playing)

@@ -230,12 +230,34 @@ def test_a_fixed_mode_starts_with_the_side_chosen(mode: str, first: Side) -> Non
         assert (game.first, game.turn, game.mark_of(first)) == (first, first, "X")
 
 
-def test_a_chosen_first_player_still_draws_it_from_the_dice() -> None:
-    # The dice's number 0 names the side chosen, and the game goes on from number 1.
+class CountingRandom(random.Random):
+    """A seeded Random that counts the server seeds drawn from it."""
+
+    drawn = 0
+
+    def randbytes(self, n: int) -> bytes:
+        self.drawn += 1
+        return super().randbytes(n)
+
+
+@pytest.mark.parametrize("first", ["human", "ai", "toss"])
+def test_a_chosen_first_player_takes_the_place_of_number_0(first: str) -> None:
+    # The game is played on the seed committed before it, whatever is chosen: the server
+    # never draws seeds again until one suits the choice.
     for seed in range(30):
-        game = new_match(random.Random(seed), mode="hard", first="ai").game
-        starts, n, after = dataclasses.replace(game.dice, used=0).pick(("human", "ai"))
-        assert (starts, n, after) == ("ai", 0, game.dice)
+        rng = CountingRandom(seed)
+        before = new_match(rng, mode="hard")
+        after = new_match(
+            rng, mode="hard", first=first, server_seed=before.next_seed, client_seed="fresh"
+        )
+        game = after.game
+        assert rng.drawn == 2 + 1  # two seeds for the first match, one (the next) for this
+        assert game.dice.server_seed == before.next_seed and game.dice.player_seeded
+        if first == "toss":
+            starts, n, dice = dataclasses.replace(game.dice, used=0).pick(("human", "ai"))
+            assert (game.first_by, game.first, n, dice) == ("dice", starts, 0, game.dice)
+        else:
+            assert (game.first_by, game.first, game.dice.used) == ("choice", first, 1)
 
 
 def test_a_toss_is_a_coin_flip_in_every_mode() -> None:

@@ -72,6 +72,7 @@ def stage(app: Flask, client: FlaskClient, first: Side, cells: list[int], **fiel
         ai_hp=fields.pop("ai_hp", 100),
         game=game,
         version=(current.version if current else 0) + 1,
+        next_seed=fields.pop("next_seed", random.Random(1).randbytes(32).hex()),
         **fields,
     )
     assert store.save(player, staged, expected=current.version if current else None)

@@ -66,8 +66,9 @@ def test_a_rule_out_of_range_is_refused_naming_it(
     found = refused(play.new_match(**fields))
     assert found["field"] == field
     assert message in found["message"]
-    assert play.refresh() == before  # nothing changed, and nothing was stored
-    assert app.extensions["tictactoe"].store.load(player_of(play.sock.flask_test_client)) is None
+    assert play.refresh() == before  # nothing changed, and the stored match is the one shown
+    stored = app.extensions["tictactoe"].store.load(player_of(play.sock.flask_test_client))
+    assert stored is not None and stored.version == before["version"]
 
 
 @pytest.mark.parametrize(
@@ -77,7 +78,7 @@ def test_a_rule_out_of_range_is_refused_naming_it(
         ({"rules": {"speed": 3}}, "unknown rule 'speed'"),
         ({"rules": {"draw_human_damage": 0, "draw_ai_damage": 0}}, "a draw must cost"),
         ({"rules": {"human_win_ai_damage": 1, "draw_ai_damage": 0}}, "could last"),
-        ({"client_seed": "no spaces"}, "client seed must be 1 to 64"),
+        ({"client_seed": "no spaces"}, "client seed must be 1 to 96"),
     ],
 )
 def test_impossible_settings_are_refused(play: Actions, fields: dict[str, Any], words: str) -> None:
@@ -210,7 +211,7 @@ def test_next_game_takes_a_new_client_seed_or_keeps_the_last(play: Actions) -> N
 def test_a_bad_client_seed_on_next_game_changes_nothing(play: Actions) -> None:
     done = play.play_out()
     assert not done["match"]["over"]
-    found = refused(play.emit("next_game", {"client_seed": "x" * 65}))
+    found = refused(play.emit("next_game", {"client_seed": "x" * 97}))
     assert "client seed" in found["message"]
     assert play.refresh() == done
 

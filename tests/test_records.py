@@ -94,8 +94,10 @@ def test_round_trip_in_fixed_modes(mode: str) -> None:
 
 def test_record_has_the_current_schema() -> None:
     data = to_record(ai_first_with_moves())
-    assert data["format"] == SCHEMA == 4
+    assert data["format"] == SCHEMA == 5
     assert data["game"]["setup"] == []
+    assert data["game"]["first_by"] == "dice"
+    assert len(data["next_seed"]) == 64
     assert json.loads(json.dumps(data)) == data
     assert set(data["rules"]) >= {"start_human_hp", "start_ai_hp"}
     assert not set(data["rules"]) & {"human_hp", "ai_hp"}
@@ -113,7 +115,14 @@ def test_record_has_the_current_schema() -> None:
     }
     assert (move["roll_n"], move["pick_n"]) == (1, 2)  # number 0 drew who starts
     dice = data["game"]["dice"]
-    assert set(dice) == {"server_seed", "client_seed", "game", "used", "committed"}
+    assert set(dice) == {
+        "server_seed",
+        "client_seed",
+        "game",
+        "used",
+        "committed",
+        "player_seeded",
+    }
     assert (dice["used"], dice["game"], dice["committed"]) == (3, 1, True)
 
 

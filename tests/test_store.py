@@ -340,16 +340,20 @@ def stored_count(app: Flask) -> int:
         return int(db.execute("SELECT count(*) FROM matches").fetchone()[0])
 
 
-def test_loading_the_page_connecting_and_hints_store_nothing(
+def test_connecting_stores_the_match_shown_once_and_hints_store_nothing(
     app: Flask, client: FlaskClient
 ) -> None:
+    # Its seeds are drawn at random, so the first tab stores it for every other to show.
+    shown = []
     for _ in range(3):
         sock = connect(app, client)
-        assert states(sock)[-1]["status"] == "playing"
+        shown.append(states(sock)[-1])
         assert sock.emit("hint", callback=True)["ok"]
         sock.disconnect()
-    assert app.extensions["tictactoe"].store.load(player_of(client)) is None
-    assert stored_count(app) == 0
+    assert shown[0] == shown[1] == shown[2] and shown[0]["status"] == "playing"
+    stored = app.extensions["tictactoe"].store.load(player_of(client))
+    assert stored is not None and stored.version == shown[0]["version"]
+    assert stored_count(app) == 1
 
 
 @pytest.mark.parametrize("first", ["human", "ai"])
@@ -384,8 +388,9 @@ def test_other_processes_show_the_same_fresh_match(app: Flask, client: FlaskClie
 
 def test_fresh_matches_differ_between_players(app: Flask) -> None:
     service = app.extensions["tictactoe"]
-    firsts = {service.fresh(f"player-{index}").game.first for index in range(40)}
-    assert firsts == {"human", "ai"}
+    fresh = [service.fresh(f"player-{index}") for index in range(40)]
+    assert {match.game.first for match in fresh} == {"human", "ai"}
+    assert len({match.game.dice.server_seed for match in fresh}) == 40
 
 
 def test_two_tabs_racing_the_first_move_store_one_match(app: Flask, client: FlaskClient) -> None:
@@ -398,11 +403,11 @@ def test_two_tabs_racing_the_first_move_store_one_match(app: Flask, client: Flas
 
 
 def as_new_player(app: Flask, first: str) -> FlaskClient:
-    """A browser whose player id draws a fresh match in which ``first`` plays first."""
+    """A browser whose player was given a fresh match in which ``first`` plays first."""
     service = app.extensions["tictactoe"]
-    player = next(
-        f"p{index}" for index in range(100) if service.fresh(f"p{index}").game.first == first
-    )
+    player = f"new-{first}"
+    fresh = next(m for m in iter(lambda: service.fresh(player), None) if m.game.first == first)
+    assert service.store.save(player, fresh, expected=None)
     client = app.test_client()
     with client.session_transaction() as session:
         session["player"] = player

@@ -6,6 +6,7 @@ import { cellName } from "./protocol.js";
 
 const HEX_SEED = /^[0-9a-f]{64}$/;
 const WHO = { human: "you", ai: "the AI" };
+const FIRST_BY = ["dice", "choice", "position"];
 
 const hex = (buffer) =>
   Array.from(new Uint8Array(buffer), (byte) => byte.toString(16).padStart(2, "0")).join("");
@@ -90,6 +91,20 @@ async function checkMove(record, move, index, next, draw) {
   return next + 1;
 }
 
+/**
+ * Who starts: number 0 of the stream, unless the record says the player chose it or the
+ * practice position set it (format 2), when number 0 is not drawn at all.
+ */
+function checkFirst(record, zero) {
+  const firstBy = record.first_by ?? "dice"; // format 1 drew it every time
+  if (!FIRST_BY.includes(firstBy)) throw new Mismatch(`unknown first_by ${firstBy}`);
+  if (!Object.hasOwn(WHO, record.first ?? "")) throw new Mismatch(`unknown first player ${record.first}`);
+  if (firstBy !== "dice") return;
+  const first = pick(zero, 2) === 0 ? "human" : "ai";
+  const who = `who starts: the dice say ${WHO[first]}, the record says ${WHO[record.first]}`;
+  expectEqual(record.first, first, who);
+}
+
 async function check(record) {
   const dice = record?.dice;
   if (!dice) throw new Mismatch("the game began before verifiable dice");
@@ -99,10 +114,7 @@ async function check(record) {
   expectEqual(digest, dice.commitment, "the server seed does not match the commitment");
   const draw = await stream(dice.server_seed, dice.client_seed, record.game);
 
-  const first = pick(await draw(0), 2) === 0 ? "human" : "ai";
-  const recorded = WHO[record.first] ?? record.first;
-  const who = `who starts: the dice say ${WHO[first]}, the record says ${recorded}`;
-  expectEqual(record.first, first, who);
+  checkFirst(record, await draw(0));
   let next = 1;
   let index = 0;
   for (const move of record.moves ?? []) {

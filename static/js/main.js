@@ -78,12 +78,19 @@ function choice(key, fallback) {
 
 const remember = (key, on) => store(key, on ? "on" : "off");
 
+/**
+ * The client seed of the game about to start: the player's own, joined to a value drawn
+ * now, after the page has shown that game's commitment (docs/fairness.md), so that no
+ * seed the server could know in advance decides its dice.
+ */
+const gameSeed = () => `${clientSeed}-${randomSeed()}`;
+
 const view = createView({
   // The version says which state the player saw: a click on an older one is refused.
   play: (cell) => request(EVENTS.move, { cell, version: current?.version }),
-  nextGame: () => request(EVENTS.nextGame, { client_seed: clientSeed }),
+  nextGame: () => request(EVENTS.nextGame, { client_seed: gameSeed() }),
   async newMatch(settings) {
-    const reply = await connection.send(EVENTS.newMatch, { ...settings, client_seed: clientSeed });
+    const reply = await connection.send(EVENTS.newMatch, { ...settings, client_seed: gameSeed() });
     if (reply.ok) return reply;
     const refused = reply.error?.code === ERRORS.badSetting;
     if (refused) view.showRulesError(reply.error, { started: true });

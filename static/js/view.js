@@ -707,9 +707,14 @@ export function createView(actions) {
       $("dice-commitment-full").textContent = dice.commitment;
       $("dice-server-seed").textContent = dice.server_seed ?? "revealed when the game ends";
       $("dice-client-seed").textContent = dice.client_seed;
-      const later = nextSeed && nextSeed !== dice.client_seed;
-      $("dice-next-seed").textContent = later ? ` (your next game uses ${nextSeed})` : "";
+      const later = nextSeed && !dice.client_seed.startsWith(`${nextSeed}-`);
+      $("dice-next-seed").textContent = later ? ` (from your next game: ${nextSeed}-…)` : "";
+      // Format 1 records (before 0.5) say nothing of it; only an explicit false is shown.
+      $("dice-unseeded").hidden = dice.player_seeded !== false;
     }
+    const next = state.next_commitment;
+    $("dice-next").hidden = !next;
+    $("dice-next-commitment").textContent = next ?? "";
     const check = $("dice-check");
     if (!dice) {
       setCheck("This game began before verifiable dice", "none");

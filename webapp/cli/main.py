@@ -116,11 +116,17 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
-    from ..server.backup import BackupError, restore
+    import random
 
-    data_dir, _ = _data_dir(args)
+    from ..server import config
+    from ..server.backup import BackupError, reseed_redis, restore
+
+    data_dir, in_redis = _data_dir(args)
     try:
         aside = restore(Path(args.source), data_dir)
+        if in_redis:  # restored from Redis's own dump: its matches get fresh seeds too
+            count = reseed_redis(config.load(os.environ)["REDIS_URL"], random.SystemRandom())
+            print(f"gave the {count} matches in Redis fresh seeds")
     except (BackupError, OSError) as err:
         print(f"tictactoe restore: error: {err}", file=sys.stderr)
         return 2

@@ -19,12 +19,14 @@ import hmac
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from random import Random
 from typing import Any, TypeVar
 
 from .board import RuleError
 
 SEED_BYTES = 32
-CLIENT_SEED = re.compile(r"[A-Za-z0-9_-]{1,64}")
+CLIENT_SEED_MAX = 96  # a seed the player set (up to 64) joined to a fresh one per game
+CLIENT_SEED = re.compile(rf"[A-Za-z0-9_-]{{1,{CLIENT_SEED_MAX}}}")
 SERVER_SEED = re.compile(r"[0-9a-f]{64}")  # 32 bytes in lowercase hex
 SERVER_CLIENT_SEED = "server"  # the client seed of a game the server starts unasked
 FIRST_DRAW = 0  # the stream number that draws who starts
@@ -45,10 +47,15 @@ def check_client_seed(seed: object) -> str:
     if not isinstance(seed, str) or not CLIENT_SEED.fullmatch(seed):
         raise FairnessError(
             "bad_setting",
-            f"the client seed must be 1 to 64 letters, digits, - or _, got {seed!r}",
+            f"the client seed must be 1 to {CLIENT_SEED_MAX} letters, digits, - or _, got {seed!r}",
             field="client_seed",
         )
     return seed
+
+
+def new_server_seed(rng: Random) -> str:
+    """A fresh secret server seed: 32 bytes from ``rng``, as 64 lowercase hex digits."""
+    return rng.randbytes(SEED_BYTES).hex()
 
 
 def check_server_seed(seed: object) -> str:
@@ -78,6 +85,9 @@ class Dice:
 
     ``committed`` is False only for a game that began before the dice existed (an
     upgraded stored match): it has a stream, but no commitment was ever shown for it.
+    ``player_seeded`` is False for a game whose client seed the server already knew when
+    its commitment was shown: one the server started unasked, or one that kept the
+    previous game's client seed.
     """
 
     server_seed: str
@@ -85,6 +95,7 @@ class Dice:
     game: int
     used: int = 0
     committed: bool = True
+    player_seeded: bool = True
 
     def __post_init__(self) -> None:
         check_server_seed(self.server_seed)
@@ -98,6 +109,7 @@ class Dice:
             "game": self.game,
             "used": self.used,
             "committed": self.committed,
+            "player_seeded": self.player_seeded,
         }
 
     @property

@@ -22,11 +22,15 @@ from typing import Any, Literal, cast, get_args
 
 from . import strategies
 from .board import Board, Cell, Mark, RuleError, check_cell
-from .fairness import SEED_BYTES, SERVER_CLIENT_SEED, Dice, check_client_seed
+from .fairness import SERVER_CLIENT_SEED, Dice, check_client_seed, new_server_seed
 
 Mode = Literal["adaptive", "easy", "medium", "hard", "impossible"]
 Side = Literal["human", "ai"]
 Status = Literal["playing", "human_won", "ai_won", "draw"]
+FirstBy = Literal["dice", "choice", "position"]
+FIRST_BY: tuple[FirstBy, ...] = get_args(FirstBy)
+"""What decided who starts: the dice's number 0, the player's choice, or the position a
+practice game begins from (where the side to move is the player)."""
 MODES: tuple[Mode, ...] = get_args(Mode)
 Clock = Callable[[], int]
 """Nanoseconds from an arbitrary start, such as ``time.perf_counter_ns``."""
@@ -282,7 +286,8 @@ class Game:
     """One game of a match: who plays X, its dice and the moves so far.
 
     ``setup`` is a position the game began from (a practice game), played before it and
-    not part of its ``history``; ``board`` includes it.
+    not part of its ``history``; ``board`` includes it. ``first_by`` says what decided
+    ``first``: only "dice" draws number 0 of the stream; otherwise it is left unused.
     """
 
     first: Side
@@ -291,6 +296,7 @@ class Game:
     ai_moves: tuple[AiMove, ...] = ()
     board: Board = field(default_factory=Board)
     setup: tuple[Cell, ...] = ()
+    first_by: FirstBy = "dice"
 
     def mark_of(self, side: Side) -> Mark:
         """The mark ``side`` plays in this game: the first player is X."""
@@ -318,34 +324,46 @@ class Game:
         board = self.board.apply_move(cell)
         played = (*self.history, (side, check_cell(cell)))
         if ai_move is None:
-            return Game(self.first, self.dice, played, self.ai_moves, board, self.setup)
+            return Game(
+                self.first, self.dice, played, self.ai_moves, board, self.setup, self.first_by
+            )
         # The dice move on past the numbers this move drew.
         used = self.dice.used if ai_move.pick_n is None else ai_move.pick_n + 1
         dice = self.dice if used == self.dice.used else self.dice.with_used(used)
-        return Game(self.first, dice, played, (*self.ai_moves, ai_move), board, self.setup)
+        moves = (*self.ai_moves, ai_move)
+        return Game(self.first, dice, played, moves, board, self.setup, self.first_by)
 
 
 def start_game(
-    rng: random.Random,
-    client_seed: str,
+    server_seed: str,
+    client_seed: str | None,
     number: int,
     *,
     first: Side | None = None,
+    first_by: FirstBy = "choice",
     setup: tuple[Cell, ...] = (),
+    player_seeded: bool = True,
 ) -> Game:
-    """Game ``number`` of a match, with a fresh server seed from ``rng``; its dice's first
-    number draws who starts.
+    """Game ``number`` of a match on ``server_seed``; the dice's number 0 draws who starts
+    unless ``first`` is given (chosen, or set by the position), when number 0 is left
+    unused: the server never draws seeds again to meet a choice.
 
-    A ``first`` the player chose is met by drawing server seeds until that number names
-    it (twice on average): the stream stays the one docs/fairness.md defines, so the
-    game's record verifies like any other, and its later numbers are as random.
+    Without a ``client_seed`` the game is played on the server's own (``server``); then,
+    or when ``player_seeded`` is False (the seed was not committed to before the client
+    seed came), its dice say that the player did not seed it.
     """
-    check_client_seed(client_seed)
-    while True:
-        dice = Dice(rng.randbytes(SEED_BYTES).hex(), client_seed, number)
-        starts, _, dice = dice.pick(("human", "ai"))
-        if first in (None, starts):
-            return Game(first=cast(Side, starts), dice=dice, board=setup_board(setup), setup=setup)
+    seeded = client_seed is not None and player_seeded
+    dice = Dice(
+        server_seed,
+        SERVER_CLIENT_SEED if client_seed is None else check_client_seed(client_seed),
+        number,
+        player_seeded=seeded,
+    )
+    board = setup_board(setup)
+    if first is not None:
+        return Game(first, dice.with_used(1), board=board, setup=setup, first_by=first_by)
+    starts, _, dice = dice.pick(("human", "ai"))
+    return Game(first=cast(Side, starts), dice=dice, board=board, setup=setup)
 
 
 def setup_board(setup: tuple[Cell, ...]) -> Board:
@@ -374,6 +392,11 @@ class Match:
     last_hp_change: tuple[int, int] | None = None
     version: int = 1
     locked: int | None = None
+    next_seed: str | None = None
+    """The secret server seed of the game that follows this one (the next game, a new
+    match's first, or practice): committed to while this game is played, so before any
+    client seed of that game exists. None only in a match loaded from an older release,
+    until the server gives it one."""
 
     @property
     def adaptive(self) -> bool:
@@ -435,14 +458,17 @@ def new_match(
     *,
     mode: str = "adaptive",
     rules: Rules | None = None,
-    client_seed: str = SERVER_CLIENT_SEED,
+    client_seed: str | None = None,
     version: int = 0,
     first: object = "toss",
+    server_seed: str | None = None,
 ) -> Match:
     """A fresh match; ``version`` is the one it replaces, so versions keep growing.
 
-    ``rng`` draws its first game's secret server seed; ``client_seed`` is the player's.
-    ``first`` chooses who starts its first game in a fixed mode; an HP match tosses a coin.
+    Its first game is played on ``server_seed``, the seed the match it replaces had
+    committed to, with the player's ``client_seed``; without one ``rng`` draws it, and
+    the game is not player-seeded. ``rng`` also draws the seed after it. ``first``
+    chooses who starts its first game in a fixed mode; an HP match tosses a coin.
     """
     if mode not in MODES:
         raise MatchError("bad_setting", f"mode must be one of {', '.join(MODES)}, got {mode!r}")
@@ -453,13 +479,21 @@ def new_match(
         raise MatchError("bad_setting", "an HP match tosses a coin for who starts", field="first")
     chosen = rules or Rules()
     starts = None if first == "toss" else cast(Side, first)
+    game = start_game(
+        server_seed or new_server_seed(rng),
+        client_seed,
+        1,
+        first=starts,
+        player_seeded=server_seed is not None,
+    )
     return Match(
         mode=mode,
         rules=chosen,
         human_hp=chosen.start_human_hp,
         ai_hp=chosen.start_ai_hp,
-        game=start_game(rng, client_seed, 1, first=starts),
+        game=game,
         version=version + 1,
+        next_seed=new_server_seed(rng),
     )
 
 
@@ -576,18 +610,39 @@ def _uncounted(record: Record, status: Status) -> Record:
 
 
 def practice_match(
-    rng: random.Random, setup: tuple[Cell, ...], *, client_seed: str = SERVER_CLIENT_SEED
+    rng: random.Random,
+    setup: tuple[Cell, ...],
+    *,
+    client_seed: str | None = None,
+    server_seed: str | None = None,
 ) -> Match:
     """A practice game from the position after ``setup``, the human to move, against the
-    AI's perfect play: a fixed mode, so no HP is at stake."""
+    AI's perfect play: a fixed mode, so no HP is at stake. Its seeds are as
+    ``new_match``'s; the position, not the dice, decides who played X."""
     board = setup_board(setup)
     if board.is_over():
         raise MatchError("bad_setting", "that position is already over: nothing to practise")
     human_plays_x = board.to_move == "X"
     first: Side = "human" if human_plays_x else "ai"
-    game = start_game(rng, client_seed, 1, first=first, setup=setup)
+    game = start_game(
+        server_seed or new_server_seed(rng),
+        client_seed,
+        1,
+        first=first,
+        first_by="position",
+        setup=setup,
+        player_seeded=server_seed is not None,
+    )
     rules = Rules()
-    return Match("impossible", rules, rules.start_human_hp, rules.start_ai_hp, game, version=1)
+    return Match(
+        "impossible",
+        rules,
+        rules.start_human_hp,
+        rules.start_ai_hp,
+        game,
+        version=1,
+        next_seed=new_server_seed(rng),
+    )
 
 
 def _after_move(match: Match, game: Game) -> Match:
@@ -614,12 +669,41 @@ def score_game(match: Match, status: Status) -> Match:
 
 
 def next_game(match: Match, rng: random.Random, *, client_seed: str | None = None) -> Match:
-    """Start the next game once the current one is over, with a fresh server seed from
-    ``rng`` and ``client_seed`` (else the last game's); its dice draw who starts."""
+    """Start the next game once the current one is over, on the server seed committed to
+    during it, and ``client_seed``; its dice draw who starts, and ``rng`` the seed after.
+
+    Without a ``client_seed`` it keeps the last game's, which the server knew before it
+    committed: that game is not player-seeded, and neither is one whose client seed is
+    the last game's again.
+    """
     if match.over:
         raise MatchError("match_over", "the match is over: start a new match")
     if match.game.turn is not None:
         raise MatchError("game_over", "the current game is not over yet")
     number = match.game_number + 1
-    seed = match.game.dice.client_seed if client_seed is None else client_seed
-    return _bump(match, game=start_game(rng, seed, number), game_number=number)
+    previous = match.game.dice.client_seed
+    seed = previous if client_seed is None else client_seed
+    game = start_game(
+        match.next_seed or new_server_seed(rng),
+        seed,
+        number,
+        player_seeded=match.next_seed is not None and seed != previous,
+    )
+    return _bump(match, game=game, game_number=number, next_seed=new_server_seed(rng))
+
+
+def with_next_seed(match: Match, rng: random.Random) -> Match:
+    """The match with a new secret seed for the game after this one, from ``rng``."""
+    return _bump(match, next_seed=new_server_seed(rng))
+
+
+def reseeded(match: Match, rng: random.Random) -> Match:
+    """The match with every seed not yet revealed replaced by a fresh one from ``rng``:
+    the seed of a game under way (whose dice can then no longer be verified), and the
+    next game's. For matches brought back from a backup, whose seeds may since have been
+    revealed."""
+    game = match.game
+    if game.turn is not None:
+        dice = dataclasses.replace(game.dice, server_seed=new_server_seed(rng), committed=False)
+        game = dataclasses.replace(game, dice=dice)
+    return _bump(match, game=game, next_seed=new_server_seed(rng))

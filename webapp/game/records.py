@@ -14,11 +14,21 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from .fairness import Dice
-from .match import MODES, AiMove, Game, Match, MatchError, Record, Rules, setup_board
+from .fairness import Dice, check_server_seed
+from .match import (
+    FIRST_BY,
+    MODES,
+    AiMove,
+    Game,
+    Match,
+    MatchError,
+    Record,
+    Rules,
+    setup_board,
+)
 
 Data = dict[str, Any]
-SCHEMA = 4
+SCHEMA = 5
 
 
 def _v1_to_v2(data: Data) -> Data:
@@ -64,8 +74,27 @@ def _v3_to_v4(data: Data) -> Data:
     return {**data, "format": 4, "game": {**data["game"], "setup": []}}
 
 
+def _v4_to_v5(data: Data) -> Data:
+    """Release 0.5: the next game's seed is committed to during the game before it, and
+    a game says what decided who starts and whether the player seeded its dice.
+
+    Earlier games drew their seed after the client seed was known, so none counts as
+    player-seeded; their number 0 always named who starts. The pending seed is left
+    for the server to draw (``next_seed`` None): a pure upgrade cannot make a secret.
+    """
+    game = dict(data["game"])
+    game["dice"] = {**game["dice"], "player_seeded": False}
+    game["first_by"] = "dice"
+    return {**data, "format": 5, "next_seed": None, "game": game}
+
+
 # UPGRADES[n] turns a record of schema n into one of schema n + 1.
-UPGRADES: dict[int, Callable[[Data], Data]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
+UPGRADES: dict[int, Callable[[Data], Data]] = {
+    1: _v1_to_v2,
+    2: _v2_to_v3,
+    3: _v3_to_v4,
+    4: _v4_to_v5,
+}
 
 
 def upgrade(data: Data) -> Data:
@@ -95,8 +124,10 @@ def to_record(match: Match) -> Data:
         "record": match.record.to_dict(),
         "last_hp_change": list(match.last_hp_change) if match.last_hp_change else None,
         "locked": match.locked,
+        "next_seed": match.next_seed,
         "game": {
             "first": game.first,
+            "first_by": game.first_by,
             "dice": game.dice.to_dict(),
             "history": [[side, cell] for side, cell in game.history],
             "ai_moves": [move.to_dict() for move in game.ai_moves],
@@ -112,6 +143,11 @@ def from_record(data: Data) -> Match:
         stored = data["game"]
         if data["mode"] not in MODES or stored["first"] not in ("human", "ai"):
             raise MatchError("bad_state", "unknown mode or first player")
+        if stored["first_by"] not in FIRST_BY:
+            raise MatchError("bad_state", f"unknown first_by {stored['first_by']!r}")
+        next_seed = data["next_seed"]
+        if next_seed is not None:
+            check_server_seed(next_seed)
         dice = Dice(**stored["dice"])
         setup = tuple(int(cell) for cell in stored["setup"])
         game = Game(
@@ -119,6 +155,7 @@ def from_record(data: Data) -> Match:
             dice=dataclasses.replace(dice, used=1),
             board=setup_board(setup),
             setup=setup,
+            first_by=stored["first_by"],
         )
         ai_moves = iter(
             AiMove(**{**m, "candidates": tuple(m["candidates"])}) for m in stored["ai_moves"]
@@ -144,6 +181,7 @@ def from_record(data: Data) -> Match:
             last_hp_change=(change[0], change[1]) if change else None,
             version=data["version"],
             locked=locked,
+            next_seed=next_seed,
         )
     except (KeyError, TypeError, ValueError, StopIteration) as err:
         if isinstance(err, MatchError) and err.code == "bad_state":

@@ -9,15 +9,25 @@ even when its dice add up.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from . import strategies
 from .board import RuleError, cell_name
 from .fairness import FIRST_DRAW, Dice, commitment, number
-from .match import FIXED_STRATEGIES, Game, Match, Rules, Side, difficulty, setup_board
+from .match import (
+    FIRST_BY,
+    FIXED_STRATEGIES,
+    Game,
+    Match,
+    Rules,
+    Side,
+    difficulty,
+    setup_board,
+)
 
 KIND = "tictactoe-hp-game"
-FORMAT = 1
+FORMAT = 2
+FORMATS = (1, 2)  # 1: release 0.4, whose records have no first_by, player_seeded or next_commitment
 Data = dict[str, Any]
 
 
@@ -45,6 +55,7 @@ def game_record(match: Match) -> Data:
         "game": match.game_number,
         "ai_hp": _ai_hp_during(match),
         "first": game.first,
+        "first_by": game.first_by,
         "setup": list(game.setup),
         "moves": moves,
         "status": game.status,
@@ -52,6 +63,8 @@ def game_record(match: Match) -> Data:
             "commitment": dice.commitment,
             "client_seed": dice.client_seed,
             "server_seed": dice.server_seed if over else None,
+            "player_seeded": dice.player_seeded,
+            "next_commitment": commitment(match.next_seed) if match.next_seed else None,
         }
         if dice.committed
         else None,
@@ -91,8 +104,9 @@ def verify(record: object) -> Verified:
 
 
 def _verify(record: Any) -> Verified:
-    if record.get("kind") != KIND or record.get("format") != FORMAT:
-        raise Mismatch(f"not a game record of format {FORMAT} (kind {KIND!r})")
+    if record.get("kind") != KIND or record.get("format") not in FORMATS:
+        formats = " or ".join(map(str, FORMATS))
+        raise Mismatch(f"not a game record of format {formats} (kind {KIND!r})")
     dice = record["dice"]
     if dice is None:
         raise Mismatch("this game began before verifiable dice: there is nothing to verify")
@@ -105,15 +119,29 @@ def _verify(record: Any) -> Verified:
     def draw(n: int, k: int) -> int:
         return number(seed, client, game, n) % k
 
-    starts: Side = ("human", "ai")[draw(FIRST_DRAW, 2)]
-    if record["first"] != starts:
-        raise Mismatch(f"the dice say the {starts} starts, the record says the {record['first']}")
+    starts = _first(record, draw)
     setup = tuple(int(cell) for cell in record.get("setup", ()))
     start = Game(first=starts, dice=Dice(seed, client, game), board=setup_board(setup))
     played, count = _replay(record, start, draw)
     if record["status"] != played.status:
         raise Mismatch(f"the game ended {played.status!r}, the record says {record['status']!r}")
     return Verified(game=game, ai_moves=count)
+
+
+def _first(record: Any, draw: Any) -> Side:
+    """Who starts: number 0 of the dice, unless the record says the player chose it (or a
+    practice position set it), when number 0 is not drawn at all."""
+    first_by = record.get("first_by", "dice")  # format 1 drew it every time
+    if first_by not in FIRST_BY:
+        raise Mismatch(f"unknown first_by {first_by!r}")
+    if record["first"] not in ("human", "ai"):
+        raise Mismatch(f"unknown first player {record['first']!r}")
+    if first_by != "dice":
+        return cast(Side, record["first"])
+    starts: Side = ("human", "ai")[draw(FIRST_DRAW, 2)]
+    if record["first"] != starts:
+        raise Mismatch(f"the dice say the {starts} starts, the record says the {record['first']}")
+    return starts
 
 
 def _replay(record: Any, game: Game, draw: Any) -> tuple[Game, int]:

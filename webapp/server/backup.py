@@ -7,20 +7,29 @@ Redis's own dump instead (docs/hosting.md); the key is copied all the same.
 
 A restore goes into a stopped server's data dir. It checks the backup first (the
 database's integrity, the key's length), moves what it replaces aside, never deletes it,
-and gives the files the data dir owner's user and group.
+and gives the files the data dir owner's user and group. A seed kept in the backup may
+have been revealed since, so every restored match gets fresh seeds for its unfinished
+game and its next one (docs/fairness.md).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import random
 import shutil
 import sqlite3
 import time
 from pathlib import Path
+from typing import cast
 
+import orjson
+
+from ..game.match import reseeded
+from ..game.records import to_record
 from . import datadir
 from .sqlite_store import DATABASE_FILE
+from .storage import Unreadable, parse
 
 FILES = (DATABASE_FILE, datadir.KEY_FILE)
 
@@ -81,9 +90,53 @@ def restore(source: Path, data_dir: Path) -> list[Path]:
             aside.append(moved)
     for name in present:
         copy = _copy_private(source / name, data_dir / name)
+        if name == DATABASE_FILE:
+            reseed(copy, random.SystemRandom())
         if os.geteuid() == 0:
             os.chown(copy, owner.st_uid, owner.st_gid)
     return aside
+
+
+def reseed_redis(url: str, rng: random.Random, *, namespace: str = "tictactoe:") -> int:
+    """As ``reseed``, for the matches in Redis (restored from its own dump, the server
+    stopped); how many matches."""
+    import redis
+
+    client = redis.Redis.from_url(url)
+    count = 0
+    try:
+        for key in client.scan_iter(match=f"{namespace}match:*", count=500):
+            data = cast(bytes | None, client.hget(key, "data"))
+            try:
+                match = reseeded(parse(data or b""), rng)
+            except Unreadable:
+                continue
+            record = orjson.dumps(to_record(match))
+            client.hset(key, mapping={"version": match.version, "data": record})
+            count += 1
+    finally:
+        client.close()
+    return count
+
+
+def reseed(path: Path, rng: random.Random) -> int:
+    """Give every readable match in the database at ``path`` fresh seeds for the seeds
+    not yet revealed; how many matches. An unreadable one is left for the server to set
+    aside when it is loaded."""
+    count = 0
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        rows = db.execute("SELECT player, CAST(data AS BLOB) FROM matches").fetchall()
+        for player, data in rows:
+            try:
+                match = reseeded(parse(bytes(data)), rng)
+            except Unreadable:
+                continue
+            db.execute(
+                "UPDATE matches SET version = ?, data = ? WHERE player = ?",
+                (match.version, orjson.dumps(to_record(match)).decode(), player),
+            )
+            count += 1
+    return count
 
 
 def _partial(target: Path) -> Path:

@@ -18,7 +18,7 @@ from flask_socketio import SocketIO, join_room
 
 from ..game import engine
 from ..game.board import RuleError
-from ..game.fairness import SERVER_CLIENT_SEED, check_client_seed
+from ..game.fairness import check_client_seed
 from ..game.match import (
     Match,
     MatchError,
@@ -203,7 +203,7 @@ def register(
         if not isinstance(mode, str):
             raise MatchError(ErrorCode.BAD_SETTING, "mode must be a string")
         rules = rules_payload(fields, odds.pause)
-        seed = _client_seed(fields) or SERVER_CLIENT_SEED
+        seed = _client_seed(fields)
         first = fields.get("first", "toss")
         service.change(
             match_key(),
@@ -214,6 +214,7 @@ def register(
                 client_seed=seed,
                 version=match.version,
                 first=first,
+                server_seed=match.next_seed,
             ),
         )
         return OK

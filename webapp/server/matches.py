@@ -4,16 +4,16 @@ schedule the AI's reply.
 Every change goes through ``update``: the transition is a pure function of the stored
 match, so a write that loses a race is simply computed again from the winner's match.
 
-A player without a stored match is shown a fresh one that is not stored: it is drawn
-from the player id and the secret key, so every process, tab and reload shows the same
-one (with the AI's opening move played when the AI goes first), and the player's
-first action stores it, changed, with compare-and-set like any other change.
+A player without a stored match is given a fresh one, stored at once (compare-and-set,
+so two tabs or processes racing store one): every process, tab and reload then shows
+the same one, and its seeds are drawn from the system's randomness, never from the
+player's id, so that a player whose data was deleted is never shown a seed again.
+A match loaded from an older release that has no seed committed for its next game is
+given one, and stored, before it is shown.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import random
 import secrets
 import time
@@ -23,7 +23,14 @@ from typing import Any
 from flask_socketio import SocketIO
 
 from ..game.history import finished_game, reviewed, summary, totals_from
-from ..game.match import Match, MatchError, ai_move, new_match, practice_match
+from ..game.match import (
+    Match,
+    MatchError,
+    ai_move,
+    new_match,
+    practice_match,
+    with_next_seed,
+)
 from .history_store import HistoryStore
 from .protocol import ErrorCode, NoticeCode, ServerEvent, notice, snapshot
 from .store import Conflict, Damaged, Store, update
@@ -63,11 +70,11 @@ class MatchService:
         self.ai_delay = max(0, int(config["AI_DELAY_MS"])) / 1000
         self.pending: set[tuple[str, int]] = set()  # (player, version) replies on their way
         self.revealing: set[tuple[str, int]] = set()  # (player, version) replies not yet shown
-        self.key = str(config["SECRET_KEY"] or "").encode()
 
     def fresh(self, player: str) -> Match:
-        """The adaptive match a player without a stored one is shown: the same on every call."""
-        rng = random.Random(hmac.new(self.key, player.encode(), hashlib.sha256).digest())
+        """A new match for a player without a stored one (adaptive; practice: from the
+        empty board), its first game not seeded by the player, who has not sent a seed."""
+        rng = self.rng
         match = practice_match(rng, ()) if player.startswith(PRACTICE) else new_match(rng)
         if match.game.turn == "ai":
             # Its opening is part of the match shown, not a reply; untimed (think_us 0),
@@ -76,7 +83,8 @@ class MatchService:
         return match
 
     def load(self, player: str) -> Match | None:
-        """The stored match, or None; a damaged one is moved aside and the player told."""
+        """The stored match, or None; a damaged one is moved aside, the player told, and
+        a fresh match stored and shown in its place."""
         try:
             return self.store.load(player)
         except Damaged:
@@ -86,12 +94,20 @@ class MatchService:
             self.socketio.emit(
                 ServerEvent.NOTICE, notice(NoticeCode.MATCH_UNREADABLE, message), to=player
             )
-            self.emit(player, self.fresh(player))
-            return None
+            replacement = update(self.store, player, lambda m: self.ready(player, m))
+            self.emit(player, replacement)
+            return replacement
+
+    def ready(self, player: str, current: Match | None) -> Match:
+        """``current`` ready to be shown: a fresh match if there is none, and a seed
+        committed for the next game if it has none (a match from an older release)."""
+        if current is None:
+            return self.fresh(player)
+        return current if current.next_seed else with_next_seed(current, self.rng)
 
     def open(self, player: str) -> Match:
-        """The player's match: the stored one, else a fresh one, shown but not stored."""
-        return self.load(player) or self.fresh(player)
+        """The player's match: the stored one, else a fresh one, stored now."""
+        return update(self.store, player, lambda m: self.ready(player, m), load=self.load)
 
     def change(self, player: str, step: Transition) -> Match:
         """Apply one transition to the player's match, and the AI's reply if it is then the
@@ -104,7 +120,7 @@ class MatchService:
         shown: list[Match] = []  # the match before and after the transition, as stored
 
         def run(current: Match | None) -> Match:
-            before = current or self.fresh(player)
+            before = self.ready(player, current)
             moved = step(before)
             shown[:] = [before, moved]
             if moved is before or moved.over or moved.game.turn != "ai":

@@ -40,8 +40,11 @@ def start_practice() -> ResponseReturnValue:
     seed = random.Random(service.rng.getrandbits(64))
 
     def start(current: Match | None) -> Match:
-        fresh = practice_match(seed, setup)
-        return fresh if current is None else dataclasses.replace(fresh, version=current.version + 1)
+        if current is None:
+            return practice_match(seed, setup)
+        # The seed committed during the last practice game, shown on that page.
+        fresh = practice_match(seed, setup, server_seed=current.next_seed)
+        return dataclasses.replace(fresh, version=current.version + 1)
 
     key = practice_key(str(player))
     service.emit(key, update(service.store, key, start, load=service.load))

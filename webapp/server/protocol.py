@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from ..game.board import RuleError, cell_name
+from ..game.fairness import commitment
 from ..game.match import (
     MODES,
     PRESETS,
@@ -240,6 +241,7 @@ def snapshot(match: Match) -> dict[str, Any]:
         "rules": match.rules.to_dict(),
         "preset": preset_of(match.rules),
         "record": game_record(match),
+        "next_commitment": commitment(match.next_seed) if match.next_seed else None,
         "match": {
             "human_hp": match.human_hp,
             "ai_hp": match.ai_hp,

@@ -2,8 +2,11 @@
 
 Both go by the session cookie. Deleting takes a POST from this site's own page (its
 ``Origin`` is checked, as for a new room), and removes the player's history and
-lifetime figures, their match, their room on this device and their seats in rooms
-with friends; the cookie is cleared, so the browser starts afresh as a new player.
+lifetime figures, their match and their practice game, their room on this device and
+their seats in rooms with friends, from the store every process reads, and from this
+process's copies; the cookie is cleared, so the browser starts afresh as a new player.
+The player's id shows nothing of it again: a match is never derived from an id, so one
+kept cookie is given a new match, on new seeds.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from __future__ import annotations
 import orjson
 from flask import Blueprint, Response, current_app, request, session
 from flask.typing import ResponseReturnValue
+
+from .matches import practice_key
 
 your_data = Blueprint("your_data", __name__)
 
@@ -41,7 +46,9 @@ def forget() -> ResponseReturnValue:
     player = _player()
     if player is not None:
         current_app.extensions["history"].forget(player)
-        current_app.extensions["tictactoe"].store.delete(player)
+        service = current_app.extensions["tictactoe"]
+        service.store.delete(player)
+        service.store.delete(practice_key(player))
         current_app.extensions["rooms"].leave_all(player)
     session.clear()
     return Response(status=204)

@@ -1,0 +1,101 @@
+""" "Delete everything" is gone everywhere: no process serves anything of the player again,
+not their match, practice, history or a copy it held, nor a seed it had shown."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from webapp.server.matches import practice_key
+from webapp.testing import Player, ServerProcess, session_cookie
+
+ORIGIN = {"Origin": "http://localhost"}
+
+
+def finish_a_game(player: Player) -> dict[str, Any]:
+    """Play the first empty cell until the game ends; its last state."""
+    state = player.human_turn()
+    while state["turn"] == "human":
+        version = state["version"]
+        assert player.move(state["board"].index(".")) == {"ok": True}
+        state = player.wait_for(lambda s, v=version: s["version"] > v and s["turn"] != "ai")
+    return state
+
+
+def shown(state: dict[str, Any]) -> set[str]:
+    """Every commitment and seed a state shows."""
+    dice = state["record"]["dice"]
+    return {dice["commitment"], state["next_commitment"], dice["server_seed"]} - {None}
+
+
+def forget(url: str, cookie: str) -> int:
+    """Delete everything, as the page's form does; the status."""
+    request = urllib.request.Request(
+        url + "/history/forget", method="POST", headers={"Cookie": cookie, "Origin": url}
+    )
+    with urllib.request.urlopen(request) as reply:
+        return int(reply.status)
+
+
+def games_json(url: str, cookie: str) -> list[Any]:
+    """The player's games as the download offers them."""
+    request = urllib.request.Request(url + "/history/games.json", headers={"Cookie": cookie})
+    with urllib.request.urlopen(request) as reply:
+        return list(json.loads(reply.read())["games"])
+
+
+def check_forgotten_everywhere(first: ServerProcess, second: ServerProcess) -> None:
+    """Play a game on ``first``, delete on ``second``, then look for it on both."""
+    cookie = session_cookie(first.url)
+    player = Player(first.url, cookie)
+    seen = shown(player.wait_for(lambda s: s["turn"] == "human"))
+    ended = finish_a_game(player)
+    seen |= shown(ended)
+    assert ended["record"]["dice"]["server_seed"] in seen
+    assert len(player.call("history")["games"]) == 1
+    player.close()
+
+    assert forget(second.url, cookie) == 204
+    after: list[set[str]] = []
+    for server in (first, second):  # the cookie the player kept, on every process
+        assert games_json(server.url, cookie) == []
+        again = Player(server.url, cookie)
+        state = again.wait_for(lambda s: s["turn"] == "human")
+        assert not shown(state) & seen, "a seed or commitment of the deleted player was shown"
+        assert state["match"]["games"] == 0
+        history = again.call("history")
+        assert history["games"] == [] and history["totals"]["by_mode"] == {}
+        assert history["totals"]["longest_unbeaten"] == 0
+        after.append(shown(state))
+        again.close()
+    assert after[0] == after[1]  # one new match, the same on every process
+
+
+def test_forget_on_one_process_reaches_the_other_on_redis(
+    server_factory: Callable[..., ServerProcess], redis_url: str
+) -> None:
+    shared = {"TICTACTOE_REDIS_URL": redis_url, "TICTACTOE_SECRET_KEY": secrets.token_hex(16)}
+    first, second = server_factory(**shared), server_factory(**shared)
+    check_forgotten_everywhere(first, second)
+
+
+def test_forget_on_sqlite_shows_nothing_again(server: ServerProcess) -> None:
+    check_forgotten_everywhere(server, server)
+
+
+def test_forget_removes_the_practice_game(app: Flask, client: FlaskClient) -> None:
+    client.get("/")
+    with client.session_transaction() as session:
+        player = str(session["player"])
+    service = app.extensions["tictactoe"]
+    service.open(practice_key(player))
+    assert service.store.load(practice_key(player)) is not None
+    assert client.post("/history/forget", headers=ORIGIN).status_code == 204
+    assert service.store.load(practice_key(player)) is None
+    assert service.store.load(player) is None
