@@ -4,6 +4,9 @@ join, a body nobody reads. Against a real server process on loopback, bounded in
 
 from __future__ import annotations
 
+import http.client
+import threading
+import time
 from typing import Any
 
 from webapp.game import engine
@@ -11,6 +14,39 @@ from webapp.game.board import Board
 from webapp.testing import Player, ServerProcess, session_cookie
 
 ROUNDS = 12
+
+
+def post(
+    server: ServerProcess, path: str, cookie: str, body: bytes = b""
+) -> http.client.HTTPResponse:
+    """POST from the site's own page, as its forms do; the answer, read."""
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    headers = {"Cookie": cookie, "Origin": server.url}
+    connection.request("POST", path, body=body, headers=headers)
+    reply = connection.getresponse()
+    reply.read()
+    connection.close()
+    return reply
+
+
+class Watcher(Player):
+    """A player that also counts the room snapshots its socket is sent."""
+
+    def __init__(self, url: str, cookie: str) -> None:
+        self.rooms: list[dict[str, Any]] = []
+        self.room_sent = threading.Event()
+        super().__init__(url, cookie)
+        self.client.on("room", self._on_room)
+
+    def _on_room(self, room: dict[str, Any]) -> None:
+        self.rooms.append(room)
+        self.room_sent.set()
+
+    def settled(self, seconds: float = 0.5) -> int:
+        """How many room snapshots came, once none has come for ``seconds``."""
+        while self.room_sent.wait(seconds):
+            self.room_sent.clear()
+        return len(self.rooms)
 
 
 def perfect(state: dict[str, Any]) -> int:
@@ -52,3 +88,33 @@ def test_take_back_cannot_replay_a_won_game(server: ServerProcess) -> None:
         assert player.newest()["version"] == won["version"]  # the game stayed as it ended
     finally:
         player.close()
+
+
+def test_a_spectator_asking_again_to_join_is_not_sent_to_everyone(server: ServerProcess) -> None:
+    host_cookie = session_cookie(server.url)
+    created = post(server, "/r", host_cookie)
+    assert created.status == 303
+    room = created.headers["Location"].rsplit("/", 1)[1]
+    host, spectator = (
+        Watcher(server.url, host_cookie),
+        Watcher(server.url, session_cookie(server.url)),
+    )
+    try:
+        assert host.call("room_join", {"room": room})["you"]
+        assert spectator.call("room_join", {"room": room})["you"]  # the second seat
+        watcher = Watcher(server.url, session_cookie(server.url))
+        assert watcher.call("room_join", {"room": room})["you"] is None
+        seen = host.settled()
+        for _ in range(ROUNDS):  # the attack: join again and again (19 a second in 0.4.0)
+            assert watcher.call("room_join", {"room": room})["ok"]
+            assert spectator.call("room_join", {"room": room})["ok"]
+        assert host.settled() == seen  # nothing changed, so the host was sent nothing
+        assert watcher.settled() > ROUNDS  # each asker still gets the room, itself
+        watcher.close()
+        deadline = time.monotonic() + 5
+        while host.settled(0.1) == seen and time.monotonic() < deadline:
+            pass
+        assert host.rooms[-1]["watching"] == 0  # a real change still reaches everyone
+    finally:
+        host.close()
+        spectator.close()
