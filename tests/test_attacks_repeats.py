@@ -5,6 +5,7 @@ join, a body nobody reads. Against a real server process on loopback, bounded in
 from __future__ import annotations
 
 import http.client
+import socket
 import threading
 import time
 from typing import Any
@@ -118,3 +119,32 @@ def test_a_spectator_asking_again_to_join_is_not_sent_to_everyone(server: Server
     finally:
         host.close()
         spectator.close()
+
+
+def refused_unread(server: ServerProcess, path: str, cookie: str) -> tuple[bytes, float]:
+    """Announce a 2 MB body to ``path`` and send none of it: the answer, and the seconds
+    until the server closed the connection."""
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nOrigin: {server.url}\r\n"
+        f"Cookie: {cookie}\r\nContent-Type: application/octet-stream\r\n"
+        f"Content-Length: {2 << 20}\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as raw:
+        raw.sendall(head.encode())
+        started, answer = time.monotonic(), b""
+        try:
+            while chunk := raw.recv(65536):
+                answer += chunk
+        except TimeoutError:
+            return answer, float("inf")  # still open: the server waits for the body
+        return answer, time.monotonic() - started
+
+
+def test_a_body_no_route_reads_is_refused_unread(server: ServerProcess) -> None:
+    cookie = session_cookie(server.url)
+    for path in ("/r", "/history/forget", "/"):
+        answer, closed_after = refused_unread(server, path, cookie)
+        assert answer.startswith(b"HTTP/1.1 413 "), answer[:100]
+        assert b"at most 1024 bytes" in answer
+        assert closed_after < 5  # closed at once, the body never waited for
+    assert post(server, "/r", cookie, b"x" * 1024).status == 303  # a form's size still works
