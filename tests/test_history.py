@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from pathlib import Path
 from typing import Any
@@ -161,6 +162,19 @@ def test_a_finished_game_is_in_history_with_its_review(
     assert refused["error"]["code"] == "game_not_found"
     for bad in ({"id": 5}, {"id": "nope"}, {}):
         assert play.emit("history_game", bad)["error"]["code"] == "game_not_found"
+
+
+def test_a_game_ended_again_by_another_change_is_not_kept_again(
+    app: Flask, client: FlaskClient, play: Actions
+) -> None:
+    assert play.emit("new_match", {"mode": "easy", "first": "human"})["ok"]
+    play_one_game(play)
+    me, service = player_of(client), app.extensions["tictactoe"]
+    kept = play.emit("history")
+    ended = service.store.load(me)
+    later = dataclasses.replace(ended, version=ended.version + 2)  # as if ended once more
+    service.keep_if_ended(me, None, later)
+    assert play.emit("history") == kept and len(kept["games"]) == 1
 
 
 def test_history_survives_a_restart_of_the_app(tmp_path: Path) -> None:

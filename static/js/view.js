@@ -786,7 +786,7 @@ export function createView(actions) {
     // why it has none.
     const moved = state.history.some((move) => move.by === "human");
     const adaptive = state.mode === "adaptive";
-    $("take-back").hidden = adaptive || !moved || state.turn === "ai";
+    $("take-back").hidden = adaptive || !moved || state.turn !== "human";
     $("take-back-note").hidden = !adaptive || !moved || over;
     const held = buttons.find((button) => button.contains(document.activeElement));
     buttons[0].hidden = !over || state.match.over;

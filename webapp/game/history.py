@@ -52,6 +52,12 @@ def finished_game(match: Match, *, game_id: str, ended: float) -> Entry:
     }
 
 
+def game_key(match: Match) -> str:
+    """What the history stores the current game under: the game itself, whichever change
+    ended it, so one game is one entry and counts once (its server seed is its own)."""
+    return f"game:{match.game.dice.commitment}"
+
+
 def summary(entry: Entry) -> dict[str, Any]:
     """What the History list shows of one game: when, mode, result, length."""
     record = entry["record"]

@@ -574,12 +574,15 @@ def lock_difficulty(match: Match) -> Match:
 
 
 def take_back(match: Match) -> Match:
-    """Undo the human's last move and the AI's reply to it, in a fixed mode (never in an
-    HP match, where it would void the stakes). A game it reopens no longer counts, and
-    the dice go back to where they were, so the AI answers the same way again."""
+    """Undo the human's last move and the AI's reply to it, in a game still under way in
+    a fixed mode (never in an HP match, where it would void the stakes). The dice go back
+    to where they were, so the AI answers the same way again. A finished game stays
+    finished: it has been counted and kept, once."""
     if match.adaptive:
         raise MatchError("not_allowed", "an HP match has no take-back: it would void the stakes")
     game = match.game
+    if game.turn is None:
+        raise MatchError("not_allowed", "this game is over: a finished game cannot be taken back")
     sides = [side for side, _ in game.history]
     if "human" not in sides:
         raise MatchError("not_allowed", "there is no move of yours to take back")
@@ -597,16 +600,7 @@ def take_back(match: Match) -> Match:
         board=board,
         dice=game.dice.with_used(used),
     )
-    return _bump(match, game=earlier, record=_uncounted(match.record, game.status))
-
-
-def _uncounted(record: Record, status: Status) -> Record:
-    """The record without a game that ended ``status`` (unchanged while still playing)."""
-    return Record(
-        wins=record.wins - (status == "human_won"),
-        losses=record.losses - (status == "ai_won"),
-        draws=record.draws - (status == "draw"),
-    )
+    return _bump(match, game=earlier)
 
 
 def practice_match(

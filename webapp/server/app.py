@@ -38,6 +38,7 @@ from .security import (
     allowed_origins,
     comma_list,
     origin_check,
+    refuse_large_bodies,
     trust_proxy,
 )
 from .store import open_store
@@ -91,6 +92,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(pages)
     app.register_blueprint(your_data)
     app.register_blueprint(practice)
+    app.before_request(refuse_large_bodies)
     app.after_request(StaticGzip())
     _add_socketio(app)
     return app

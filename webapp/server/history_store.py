@@ -1,9 +1,9 @@
 """Where finished games live: apart from the live match, written once when a game ends.
 
 Each player keeps their newest ``TICTACTOE_HISTORY_PER_PLAYER`` games and a set of
-lifetime counters (webapp/game/history.py). A game is stored under a key that is unique
-per player (the match version that ended it), so the process whose compare-and-set
-write ended the game stores it, and a second attempt changes nothing. Each game also
+lifetime counters (webapp/game/history.py). A game is stored under a key of its own
+(its server seed's commitment), so the process whose compare-and-set write ended the
+game stores it, and a second attempt, or the same game ended again, changes nothing. Each game also
 has a random id, which its share link names. A player's history goes with them when
 they are idle for ``TICTACTOE_IDLE_DAYS``, or when they ask for it to be deleted.
 """

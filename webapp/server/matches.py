@@ -22,7 +22,7 @@ from typing import Any
 
 from flask_socketio import SocketIO
 
-from ..game.history import finished_game, reviewed, summary, totals_from
+from ..game.history import finished_game, game_key, reviewed, summary, totals_from
 from ..game.match import (
     Match,
     MatchError,
@@ -195,7 +195,8 @@ class MatchService:
 
     def keep_if_ended(self, player: str, before: Match | None, after: Match) -> None:
         """Store the game in the player's history if this change (stored by this process,
-        compare-and-set) is the move that ended it; the store keeps it once.
+        compare-and-set) is the move that ended it; the store keeps each game once (its key
+        is the game's own, not the change's).
 
         ``before`` is the match the change was made on (None: a move, known to be one).
         """
@@ -204,7 +205,7 @@ class MatchService:
         if before is not None and (before.game.turn is None or before is after):
             return
         entry = finished_game(after, game_id=secrets.token_urlsafe(16), ended=time.time())
-        self.history.add(player, str(after.version), entry)
+        self.history.add(player, game_key(after), entry)
 
     def history_of(self, player: str) -> dict[str, Any]:
         """The player's finished games (newest first) and lifetime figures."""

@@ -339,6 +339,36 @@ def timed_handler(base: type, header_seconds: float) -> type:
     return TimedHandler
 
 
+# --- gevent's WSGI handler: a body refused for its size is left unread -------------------
+
+
+def unread_refused_bodies(base: type) -> type:
+    """``base`` (a gevent.pywsgi.WSGIHandler) that leaves a refused body unread.
+
+    ``WSGIHandler.handle_one_response`` reads whatever body the app left unread
+    (``self.wsgi_input._discard()``) to find the next request on the connection, so a
+    2 MB body that a route refused (413, ``Connection: close``) would be read anyway.
+    After a 413 the connection closes, and there is no next request to find: the body's
+    reader is replaced by an empty one.
+    """
+    from gevent.pywsgi import Input
+
+    class UnreadHandler(base):  # type: ignore[misc]
+        code: int | None  # set by gevent's start_response
+        close_connection: bool
+        rfile: Any
+        wsgi_input: Any
+
+        def run_application(self) -> Any:
+            try:
+                return super().run_application()
+            finally:
+                if self.code == 413 and self.close_connection:
+                    self.wsgi_input = Input(self.rfile, 0)
+
+    return UnreadHandler
+
+
 # --- gevent-websocket: a message's size checked from each frame's header ------------------
 
 

@@ -121,14 +121,20 @@ class RoomService:
         if room_id.startswith("local.") and self.store.load(room_id) is None:
             room = open_room(room_id, player, kind="local", now=time.time())
             self.store.save(room_id, room, expected=None)
-        coin = self._toss()
-        room = self._apply(
-            room_id, lambda current: take_seat(current, player, coin=coin, now=time.time())
-        )
+        coin, seated = self._toss(), [False]
+
+        def sit(current: Room) -> Room:
+            after = take_seat(current, player, coin=coin, now=time.time())
+            seated[0] = after is not current
+            return after
+
+        room = self._apply(room_id, sit)
         watching = not room.seats_of(player)
-        self._count(sid, Visit(room_id, player, watching))
+        counted = self._count(sid, Visit(room_id, player, watching))
         self.socketio.server.enter_room(sid, f"room:{room_id}", namespace="/")
-        self.push(room)  # a seat taken, or one more connected or watching: everyone sees it
+        # A seat taken, or one more connected or watching: everyone sees it. A socket
+        # that asks again changes nothing, so only it is answered.
+        self.push(room, to=None if seated[0] or counted else sid)
         return {
             "room": room.id if room.kind == "online" else LOCAL,
             "you": None if watching else self.token(room_id, player),
@@ -137,9 +143,10 @@ class RoomService:
     def _toss(self) -> Seat:
         return 0 if self.coin.random() < 0.5 else 1
 
-    def _count(self, sid: str, visit: Visit) -> None:
+    def _count(self, sid: str, visit: Visit) -> bool:
+        """Count a socket in a room; False if it was counted there already."""
         if visit in self.visits.get(sid, set()):
-            return
+            return False
         key, cap = f"room:{visit.room_id}:" + ("watch" if visit.watching else visit.player), 0
         if visit.watching:
             cap = self.max_watchers
@@ -150,6 +157,7 @@ class RoomService:
         else:
             self.presence.join(key, sid, cap)
         self.visits.setdefault(sid, set()).add(visit)
+        return True
 
     def gone(self, sid: str) -> None:
         """A socket closed: stop counting it, and tell the rooms it was in."""

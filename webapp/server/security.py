@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from flask import Flask
+from flask import Flask, Response, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 OriginCheck = Callable[[str | None, Mapping[str, Any]], bool]
@@ -94,6 +94,20 @@ def handshake_allowed(app: Flask, environ: Mapping[str, Any]) -> bool:
         behind_proxy(app, capture)(dict(environ), lambda *_: None)
         seen = fixed
     return bool(app.extensions["origin_check"](origin, seen))
+
+
+BODY_BYTES = 1024  # the largest request body a page or form takes (a form's few fields)
+
+
+def refuse_large_bodies() -> Response | None:
+    """Before a page's or form's route: a body it would never read is refused by its
+    announced length, unread, and the connection closed (gevent would read it to find
+    the next request)."""
+    chunked = "chunked" in request.headers.get("Transfer-Encoding", "").lower()
+    if not chunked and (request.content_length or 0) <= BODY_BYTES:
+        return None
+    message = f"Request bodies here are at most {BODY_BYTES} bytes: this one was not read.\n"
+    return Response(message, 413, {"Connection": "close"}, mimetype="text/plain")
 
 
 SECURITY_HEADERS = (

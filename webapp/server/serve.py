@@ -131,6 +131,7 @@ def serving_classes(settings: Mapping[str, Any]) -> tuple[type, type]:
         parking_server,
         share_the_environ,
         timed_handler,
+        unread_refused_bodies,
     )
     from .security import handshake_allowed
 
@@ -138,7 +139,7 @@ def serving_classes(settings: Mapping[str, Any]) -> tuple[type, type]:
     lean_websockets()
     share_the_environ()
     base = type("Handler", (PyWSGIHandler, WebSocketHandler), {})
-    timed = parking_handler(timed_handler(base, settings["HEADER_TIMEOUT"]))
+    timed = parking_handler(unread_refused_bodies(timed_handler(base, settings["HEADER_TIMEOUT"])))
     return origin_checking_handler(handshake_allowed, timed), parking_server(PyWSGIServer)
 
 
