@@ -87,13 +87,17 @@ class RoomService:
             return None
         return room
 
-    def create(self, player: str) -> str:
-        """A new online room with ``player`` in its first seat; returns its id."""
+    def _seats_left(self, player: str) -> None:
+        """Refuse one more seat to a player who holds one in ``max_rooms`` rooms already."""
         if len(self.store.online_rooms_of(player)) >= self.max_rooms:
             raise RoomError(
                 ErrorCode.TOO_MANY_ROOMS,
                 f"you have {self.max_rooms} rooms open already: leave one first",
             )
+
+    def create(self, player: str) -> str:
+        """A new online room with ``player`` in its first seat; returns its id."""
+        self._seats_left(player)
         room_id = secrets.token_urlsafe(16)
         room = open_room(room_id, player, kind="online", now=time.time())
         self.store.save(room_id, room, expected=None)
@@ -122,9 +126,14 @@ class RoomService:
             room = open_room(room_id, player, kind="local", now=time.time())
             self.store.save(room_id, room, expected=None)
         coin = self._toss()
-        room = self._apply(
-            room_id, lambda current: take_seat(current, player, coin=coin, now=time.time())
-        )
+
+        def sit(current: Room) -> Room:
+            seated = take_seat(current, player, coin=coin, now=time.time())
+            if seated.kind == "online" and seated.seats_of(player) != current.seats_of(player):
+                self._seats_left(player)  # capped on joining as on creating
+            return seated
+
+        room = self._apply(room_id, sit)
         watching = not room.seats_of(player)
         self._count(sid, Visit(room_id, player, watching))
         self.socketio.server.enter_room(sid, f"room:{room_id}", namespace="/")
