@@ -12,6 +12,7 @@ the players idle the longest is deleted first.
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -21,8 +22,11 @@ import orjson
 from ..game.history import Entry, counted, games_counted
 from .config import DEFAULTS
 from .redis_batch import BatchedScript, Pipeliner
-from .redis_client import connect
+from .redis_client import connect, out_of_memory
 from .sqlite_store import DATABASE_FILE, open_database
+from .storage import StorageFull
+
+log = logging.getLogger("webapp.server.store")
 
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS games ("
@@ -65,6 +69,16 @@ class HistoryStore(Protocol):
         """Release the store's resources."""
 
 
+_TOLD: list[bool] = []
+
+
+def not_kept() -> None:
+    """The one log line for finished games not kept because the data is full."""
+    if not _TOLD:
+        _TOLD.append(True)
+        log.warning("the data is at its ceiling: finished games are not kept (logged once)")
+
+
 class SQLiteHistory:
     """Finished games in the matches' SQLite file (one process)."""
 
@@ -82,10 +96,16 @@ class SQLiteHistory:
         self._rows = int(self._db.execute("SELECT count(*) FROM games").fetchone()[0])
 
     def add(self, player: str, key: str, entry: Entry) -> bool:
-        """Store a finished game once, count it, and drop the oldest past the cap."""
-        return self._db.write(lambda: self._insert(player, key, entry))
+        """Store a finished game once, count it, and drop the oldest past the cap; a game
+        ended while the data is at its ceiling is not kept (the log says so once)."""
+        try:
+            return self._db.write(lambda: self._insert(player, key, entry))
+        except StorageFull:
+            not_kept()
+            return False
 
     def _insert(self, player: str, key: str, entry: Entry) -> bool:
+        self._db.database.may_grow()
         now = time.time()
         row = (player, key, entry["id"], entry["ended"], orjson.dumps(entry).decode())
         inserted = self._db.execute(
@@ -249,7 +269,7 @@ class RedisHistory:
         budget: int = MAX_HISTORY_GAMES,
         namespace: str = "tictactoe:",
     ) -> None:
-        self._redis = connect(url)
+        self._redis, self._full = connect(url), out_of_memory()
         self.per_player, self._ttl = per_player, max(1, int(idle_seconds))
         self.budget, self._ns = budget, namespace
         # The budget's keys: players by their last game's time, their games' count, all.
@@ -275,13 +295,18 @@ class RedisHistory:
         listed, seen, totals = self._keys(player)
         data = orjson.dumps({"player": player, "entry": entry})
         before = self._known.pop(player, b"")
+        args = (key, entry["id"], data, self._ttl, self.per_player)
         budget = (self.budget, player, self._ns + "history:")
         for _ in range(ATTEMPTS):
             after = orjson.dumps(counted(orjson.loads(before or b"{}"), entry))
-            reply = self._add(
-                keys=[listed, seen, totals, *self._budget_keys],
-                args=[key, entry["id"], data, self._ttl, self.per_player, before, after, *budget],
-            )
+            try:
+                reply = self._add(
+                    keys=[listed, seen, totals, *self._budget_keys],
+                    args=[*args, before, after, *budget],
+                )
+            except self._full:  # at Redis's maxmemory: nothing was written
+                not_kept()
+                return False
             if reply[0] >= 0:
                 if reply[0]:
                     self._remember(player, after)

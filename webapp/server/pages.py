@@ -176,10 +176,17 @@ def qr_path(qr: segno.QRCode) -> dict[str, object]:
 
 @pages.get("/healthz")
 def healthz() -> ResponseReturnValue:
-    """200 if the store, the secret key and the disk are fine, else 503 naming what is not."""
-    store = current_app.extensions["tictactoe"].store
-    checks = current_app.extensions["health"].checks(store)
+    """200 if the store, the secret key and the disk are fine, else 503 naming what is not;
+    with how close the data is to each cap."""
+    store, health = current_app.extensions["tictactoe"].store, current_app.extensions["health"]
+    checks = health.checks(store)
     ok = all(state == OK for state in checks.values())
-    reply = jsonify(status="ok" if ok else "failing", version=__version__, checks=checks)
+    usage = None
+    if checks["store"] == OK:  # counted only in a store that answers
+        usage = health.usage(
+            store, current_app.extensions["rooms"].store, current_app.extensions["history"]
+        )
+    status = "ok" if ok else "failing"
+    reply = jsonify(status=status, version=__version__, checks=checks, usage=usage)
     reply.headers["Cache-Control"] = "no-store"
     return reply, 200 if ok else 503

@@ -21,8 +21,9 @@ import orjson
 from ..game.room import Room, RoomError, from_record, to_record
 from .config import DEFAULTS
 from .protocol import ErrorCode
-from .redis_client import connect
+from .redis_client import connect, out_of_memory
 from .sqlite_store import DATABASE_FILE, open_database
+from .storage import StorageFull
 
 log = logging.getLogger("webapp.server.store")
 MAX_ROOMS: int = DEFAULTS["MAX_ROOMS"]
@@ -109,6 +110,7 @@ class SQLiteRooms:
         with self._lock:
             if expected is None:
                 self._make_room()
+                self._db.database.may_grow()
                 cursor = self._db.execute(
                     "INSERT OR IGNORE INTO rooms (version, data, updated, kind, seat0, seat1, id)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -200,7 +202,7 @@ class RedisRooms:
     def __init__(
         self, url: str, *, idle_seconds: float, cap: int = MAX_ROOMS, namespace: str = "tictactoe:"
     ) -> None:
-        self._redis = connect(url)
+        self._redis, self._full = connect(url), out_of_memory()
         self._save = self._redis.register_script(_SAVE_ROOM)
         self._ttl, self.cap = max(1, int(idle_seconds)), cap
         self._prefix = namespace + "room:"
@@ -219,12 +221,15 @@ class RedisRooms:
         """Write ``room`` if the stored version is still ``expected`` (None: no row yet)."""
         seated = sorted({seat for seat in room.seats if seat is not None and room.kind == "online"})
         args = ["" if expected is None else expected, room.version, orjson.dumps(to_record(room))]
-        saved = int(
-            self._save(
-                keys=[self._prefix + room_id, room_id, self._index],
-                args=[*args, self._ttl, self._of, self.cap, *seated],
+        try:
+            saved = int(
+                self._save(
+                    keys=[self._prefix + room_id, room_id, self._index],
+                    args=[*args, self._ttl, self._of, self.cap, *seated],
+                )
             )
-        )
+        except self._full:  # at Redis's maxmemory: nothing was written
+            raise StorageFull() from None
         if saved < 0:
             raise rooms_full(self.cap)
         return bool(saved)
