@@ -49,6 +49,8 @@ export const ERROR_MESSAGES = Object.freeze({
   game_not_over: "Finish this game first",
   too_many_rooms: "You have too many rooms open: leave one first",
   too_many_watchers: "This room has as many watchers as it can take",
+  rooms_full: "The server has as many rooms open as it can hold: try again later",
+  storage_full: "The server’s storage is full: try again later",
   game_not_found: "That game is not in your history",
   internal: "The server failed: try again",
 });

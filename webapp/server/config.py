@@ -198,6 +198,13 @@ SETTINGS: tuple[Setting, ...] = (
         "finished games kept for each player, newest first",
     ),
     Setting(
+        "MAX_HISTORY_GAMES",
+        200_000,
+        integer(1, 1_000_000_000),
+        "finished games kept for all players together; past it the longest idle players'"
+        " games are deleted first",
+    ),
+    Setting(
         "ROOM_IDLE_HOURS",
         24.0,
         number(0.01, 24 * 365),
@@ -205,6 +212,13 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "MAX_ROOMS_PER_PLAYER", 5, integer(1, 1000), "open rooms one player may hold a seat in"
+    ),
+    Setting(
+        "MAX_ROOMS",
+        10_000,
+        integer(1, 1_000_000_000),
+        "open rooms (with a friend or on one device) for all players together; past it a"
+        " new one is refused (`rooms_full`)",
     ),
     Setting("MAX_SPECTATORS", 50, integer(0, 100_000), "connections watching one room at most"),
     Setting(
@@ -219,6 +233,13 @@ SETTINGS: tuple[Setting, ...] = (
         100,
         integer(0, 1 << 40),
         "`/healthz` fails when the data dir's disk has less free space than this",
+    ),
+    Setting(
+        "MAX_DATA_MB",
+        1024,
+        integer(1, 1 << 30),
+        "the SQLite database's size at most; past it a write that would grow it is refused"
+        " (`storage_full`); with Redis, Redis's own `maxmemory` is the ceiling",
     ),
     Setting("SEED", None, integer(0, 2**63), "seeds the AI's dice (tests)"),
     Setting("ASYNC_MODE", "threading", text, "Flask-SocketIO's async mode", internal=True),

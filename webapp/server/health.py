@@ -1,4 +1,5 @@
-"""The health check behind ``/healthz``: the store, the secret key and the free disk.
+"""The health check behind ``/healthz``: the store, the secret key and the free disk,
+and how close the data is to each of its caps.
 
 Each part is checked for real (the store is read and written), so the answer is cached
 for ``WINDOW_SECONDS`` per process: a supervisor or a proxy may ask as often as it likes.
@@ -11,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from . import datadir
 from .store import Store
@@ -19,6 +20,20 @@ from .store import Store
 WINDOW_SECONDS = 1.5
 OK = "ok"
 Checks = dict[str, str]
+MB = 1 << 20
+Usage = dict[str, dict[str, float | int | None]]
+
+
+class Counted(Protocol):
+    """A store that knows how many rows it holds (rooms, finished games)."""
+
+    def count(self) -> int:
+        """How many are stored."""
+
+
+def share(used: float, cap: float) -> dict[str, float | int | None]:
+    """One cap's figures: what is used, the cap (None: none), and their ratio."""
+    return {"used": used, "cap": cap or None, "share": round(used / cap, 4) if cap else None}
 
 
 class Health:
@@ -33,6 +48,12 @@ class Health:
         self.clock = clock
         self._lock = threading.Lock()
         self._last: tuple[float, Checks] | None = None
+        self._last_usage: tuple[float, Usage] | None = None
+        self.caps = {
+            "matches": int(config["MAX_MATCHES"]),
+            "rooms": int(config["MAX_ROOMS"]),
+            "history_games": int(config["MAX_HISTORY_GAMES"]),
+        }
         # The key file is watched only if the key came from it (not from the environment).
         path = self.data_dir / datadir.KEY_FILE
         try:
@@ -51,6 +72,25 @@ class Health:
                 "disk": _guarded(self._check_disk),
             }
             self._last = (self.clock(), found)
+            return found
+
+    def usage(self, store: Store, rooms: Counted, history: Counted) -> Usage:
+        """How close the data is to its ceiling and each table to its cap; at most one
+        count per window."""
+        with self._lock:
+            if self._last_usage and self.clock() - self._last_usage[0] < WINDOW_SECONDS:
+                return self._last_usage[1]
+            try:
+                used, ceiling = store.size()
+                found = {
+                    "data_mb": share(round(used / MB, 2), round(ceiling / MB, 2)),
+                    "matches": share(store.count(), self.caps["matches"]),
+                    "rooms": share(rooms.count(), self.caps["rooms"]),
+                    "history_games": share(history.count(), self.caps["history_games"]),
+                }
+            except Exception:  # the health check must answer, whatever went wrong
+                found = {}
+            self._last_usage = (self.clock(), found)
             return found
 
     def _check_key(self) -> str | None:

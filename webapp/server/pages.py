@@ -27,12 +27,12 @@ from flask import (
 from flask.typing import ResponseReturnValue
 
 from .. import __version__
+from ..game.board import RuleError
 from ..game.history import reviewed
 from ..game.match import RULE_FIELDS
-from ..game.room import RoomError
 from .health import OK
 from .limits import address_key
-from .protocol import MODE_CHOICES, PRESET_CHOICES
+from .protocol import MODE_CHOICES, PRESET_CHOICES, ErrorCode
 from .rooms import ONLINE_ID, RoomService
 from .tally import Tally
 
@@ -141,8 +141,9 @@ def new_room() -> ResponseReturnValue:
     rooms: RoomService = current_app.extensions["rooms"]
     try:
         room_id = rooms.create(str(session["player"]))
-    except RoomError as err:
-        return _render("room_missing.html", reason=err.message), 429
+    except RuleError as err:  # this player's rooms, all rooms, or the data at its ceiling
+        status = 429 if err.code == ErrorCode.TOO_MANY_ROOMS else 503
+        return _render("room_missing.html", reason=err.message, code=err.code), status
     return redirect(url_for("pages.room_page", room_id=room_id), 303)
 
 
@@ -175,10 +176,17 @@ def qr_path(qr: segno.QRCode) -> dict[str, object]:
 
 @pages.get("/healthz")
 def healthz() -> ResponseReturnValue:
-    """200 if the store, the secret key and the disk are fine, else 503 naming what is not."""
-    store = current_app.extensions["tictactoe"].store
-    checks = current_app.extensions["health"].checks(store)
+    """200 if the store, the secret key and the disk are fine, else 503 naming what is not;
+    with how close the data is to each cap."""
+    store, health = current_app.extensions["tictactoe"].store, current_app.extensions["health"]
+    checks = health.checks(store)
     ok = all(state == OK for state in checks.values())
-    reply = jsonify(status="ok" if ok else "failing", version=__version__, checks=checks)
+    usage = None
+    if checks["store"] == OK:  # counted only in a store that answers
+        usage = health.usage(
+            store, current_app.extensions["rooms"].store, current_app.extensions["history"]
+        )
+    status = "ok" if ok else "failing"
+    reply = jsonify(status=status, version=__version__, checks=checks, usage=usage)
     reply.headers["Cache-Control"] = "no-store"
     return reply, 200 if ok else 503

@@ -83,6 +83,8 @@ class ErrorCode(StrEnum):
     GAME_NOT_OVER = "game_not_over"
     TOO_MANY_ROOMS = "too_many_rooms"
     TOO_MANY_WATCHERS = "too_many_watchers"
+    ROOMS_FULL = "rooms_full"
+    STORAGE_FULL = "storage_full"
     GAME_NOT_FOUND = "game_not_found"
     INTERNAL = "internal"
 

@@ -27,3 +27,10 @@ def connect(url: str) -> Any:
         socket_timeout=TIMEOUT_SECONDS,
     )
     return redis.Redis(connection_pool=pool)
+
+
+def out_of_memory() -> type[Exception]:
+    """The error of a write Redis refuses at its ``maxmemory`` (redis is optional)."""
+    from redis.exceptions import OutOfMemoryError
+
+    return OutOfMemoryError

@@ -9,14 +9,14 @@ compare-and-set, the expiry, the count and the pruning happen together.
 from __future__ import annotations
 
 import time
-from typing import cast
+from typing import Any, cast
 
 import orjson
 
 from ..game.match import Match
 from ..game.records import to_record
 from .redis_batch import BatchedScript, Pipeliner
-from .redis_client import connect
+from .redis_client import connect, out_of_memory
 from .storage import (
     DAMAGED_DAYS,
     RECENT_ROWS,
@@ -24,6 +24,7 @@ from .storage import (
     Conflict,
     Damaged,
     Recent,
+    StorageFull,
     Unreadable,
     moved_aside,
     parse,
@@ -92,6 +93,7 @@ class RedisStore:
         import redis
 
         self._errors = redis.RedisError
+        self._full = out_of_memory()
         self._redis = connect(url)
         # Saves go through the pipeliner: the saves of one event-loop turn share a
         # pipeline, each still compared and set by its own script.
@@ -151,18 +153,12 @@ class RedisStore:
     def save(self, player: str, match: Match, *, expected: int | None) -> bool:
         """Write ``match`` if the stored version is still ``expected`` (None: no row yet)."""
         data = orjson.dumps(to_record(match))
-        saved, pruned = self._save(
-            keys=[self._prefix + player, self._index],
-            args=[
-                "" if expected is None else expected,
-                match.version,
-                data,
-                self._ttl,
-                player,
-                self.cap.limit,
-                self._prefix,
-            ],
-        )
+        expecting = "" if expected is None else expected
+        args = [expecting, match.version, data, self._ttl, player, self.cap.limit, self._prefix]
+        try:
+            saved, pruned = self._save(keys=[self._prefix + player, self._index], args=args)
+        except self._full:  # at Redis's maxmemory: nothing was written
+            raise StorageFull() from None
         self.cap.pruned(int(pruned))
         if saved:
             self._parsed.put(player, data, match)
@@ -192,6 +188,15 @@ class RedisStore:
         except self._errors as err:
             return f"Redis: {err}"
         return None
+
+    def count(self) -> int:
+        """How many matches are stored (the index, less those expired meanwhile)."""
+        return int(self._redis.zcount(self._index, time.time() - self._ttl, "+inf"))
+
+    def size(self) -> tuple[int, int]:
+        """Redis's memory in use, and its ``maxmemory`` (0: none), in bytes."""
+        memory = cast(dict[str, Any], self._redis.info("memory"))
+        return int(memory["used_memory"]), int(memory.get("maxmemory") or 0)
 
     def close(self) -> None:
         """Close the connection pool and the pipeliner's connection."""

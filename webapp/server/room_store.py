@@ -3,8 +3,10 @@
 A room is written whole, compare-and-set on its version like a match (store.update
 runs the loop), and kept apart from every player's match, so nothing done in a room
 touches one. A room left unchanged for ``TICTACTOE_ROOM_IDLE_HOURS`` is gone: Redis
-expires it, SQLite prunes it, and either way it is never loaded again. A room row that
-cannot be read is deleted and logged once, and its link shows as unknown.
+expires it, SQLite prunes it (at start-up and with the matches, every few hours), and
+either way it is never loaded again. A room row that cannot be read is deleted and
+logged once, and its link shows as unknown. At most ``TICTACTOE_MAX_ROOMS`` rooms are
+open at once: past that a new one is refused (``rooms_full``) until one expires or ends.
 """
 
 from __future__ import annotations
@@ -17,10 +19,14 @@ from typing import Protocol, cast
 import orjson
 
 from ..game.room import Room, RoomError, from_record, to_record
-from .redis_client import connect
+from .config import DEFAULTS
+from .protocol import ErrorCode
+from .redis_client import connect, out_of_memory
 from .sqlite_store import DATABASE_FILE, open_database
+from .storage import StorageFull
 
 log = logging.getLogger("webapp.server.store")
+MAX_ROOMS: int = DEFAULTS["MAX_ROOMS"]
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS rooms ("
     " id TEXT PRIMARY KEY, version INTEGER NOT NULL, data TEXT NOT NULL,"
@@ -49,8 +55,19 @@ class RoomStore(Protocol):
     def prune(self) -> int:
         """Delete rooms past their idle time; return how many."""
 
+    def count(self) -> int:
+        """How many rooms are open (live) now."""
+
     def close(self) -> None:
         """Release the store's resources."""
+
+
+def rooms_full(cap: int) -> RoomError:
+    """The refusal of a new room past the global cap."""
+    return RoomError(
+        ErrorCode.ROOMS_FULL,
+        f"the server holds as many open rooms as it can ({cap}): try again later",
+    )
 
 
 def _parse(room_id: str, data: bytes) -> Room | None:
@@ -64,10 +81,12 @@ def _parse(room_id: str, data: bytes) -> Room | None:
 class SQLiteRooms:
     """Rooms in the matches' SQLite file (one process)."""
 
-    def __init__(self, data_dir: str | Path, *, idle_seconds: float) -> None:
-        self.idle = idle_seconds
+    def __init__(self, data_dir: str | Path, *, idle_seconds: float, cap: int = MAX_ROOMS) -> None:
+        self.idle, self.cap = idle_seconds, cap
         self._db = open_database(Path(data_dir) / DATABASE_FILE, SCHEMA)
         self._lock = self._db.lock
+        self._rows = 0  # rows stored, expired ones included until pruned
+        self.prune()
 
     def _live_since(self) -> float:
         return time.time() - self.idle
@@ -90,11 +109,14 @@ class SQLiteRooms:
         row = (room.version, data, time.time(), room.kind, *room.seats)
         with self._lock:
             if expected is None:
+                self._make_room()
+                self._db.database.may_grow()
                 cursor = self._db.execute(
                     "INSERT OR IGNORE INTO rooms (version, data, updated, kind, seat0, seat1, id)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (*row, room_id),
                 )
+                self._rows += cursor.rowcount
             else:
                 cursor = self._db.execute(
                     "UPDATE rooms SET version = ?, data = ?, updated = ?, kind = ?, seat0 = ?,"
@@ -103,10 +125,17 @@ class SQLiteRooms:
                 )
         return cursor.rowcount == 1
 
+    def _make_room(self) -> None:
+        """Refuse a new room past the cap, once the expired ones are pruned."""
+        if self._rows >= self.cap:
+            self.prune()
+        if self._rows >= self.cap:
+            raise rooms_full(self.cap)
+
     def delete(self, room_id: str) -> None:
         """Forget the room."""
         with self._lock:
-            self._db.execute("DELETE FROM rooms WHERE id = ?", (room_id,))
+            self._rows -= self._db.execute("DELETE FROM rooms WHERE id = ?", (room_id,)).rowcount
 
     def online_rooms_of(self, player: str) -> list[str]:
         """The ids of the live online rooms ``player`` holds a seat in."""
@@ -122,7 +151,16 @@ class SQLiteRooms:
         """Delete rooms past their idle time; return how many."""
         with self._lock:
             cursor = self._db.execute("DELETE FROM rooms WHERE updated < ?", (self._live_since(),))
+            self._rows = int(self._db.execute("SELECT count(*) FROM rooms").fetchone()[0])
         return cursor.rowcount
+
+    def count(self) -> int:
+        """How many rooms are open (live) now."""
+        with self._lock:
+            found = self._db.execute(
+                "SELECT count(*) FROM rooms WHERE updated >= ?", (self._live_since(),)
+            ).fetchone()
+        return int(found[0])
 
     def close(self) -> None:
         """Close the database."""
@@ -130,20 +168,26 @@ class SQLiteRooms:
             self._db.close()
 
 
-# Compare-and-set (ARGV[1] "" means: no room yet), then the idle expiry, and the room
-# noted under each seated player (ARGV[5..]) until it would expire.
+# Compare-and-set (ARGV[1] "" means: no room yet; refused with -1 when the index of
+# open rooms, KEYS[3], already holds the cap ARGV[6]), then the idle expiry, the room's
+# expiry in the index, and the room noted under each seated player (ARGV[7..]) until
+# it would expire.
 _SAVE_ROOM = """
 local stored = redis.call('HGET', KEYS[1], 'version')
+local clock = redis.call('TIME')
+local now = tonumber(clock[1])
 if ARGV[1] == '' then
   if stored then return 0 end
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+  if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) then return -1 end
 elseif stored ~= ARGV[1] then
   return 0
 end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'data', ARGV[3])
 redis.call('EXPIRE', KEYS[1], ARGV[4])
-local clock = redis.call('TIME')
-local until_ = tonumber(clock[1]) + tonumber(ARGV[4])
-for i = 6, #ARGV do
+local until_ = now + tonumber(ARGV[4])
+redis.call('ZADD', KEYS[3], until_, KEYS[2])
+for i = 7, #ARGV do
   local key = ARGV[5] .. ARGV[i]
   redis.call('ZADD', key, until_, KEYS[2])
   redis.call('EXPIRE', key, ARGV[4])
@@ -155,13 +199,15 @@ return 1
 class RedisRooms:
     """Rooms in Redis, one hash each with an idle expiry; shared by processes and hosts."""
 
-    def __init__(self, url: str, *, idle_seconds: float, namespace: str = "tictactoe:") -> None:
-
-        self._redis = connect(url)
+    def __init__(
+        self, url: str, *, idle_seconds: float, cap: int = MAX_ROOMS, namespace: str = "tictactoe:"
+    ) -> None:
+        self._redis, self._full = connect(url), out_of_memory()
         self._save = self._redis.register_script(_SAVE_ROOM)
-        self._ttl = max(1, int(idle_seconds))
+        self._ttl, self.cap = max(1, int(idle_seconds)), cap
         self._prefix = namespace + "room:"
         self._of = namespace + "rooms-of:"
+        self._index = namespace + "rooms"  # sorted set: room id -> when it expires
 
     def load(self, room_id: str) -> Room | None:
         """The room, or None if there is none (or it expired, or could not be read)."""
@@ -175,15 +221,25 @@ class RedisRooms:
         """Write ``room`` if the stored version is still ``expected`` (None: no row yet)."""
         seated = sorted({seat for seat in room.seats if seat is not None and room.kind == "online"})
         args = ["" if expected is None else expected, room.version, orjson.dumps(to_record(room))]
-        saved = self._save(
-            keys=[self._prefix + room_id, room_id],
-            args=[*args, self._ttl, self._of, *seated],
-        )
+        try:
+            saved = int(
+                self._save(
+                    keys=[self._prefix + room_id, room_id, self._index],
+                    args=[*args, self._ttl, self._of, self.cap, *seated],
+                )
+            )
+        except self._full:  # at Redis's maxmemory: nothing was written
+            raise StorageFull() from None
+        if saved < 0:
+            raise rooms_full(self.cap)
         return bool(saved)
 
     def delete(self, room_id: str) -> None:
         """Forget the room."""
-        self._redis.delete(self._prefix + room_id)
+        with self._redis.pipeline() as pipe:
+            pipe.delete(self._prefix + room_id)
+            pipe.zrem(self._index, room_id)
+            pipe.execute()
 
     def online_rooms_of(self, player: str) -> list[str]:
         """The ids of the live online rooms ``player`` holds a seat in."""
@@ -195,8 +251,12 @@ class RedisRooms:
         return [room.id for room in rooms if room is not None and player in room.seats]
 
     def prune(self) -> int:
-        """Nothing to do: Redis expires idle rooms by itself."""
-        return 0
+        """Forget expired rooms in the index (Redis expires the rooms themselves)."""
+        return int(self._redis.zremrangebyscore(self._index, "-inf", time.time()))
+
+    def count(self) -> int:
+        """How many rooms are open (live) now."""
+        return int(self._redis.zcount(self._index, time.time(), "+inf"))
 
     def close(self) -> None:
         """Close the connection pool."""
@@ -206,6 +266,7 @@ class RedisRooms:
 def open_rooms(config: dict[str, object]) -> RoomStore:
     """Rooms where the matches are: in Redis when ``REDIS_URL`` is set, else in SQLite."""
     idle_seconds = float(config["ROOM_IDLE_HOURS"]) * 3600  # type: ignore[arg-type]
+    cap = int(config["MAX_ROOMS"])  # type: ignore[call-overload]
     if config["REDIS_URL"]:
-        return RedisRooms(str(config["REDIS_URL"]), idle_seconds=idle_seconds)
-    return SQLiteRooms(str(config["DATA_DIR"]), idle_seconds=idle_seconds)
+        return RedisRooms(str(config["REDIS_URL"]), idle_seconds=idle_seconds, cap=cap)
+    return SQLiteRooms(str(config["DATA_DIR"]), idle_seconds=idle_seconds, cap=cap)

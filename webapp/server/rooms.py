@@ -87,13 +87,17 @@ class RoomService:
             return None
         return room
 
-    def create(self, player: str) -> str:
-        """A new online room with ``player`` in its first seat; returns its id."""
+    def _seats_left(self, player: str) -> None:
+        """Refuse one more seat to a player who holds one in ``max_rooms`` rooms already."""
         if len(self.store.online_rooms_of(player)) >= self.max_rooms:
             raise RoomError(
                 ErrorCode.TOO_MANY_ROOMS,
                 f"you have {self.max_rooms} rooms open already: leave one first",
             )
+
+    def create(self, player: str) -> str:
+        """A new online room with ``player`` in its first seat; returns its id."""
+        self._seats_left(player)
         room_id = secrets.token_urlsafe(16)
         room = open_room(room_id, player, kind="online", now=time.time())
         self.store.save(room_id, room, expected=None)
@@ -126,6 +130,8 @@ class RoomService:
         def sit(current: Room) -> Room:
             after = take_seat(current, player, coin=coin, now=time.time())
             seated[0] = after is not current
+            if after.kind == "online" and after.seats_of(player) != current.seats_of(player):
+                self._seats_left(player)  # capped on joining as on creating
             return after
 
         room = self._apply(room_id, sit)

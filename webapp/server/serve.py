@@ -90,12 +90,23 @@ def _start_worker_tasks(worker: Any) -> None:
 
 
 def _prune_forever(app: Any) -> None:
-    """Delete idle matches every few hours, for servers that run for months."""
-    idle_seconds = float(app.config["IDLE_DAYS"]) * 86400
+    """Delete idle matches, rooms and history every few hours, for servers that run for
+    months."""
     while True:
         app.extensions["socketio"].sleep(PRUNE_EVERY_SECONDS)
-        pruned = app.extensions["tictactoe"].store.prune(idle_seconds)
-        log.info("pruned %d idle match(es)", pruned)
+        prune(app)
+
+
+def prune(app: Any) -> tuple[int, int, int]:
+    """Delete what has been idle past its time: matches, rooms, players' history."""
+    idle_seconds = float(app.config["IDLE_DAYS"]) * 86400
+    pruned = (
+        app.extensions["tictactoe"].store.prune(idle_seconds),
+        app.extensions["rooms"].store.prune(),
+        app.extensions["history"].prune(),
+    )
+    log.info("pruned %d idle match(es), %d room(s), %d finished game(s)", *pruned)
+    return pruned
 
 
 def _renew_presence_forever(app: Any) -> None:

@@ -13,6 +13,7 @@ be read (for ``DAMAGED_DAYS``), ``health`` the health check's last write.
 from __future__ import annotations
 
 import contextlib
+import logging
 import sqlite3
 import sys
 import threading
@@ -33,11 +34,13 @@ from .storage import (
     Conflict,
     Damaged,
     Recent,
+    StorageFull,
     Unreadable,
     moved_aside,
     parse,
 )
 
+log = logging.getLogger("webapp.server.store")
 DATABASE_FILE = "matches.sqlite3"
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS matches ("
@@ -51,6 +54,46 @@ SCHEMA = (
 
 
 T = TypeVar("T")
+MB = 1 << 20
+# New rows are refused once this share of the ceiling is used, so that the players
+# already stored keep playing in the rest; SQLite's own max_page_count is the hard stop.
+NEW_ROWS_SHARE = 0.98
+
+
+QUICK_CHECK_SECONDS = 60  # a full check again, once damage was seen, at most this often
+
+
+def _full(err: sqlite3.Error) -> bool:
+    return getattr(err, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def quick_check(db: sqlite3.Connection) -> str | None:
+    """SQLite's ``quick_check`` of every table and index: None, or its first finding."""
+    found = [str(row[0]) for row in db.execute("PRAGMA quick_check").fetchall()]
+    return None if found == ["ok"] else "damaged: " + " ".join(found)[:300]
+
+
+def probe_ends(db: sqlite3.Connection) -> None:
+    """Read the first and the last entry of every table and index: a few pages each,
+    whatever the size, which raises DatabaseError if a b-tree's root (an index
+    overwritten, say) cannot be read."""
+    trees = db.execute(
+        "SELECT type, name, tbl_name FROM sqlite_master"
+        " WHERE type IN ('table', 'index') AND rootpage > 0"
+    ).fetchall()
+    for kind, name, table in trees:
+        if kind == "table":
+            ends = f"SELECT rowid FROM {_quoted(table)} ORDER BY rowid"
+        else:
+            column = _quoted(db.execute(f"PRAGMA index_info({_quoted(name)})").fetchone()[2])
+            ends = f"SELECT {column} FROM {_quoted(table)} INDEXED BY {_quoted(name)}"
+            ends += f" ORDER BY {column}"
+        for order in ("", " DESC"):
+            db.execute(ends + order + " LIMIT 1").fetchall()
 
 
 def gevent_hub() -> Any:
@@ -70,7 +113,7 @@ class _Batch:
         from gevent.event import Event
 
         self._event = Event()
-        self.error: sqlite3.Error | None = None
+        self.error: Exception | None = None
 
     def wait(self) -> None:
         self._event.wait()
@@ -111,12 +154,43 @@ class Database:
         self.connection.execute("PRAGMA busy_timeout=5000")
         self._batch: _Batch | None = None  # the transaction open for this turn's writes
         self._writing = False  # a write's own statements run inside the open transaction
+        self.max_pages = 0  # the ceiling (TICTACTOE_MAX_DATA_MB) in pages; 0: none
+        self.damage: str | None = None  # what a statement or a check found damaged
 
     def execute(self, sql: str, parameters: tuple[object, ...] = ()) -> sqlite3.Cursor:
-        """Run one statement on the shared connection, outside any open batch."""
+        """Run one statement on the shared connection, outside any open batch; a write
+        past the ceiling raises StorageFull, and SQLite has undone it."""
         if not self._writing:
             self.settle()
-        return self.connection.execute(sql, parameters)
+        try:
+            return self.connection.execute(sql, parameters)
+        except sqlite3.DatabaseError as err:
+            if _full(err):
+                raise StorageFull() from None
+            if getattr(err, "sqlite_errorcode", None) == sqlite3.SQLITE_CORRUPT:
+                self.damage = str(err)  # /healthz fails until a full check passes
+            raise
+
+    def limit_size(self, megabytes: int) -> None:
+        """Let the file grow to ``megabytes`` at most (SQLite's ``max_page_count``)."""
+        page = int(self.connection.execute("PRAGMA page_size").fetchone()[0])
+        wanted = max(1, megabytes * MB // page)
+        # A file already larger keeps its size: SQLite sets no ceiling under it.
+        found = self.connection.execute(f"PRAGMA max_page_count = {wanted}").fetchone()
+        self.max_pages = int(found[0])
+
+    def size(self) -> tuple[int, int]:
+        """The bytes in use (free pages left out) and the ceiling's (0: none)."""
+        page = int(self.connection.execute("PRAGMA page_size").fetchone()[0])
+        pages = int(self.connection.execute("PRAGMA page_count").fetchone()[0])
+        free = int(self.connection.execute("PRAGMA freelist_count").fetchone()[0])
+        return (pages - free) * page, self.max_pages * page
+
+    def may_grow(self) -> None:
+        """Refuse a new row (StorageFull) when the data is near its ceiling."""
+        used, ceiling = self.size()
+        if ceiling and used >= ceiling * NEW_ROWS_SHARE:
+            raise StorageFull()
 
     def settle(self) -> None:
         """Wait until the writes of this turn are committed."""
@@ -135,7 +209,8 @@ class Database:
                     result = change()
                     self.connection.execute("COMMIT")
                 except BaseException:
-                    self.connection.execute("ROLLBACK")
+                    if self.connection.in_transaction:  # SQLite may have ended it (full)
+                        self.connection.execute("ROLLBACK")
                     raise
                 finally:
                     self._writing = False
@@ -151,17 +226,27 @@ class Database:
                 self.connection.execute("SAVEPOINT write")
                 try:
                     result = change()
-                except BaseException:
-                    self.connection.execute("ROLLBACK TO write")
+                except BaseException as err:
+                    self._undo(batch, err)
                     raise
-                finally:
-                    self.connection.execute("RELEASE write")
+                self.connection.execute("RELEASE write")
             finally:
                 self._writing = False
         batch.wait()
         if batch.error is not None:
             raise batch.error
         return result
+
+    def _undo(self, batch: _Batch, err: BaseException) -> None:
+        """Undo a failed write's savepoint. Past the ceiling SQLite may have rolled back
+        the whole turn's transaction: then every write of the turn fails with the error."""
+        if self.connection.in_transaction:
+            self.connection.execute("ROLLBACK TO write")
+            self.connection.execute("RELEASE write")
+            return
+        self._batch = None
+        batch.error = err if isinstance(err, Exception) else StorageFull()
+        batch.done()
 
     def _commit(self) -> None:
         """At the end of the turn (in the event loop): commit every write made in it."""
@@ -226,13 +311,17 @@ def open_database(path: Path, schema: tuple[str, ...]) -> Handle:
 class SQLiteStore:
     """Matches in one SQLite file in WAL mode; safe for threads and greenlets."""
 
-    def __init__(self, path: str | Path, *, max_matches: int = 0) -> None:
+    def __init__(self, path: str | Path, *, max_matches: int = 0, max_data_mb: int = 0) -> None:
         self.path = Path(path)
         self.cap = Cap(max_matches)
         self._parsed = Recent(RECENT_ROWS)
         self._db = open_database(self.path, SCHEMA)
         self._lock = self._db.lock
+        if max_data_mb:
+            with self._lock:
+                self._db.database.limit_size(max_data_mb)
         self._rows = self._count() if self.cap.limit else 0
+        self._checked = float("-inf")  # when the last full quick_check ran
 
     def _count(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM matches").fetchone()[0])
@@ -295,6 +384,7 @@ class SQLiteStore:
         now = time.time()
 
         def insert() -> tuple[bool, int]:
+            self._db.database.may_grow()
             cursor = self._db.execute(
                 "INSERT OR IGNORE INTO matches (player, version, data, updated)"
                 " VALUES (?, ?, ?, ?)",
@@ -356,28 +446,55 @@ class SQLiteStore:
             self._rows -= cursor.rowcount
         return cursor.rowcount
 
+    def verify(self) -> str | None:
+        """At start-up: SQLite's full ``quick_check``; None, or what it found (logged)."""
+        with self._lock, contextlib.closing(self._connect()) as db:
+            self._db.database.damage = found = quick_check(db)
+        self._checked = time.monotonic()
+        if found:
+            log.error("%s is damaged (restore a backup): %s", self.path, found)
+        return found
+
+    def _connect(self) -> sqlite3.Connection:
+        """A new connection, which reads the file as a restarted server would (this
+        process's own connection may answer from its cache)."""
+        uri = self.path.resolve().as_uri() + "?mode=rw"
+        return sqlite3.connect(uri, uri=True, timeout=2, isolation_level=None)
+
     def check(self) -> str | None:
         """None if the file can be read and written now, else what is wrong.
 
-        A new connection reads the file as a restarted server would (this process's own
-        connection may answer from its cache), then writes one row.
+        A new connection reads the first and last entry of every table and index, then
+        writes one row. Once damage was seen (at start-up, or by any statement), a full
+        ``quick_check`` runs again at most every ``QUICK_CHECK_SECONDS`` until it passes.
         """
+        database = self._db.database
         try:
             with self._lock:
                 self._db.execute("SELECT 1").fetchone()
-            uri = self.path.resolve().as_uri() + "?mode=rw"
-            with contextlib.closing(
-                sqlite3.connect(uri, uri=True, timeout=2, isolation_level=None)
-            ) as db:
+            with contextlib.closing(self._connect()) as db:
                 db.execute("PRAGMA synchronous=NORMAL")  # as the store writes: no fsync
-                db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                probe_ends(db)
                 db.execute("SELECT max(updated) FROM matches").fetchone()
                 db.execute(
                     "INSERT OR REPLACE INTO health (id, checked) VALUES (1, ?)", (time.time(),)
                 )
+                if database.damage and time.monotonic() - self._checked > QUICK_CHECK_SECONDS:
+                    self._checked = time.monotonic()
+                    database.damage = quick_check(db)
         except sqlite3.Error as err:
             return f"SQLite: {err}"
-        return None
+        return f"SQLite: {database.damage}" if database.damage else None
+
+    def count(self) -> int:
+        """How many matches are stored."""
+        with self._lock:
+            return self._rows if self.cap.limit else self._count()
+
+    def size(self) -> tuple[int, int]:
+        """The database's bytes in use, and its ceiling's (0: none)."""
+        with self._lock:
+            return self._db.database.size()
 
     def close(self) -> None:
         """Close the database."""

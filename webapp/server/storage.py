@@ -13,8 +13,10 @@ from typing import Protocol
 
 import orjson
 
+from ..game.board import RuleError
 from ..game.match import Match
 from ..game.records import from_record
+from .protocol import ErrorCode
 
 log = logging.getLogger("webapp.server.store")
 # What rebuilding a match from stored bytes may raise when the bytes are not a match
@@ -47,6 +49,12 @@ class Store(Protocol):
     def check(self) -> str | None:
         """None if the store can be read and written now, else what is wrong."""
 
+    def count(self) -> int:
+        """How many matches are stored."""
+
+    def size(self) -> tuple[int, int]:
+        """The data's bytes in use, and its ceiling's (0: none)."""
+
     def close(self) -> None:
         """Release the store's resources."""
 
@@ -61,6 +69,14 @@ class Damaged(RuntimeError):
     def __init__(self, player: str, reason: str) -> None:
         super().__init__(f"the stored match of {player} could not be read: {reason}")
         self.player, self.reason = player, reason
+
+
+class StorageFull(RuleError):
+    """A write that would grow the data past its ceiling (TICTACTOE_MAX_DATA_MB, or Redis's
+    maxmemory); nothing was written."""
+
+    def __init__(self) -> None:
+        super().__init__(ErrorCode.STORAGE_FULL, "the server's storage is full: try again later")
 
 
 class Unreadable(ValueError):

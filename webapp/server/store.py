@@ -26,6 +26,7 @@ from .storage import (
     Cap,
     Conflict,
     Damaged,
+    StorageFull,
     Store,
     Unreadable,
     parse,
@@ -95,8 +96,10 @@ def open_store(config: Mapping[str, Any]) -> Store:
     cap = int(config.get("MAX_MATCHES") or 0)
     if config["REDIS_URL"]:
         return RedisStore(config["REDIS_URL"], idle_seconds=idle_seconds, max_matches=cap)
-    store = SQLiteStore(Path(config["DATA_DIR"]) / DATABASE_FILE, max_matches=cap)
-    store.prune(idle_seconds)
+    path = Path(config["DATA_DIR"]) / DATABASE_FILE
+    store = SQLiteStore(path, max_matches=cap, max_data_mb=int(config["MAX_DATA_MB"]))
+    if store.verify() is None:  # damage is logged now, and /healthz fails
+        store.prune(idle_seconds)
     return store
 
 
@@ -109,6 +112,7 @@ __all__ = [
     "Damaged",
     "RedisStore",
     "SQLiteStore",
+    "StorageFull",
     "Store",
     "Unreadable",
     "open_store",
