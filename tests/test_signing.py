@@ -300,3 +300,16 @@ def test_an_incomplete_record_is_named(tamper: Any, named: str) -> None:
     with pytest.raises(Mismatch) as caught:
         check_complete(record)
     assert named in str(caught.value)
+
+
+def test_verify_takes_the_keys_from_the_servers_url(server: Any, tmp_path: Path) -> None:
+    own = Signer(bytes.fromhex((server.data_dir / KEY_FILE).read_text()))
+    record = local_record(new_match(random.Random(4), mode="easy", client_seed="url"))
+    url = server.url + KEYS_URL
+    result = check(tmp_path, own.sign(record), "--keys", url)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"signed by key {own.key} (a key listed in {url})" in result.stdout
+    stranger = Signer(os.urandom(32)).sign(record)
+    assert check(tmp_path, stranger, "--keys", url).returncode == 1
+    refused = check(tmp_path, stranger, "--keys", server.url + "/nothing.json")
+    assert refused.returncode == 2 and "cannot read the keys" in refused.stderr
