@@ -77,6 +77,7 @@ def test_backup_while_running_then_restore_finds_the_match(tmp_path: Path) -> No
     assert {path.name: mode(path) for path in backup.iterdir()} == {
         "matches.sqlite3": 0o600,
         "secret_key": 0o600,
+        "signing_key": 0o600,
     }
     fresh = tmp_path / "fresh"
     done = run("restore", str(backup), data_dir=fresh)
@@ -107,6 +108,7 @@ def test_restore_sets_aside_what_it_replaces(tmp_path: Path) -> None:
     ("damage", "said"),
     [
         ({"secret_key": ""}, "empty or damaged"),
+        ({"signing_key": "not hex"}, "the signing key in"),
         ({"matches.sqlite3": "not a database"}, "not a readable matches database"),
         ({}, "no secret_key"),
     ],

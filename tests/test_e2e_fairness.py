@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections.abc import Callable
@@ -25,16 +26,27 @@ def dice(page: Page) -> Locator:
 
 
 def downloaded_record(page: Page) -> dict[str, Any]:
-    """The game's record, as the page's download link offers it."""
+    """The game's signed record, as the page's download link offers it."""
     link = dice(page).get_by_role("link", name="Download game record")
     with page.expect_download() as download:
         link.click()
     return dict(json.loads(Path(download.value.path()).read_text()))
 
 
-def verified(page: Page) -> Locator:
-    """The dice check's verdict once it says the dice are verified."""
-    return dice(page).get_by_role("status").filter(has_text=re.compile("^Dice verified$"))
+def payload(signed: dict[str, Any]) -> dict[str, Any]:
+    """The record inside a signed record."""
+    return dict(json.loads(base64.b64decode(signed["payload"])))
+
+
+def with_payload(signed: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
+    """``signed`` holding ``record`` instead, its signature kept."""
+    data = json.dumps(record, separators=(",", ":")).encode()
+    return {**signed, "payload": base64.b64encode(data).decode()}
+
+
+def verified(page: Page, words: str = "Dice and signature verified") -> Locator:
+    """The dice check's verdict once it says the record is verified."""
+    return dice(page).get_by_role("status").filter(has_text=re.compile(f"^{words}$"))
 
 
 def test_a_whole_game_verifies_its_dice(page: Page, server: Any) -> None:
@@ -61,7 +73,9 @@ def test_a_whole_game_verifies_its_dice(page: Page, server: Any) -> None:
 
     link = panel.get_by_role("link", name="Download game record")
     expect(link).to_have_attribute("download", "tictactoe-game-1.json")
-    record = downloaded_record(page)
+    signed = downloaded_record(page)
+    assert signed["kind"] == "tictactoe-hp-signed-game"
+    record = payload(signed)
     assert record["game"] == 1 and record["dice"]["client_seed"].startswith(f"{seed}-")
     assert record["dice"]["commitment"][:8] in shown
     assert record["dice"]["next_commitment"] == promised
@@ -105,8 +119,14 @@ def test_verify_record_names_a_changed_roll(page: Page, server: Any) -> None:
     start_match(page, "Adaptive", ai_hp=50)
     play_game(page)
     expect(verified(page)).to_be_visible()
-    record = downloaded_record(page)
-    assert page.evaluate(VERIFY, record) == {"ok": True}
+    signed = downloaded_record(page)
+    assert page.evaluate(VERIFY, signed) == {
+        "ok": True,
+        "signature": "verified",
+        "key": signed["key"],
+    }
+    record = payload(signed)  # a bare record: its dice are checked all the same
+    assert page.evaluate(VERIFY, record) == {"ok": True, "signature": "unsigned", "key": None}
 
     moves = [move for move in record["moves"] if move["by"] == "ai"]
     assert moves, "the AI moved at least once"
@@ -125,6 +145,53 @@ def test_verify_record_names_a_changed_roll(page: Page, server: Any) -> None:
     record["dice"]["server_seed"] = "0" * 64
     answer = page.evaluate(VERIFY, record)
     assert answer == {"ok": False, "reason": "the server seed does not match the commitment"}
+
+
+def test_the_page_refuses_a_changed_cut_or_made_up_record(page: Page, server: Any) -> None:
+    open_game(page, server.url)
+    start_match(page, "Hard")
+    play_game(page)
+    expect(verified(page)).to_be_visible()
+    signed = downloaded_record(page)
+    record = payload(signed)
+
+    changed = {**record, "mode": "medium"}
+    answer = page.evaluate(VERIFY, with_payload(signed, changed))
+    reason = f"the signature does not match the record's bytes (key {signed['key']})"
+    assert answer == {"ok": False, "reason": reason}
+
+    cut = {**record, "moves": record["moves"][:2], "status": "playing"}
+    answer = page.evaluate(VERIFY, with_payload(signed, cut))
+    assert answer["ok"] is False and "signature does not match" in answer["reason"]
+    answer = page.evaluate(VERIFY, cut)  # without its signature: incomplete all the same
+    assert answer == {
+        "ok": False,
+        "reason": 'the game is not over (status "playing"): moves are missing',
+    }
+
+    made_up = {**signed, "key": "0123456789abcdef"}  # a key this server never had
+    answer = page.evaluate(VERIFY, made_up)
+    reason = "signed by key 0123456789abcdef, which is not one of this server's keys"
+    assert answer == {"ok": False, "reason": reason}
+
+
+NO_ED25519 = """(() => {
+  const importKey = crypto.subtle.importKey.bind(crypto.subtle);
+  crypto.subtle.importKey = (format, data, algorithm, ...rest) =>
+    (algorithm?.name ?? algorithm) === "Ed25519"
+      ? Promise.reject(new DOMException("no Ed25519 here", "NotSupportedError"))
+      : importKey(format, data, algorithm, ...rest);
+})();"""
+
+
+def test_a_browser_without_ed25519_says_the_signature_is_not_checked(
+    page: Page, server: Any
+) -> None:
+    page.add_init_script(NO_ED25519)
+    open_game(page, server.url)
+    start_match(page, "Easy")
+    play_game(page)
+    expect(verified(page, "Dice verified; signature not checked here")).to_be_visible()
 
 
 def test_game_over_is_accessible(page: Page, server: Any, axe: Any) -> None:

@@ -38,6 +38,12 @@ def play_with_a_mistake(page: Page) -> int:
     return slipped
 
 
+def record_verified(page: Page) -> Any:
+    """The replay's record check once it says the signature and the dice are verified."""
+    verdict = re.compile("^Dice and signature verified$")
+    return page.locator("#replay").get_by_role("status").filter(has_text=verdict)
+
+
 def open_newest_replay(page: Page, url: str) -> None:
     """Go to History and open the newest game's replay."""
     page.goto(url + "/history")
@@ -85,6 +91,9 @@ def test_a_mistake_is_marked_at_its_ply_replayed_by_keyboard_and_shared(
     page.get_by_role("button", name="First", exact=True).click()
     expect(page.locator("#replay-scrubber")).to_have_value("0")
 
+    # The stored game's record comes signed, and the replay checks it as the game did.
+    expect(record_verified(page)).to_be_visible()
+    expect(page.get_by_role("link", name="Download game record")).to_be_visible()
     expect_no_violations(axe, page, "history with a replay")
     shoot(page, "history-replay")
 
@@ -101,6 +110,7 @@ def test_a_mistake_is_marked_at_its_ply_replayed_by_keyboard_and_shared(
     shared.get_by_role("button", name="First", exact=True).click()
     expect(shared.locator("#replay-move")).to_have_text(re.compile("^The empty board"))
     assert fresh.cookies() == []
+    expect(record_verified(shared)).to_be_visible()
     expect_no_violations(axe, shared, "a shared game")
     shoot(shared, "shared-game")
     assert shared.goto(server.url + "/g/" + "C" * 22).status == 404  # type: ignore[union-attr]

@@ -369,5 +369,5 @@ def test_a_player_can_go_second_in_a_fixed_mode(page: Page, server: Any, axe: Ax
     play_game(page)
     dice = page.get_by_role("region", name="Dice")
     expect(
-        dice.get_by_role("status").filter(has_text=re.compile("^Dice verified$"))
+        dice.get_by_role("status").filter(has_text=re.compile("^Dice and signature verified$"))
     ).to_be_visible()

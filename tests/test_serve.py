@@ -237,7 +237,10 @@ def test_twenty_fresh_starts_with_two_workers_share_one_key(tmp_path: Path, redi
             players = [Player(server.url, cookie) for _ in range(4)]  # over both workers
             for player in players:
                 player.close()
-            assert sorted(p.name for p in data_dir.iterdir() if "key" in p.name) == ["secret_key"]
+            names = sorted(p.name for p in data_dir.iterdir() if "key" in p.name)
+            assert names == ["secret_key", "signing_key"]
+            keys = {urlopen_text(server.url + "/.well-known/tictactoe-keys.json") for _ in range(6)}
+            assert len(keys) == 1, keys  # both workers publish (and sign with) the one key
         finally:
             assert server.stop() == 0
 
@@ -251,10 +254,19 @@ def urlopen_status(url: str) -> int:
         return int(err.code)
 
 
+def urlopen_text(url: str) -> str:
+    """The body of GET ``url``."""
+    with urllib.request.urlopen(url, timeout=5) as reply:
+        return bytes(reply.read()).decode()
+
+
 def test_workers_given_a_key_never_write_one(server_factory: Callable[..., ServerProcess]) -> None:
-    server = server_factory(TICTACTOE_SECRET_KEY=secrets.token_hex(32))
+    server = server_factory(
+        TICTACTOE_SECRET_KEY=secrets.token_hex(32), TICTACTOE_SIGNING_KEY=secrets.token_hex(32)
+    )
     assert urlopen_status(server.url + "/") == 200
     assert not (server.data_dir / "secret_key").exists()
+    assert not (server.data_dir / "signing_key").exists()
 
 
 # --- the respawn pacer, without processes --------------------------------------------------

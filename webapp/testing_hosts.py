@@ -379,6 +379,7 @@ class TwoHosts:
         shared = {
             "TICTACTOE_REDIS_URL": f"redis://{gateway}:{self.redis.port}/0",
             "TICTACTOE_SECRET_KEY": secrets.token_hex(32),  # the guide: the same on every host
+            "TICTACTOE_SIGNING_KEY": secrets.token_hex(32),
             "TICTACTOE_TRUST_PROXY": "1",  # the guide: behind nginx
             "TICTACTOE_AI_DELAY_MS": str(self.ai_delay_ms),
             # Every player here comes from 127.0.0.1, which the caps per client address

@@ -1,12 +1,27 @@
-// Checks a finished game's dice in the browser, as docs/fairness.md describes: the
-// revealed server seed against its commitment, then every number drawn from the stream.
-// Arithmetic only: which moves were legal or perfect is the server's word (and
-// `tictactoe verify` replays them offline).
+// Checks a finished game's record in the browser, as docs/fairness.md describes: the
+// server's Ed25519 signature over the record's bytes (where Web Crypto has Ed25519),
+// that the record is a whole finished game, then the revealed server seed against its
+// commitment and every number drawn from the stream. Which moves were perfect is the
+// server's word (and `tictactoe verify` checks it offline against the engine).
 import { cellName } from "./protocol.js";
 
 const HEX_SEED = /^[0-9a-f]{64}$/;
 const WHO = { human: "you", ai: "the AI" };
 const FIRST_BY = ["dice", "choice", "position"];
+const SIGNED_KIND = "tictactoe-hp-signed-game";
+// Served at the site's root, two folders above this module (static/js/).
+const KEYS_URL = new URL("../../.well-known/tictactoe-keys.json", import.meta.url);
+const ENDED = new Set(["human_won", "ai_won", "draw"]);
+const LINES = [
+  [0, 1, 2],
+  [3, 4, 5],
+  [6, 7, 8],
+  [0, 3, 6],
+  [1, 4, 7],
+  [2, 5, 8],
+  [0, 4, 8],
+  [2, 4, 6],
+];
 
 const hex = (buffer) =>
   Array.from(new Uint8Array(buffer), (byte) => byte.toString(16).padStart(2, "0")).join("");
@@ -98,11 +113,124 @@ async function checkMove(record, move, index, next, draw) {
 function checkFirst(record, zero) {
   const firstBy = record.first_by ?? "dice"; // format 1 drew it every time
   if (!FIRST_BY.includes(firstBy)) throw new Mismatch(`unknown first_by ${firstBy}`);
-  if (!Object.hasOwn(WHO, record.first ?? "")) throw new Mismatch(`unknown first player ${record.first}`);
+  if (!Object.hasOwn(WHO, record.first ?? "")) {
+    throw new Mismatch(`unknown first player ${record.first}`);
+  }
   if (firstBy !== "dice") return;
   const first = pick(zero, 2) === 0 ? "human" : "ai";
   const who = `who starts: the dice say ${WHO[first]}, the record says ${WHO[record.first]}`;
   expectEqual(record.first, first, who);
+}
+
+let published = null; // the server's public keys by id, fetched once
+
+function serverKeys() {
+  published ??= fetch(KEYS_URL, { cache: "no-cache" })
+    .then((reply) => {
+      if (!reply.ok) throw new Error(`the server's keys answered ${reply.status}`);
+      return reply.json();
+    })
+    .then((document) => new Map(document.keys.map((key) => [key.id, key.public_key])))
+    .catch((err) => {
+      published = null; // fetched again for the next record
+      throw err;
+    });
+  return published;
+}
+
+function base64Bytes(text, name) {
+  try {
+    return Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
+  } catch {
+    throw new Mismatch(`the signed record's ${name} is not base64`);
+  }
+}
+
+/**
+ * The record inside `document` and what its signature says: "verified", "unchecked"
+ * (this browser has no Ed25519, or the keys could not be loaded) or "unsigned" (a bare
+ * record). Throws Mismatch for a signature that does not hold.
+ */
+async function opened(document) {
+  if (document?.kind !== SIGNED_KIND) return { record: document, signature: "unsigned" };
+  if (document.format !== 1) throw new Mismatch("not a signed record of format 1");
+  const payload = base64Bytes(document.payload, "payload");
+  const signature = base64Bytes(document.signature, "signature");
+  let record;
+  try {
+    record = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(payload));
+  } catch {
+    throw new Mismatch("the signed payload is not JSON");
+  }
+  const key = document.key;
+  let keys;
+  try {
+    keys = await serverKeys();
+  } catch {
+    return { record, signature: "unchecked", key };
+  }
+  if (!keys.has(key)) {
+    throw new Mismatch(`signed by key ${key}, which is not one of this server's keys`);
+  }
+  let publicKey;
+  try {
+    const ed25519 = { name: "Ed25519" };
+    publicKey = await crypto.subtle.importKey("raw", bytesOf(keys.get(key)), ed25519, false, [
+      "verify",
+    ]);
+  } catch (err) {
+    if (err?.name === "NotSupportedError") return { record, signature: "unchecked", key };
+    throw err;
+  }
+  const good = await crypto.subtle.verify({ name: "Ed25519" }, publicKey, signature, payload);
+  if (!good) throw new Mismatch(`the signature does not match the record's bytes (key ${key})`);
+  return { record, signature: "verified", key };
+}
+
+/** The winner's mark on `cells`, "draw" on a full board, or null while it goes on. */
+function outcomeOf(cells) {
+  const line = LINES.find(([a, b, c]) => cells[a] && cells[a] === cells[b] && cells[b] === cells[c]);
+  if (line) return cells[line[0]];
+  return cells.every(Boolean) ? "draw" : null;
+}
+
+/** Check that `record` is a whole finished game: its moves, in turn, reach its status. */
+function checkComplete(record) {
+  const revealed = record.dice?.server_seed != null;
+  if (!ENDED.has(record.status)) {
+    const missing = revealed ? ": moves are missing" : "";
+    throw new Mismatch(`the game is not over (status ${JSON.stringify(record.status)})${missing}`);
+  }
+  if (typeof record.mode !== "string" || typeof record.rules !== "object" || !record.rules) {
+    throw new Mismatch("the record has no mode or rules");
+  }
+  if (!WHO[record.first]) throw new Mismatch("the record's first player is neither side");
+  const cells = Array(9).fill(null);
+  let placed = 0;
+  const place = (cell, index) => {
+    if (!isCell(cell) || cells[cell]) throw new Mismatch(`move ${index} is not on an empty cell`);
+    cells[cell] = placed++ % 2 === 0 ? "X" : "O";
+  };
+  (record.setup ?? []).forEach((cell) => place(cell, 0));
+  const other = record.first === "human" ? "ai" : "human";
+  (record.moves ?? []).forEach((move, i) => {
+    if (outcomeOf(cells)) throw new Mismatch(`move ${i + 1} comes after the game was over`);
+    const mover = placed % 2 === 0 ? record.first : other;
+    if (move.by !== mover) throw new Mismatch(`move ${i + 1} is not the ${WHO[mover]}'s turn`);
+    place(move.cell, i + 1);
+  });
+  const outcome = outcomeOf(cells);
+  const status =
+    outcome === null
+      ? "playing"
+      : outcome === "draw"
+        ? "draw"
+        : (outcome === "X") === (record.first === "human")
+          ? "human_won"
+          : "ai_won";
+  if (status !== record.status) {
+    throw new Mismatch(`the moves end with the game ${status}, the record says ${record.status}`);
+  }
 }
 
 async function check(record) {
@@ -125,13 +253,16 @@ async function check(record) {
 }
 
 /**
- * Check a finished game's record (docs/fairness.md): resolves to {ok: true}, or to
+ * Check a finished game's record, signed or bare (docs/fairness.md): resolves to
+ * {ok: true, signature, key} (signature: "verified", "unchecked" or "unsigned"), or to
  * {ok: false, reason} naming the first check that failed. Never rejects.
  */
-export async function verifyRecord(record) {
+export async function verifyRecord(document) {
   try {
+    const { record, signature, key } = await opened(document);
+    checkComplete(record);
     await check(record);
-    return { ok: true };
+    return { ok: true, signature, key: key ?? null };
   } catch (err) {
     if (err instanceof Mismatch) return { ok: false, reason: err.message };
     return { ok: false, reason: `the record could not be read (${err?.message ?? err})` };

@@ -125,7 +125,7 @@ function start() {
     const reply = await send(EVENTS.historyGame, { id });
     if (asked !== id) return;
     if (!reply.ok) return refused(reply);
-    showReplay(reply.game, reply.review);
+    showReplay(reply.game, reply.review, { signed: reply.signed_record });
     showShareLink(reply.game.id);
     offerRetry(reply.game.id, reply.review);
     shown = true;

@@ -157,7 +157,7 @@ const connection = connect({
     heard = state;
     refreshHints();
     refreshChances();
-    checkDice(state.record);
+    checkDice(state);
   },
   onNotice(notice) {
     // The stored match was replaced by a new one, whose versions start again.
@@ -226,8 +226,10 @@ async function refreshChances() {
   }
 }
 
-// Each finished game's dice are checked once, in the browser.
-async function checkDice(record) {
+// Each finished game's record is checked once, in the browser: the server's signature,
+// that the game is whole, its dice.
+async function checkDice(state) {
+  const record = state.record;
   const dice = record?.dice;
   if (!dice?.server_seed) return;
   let verdict = verdicts.get(dice.commitment);
@@ -236,7 +238,8 @@ async function checkDice(record) {
       fairness = null; // tried again with the next snapshot
       throw err;
     });
-    verdict = fairness.then(({ verifyRecord }) => verifyRecord(record));
+    const signed = state.signed_record ?? record;
+    verdict = fairness.then(({ verifyRecord }) => verifyRecord(signed));
     verdicts.set(dice.commitment, verdict);
     verdict.catch(() => verdicts.delete(dice.commitment));
   }

@@ -85,6 +85,13 @@ export const NOTICE_MESSAGES = Object.freeze({
 });
 
 /** The a1..c3 name of a cell: column letter, then row number from the top. */
+/** The words for a game record that passed the page's check, by what its signature said. */
+export const RECORD_VERIFIED = Object.freeze({
+  verified: "Dice and signature verified",
+  unchecked: "Dice verified; signature not checked here",
+  unsigned: "Dice verified; the record is unsigned",
+});
+
 export const cellName = (cell) => `${"abc"[cell % 3]}${Math.floor(cell / 3) + 1}`;
 
 /** The cell (0..8) an a1..c3 name stands for. */

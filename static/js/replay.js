@@ -1,7 +1,7 @@
 // A finished game's replay with its review: the board at any ply, each move's verdict,
 // and controls (first, previous, next, last, a scrubber, the arrow keys). The History
 // page and a shared game's page both show it; the game and review come from the server.
-import { cellIndex, cellName } from "./protocol.js";
+import { RECORD_VERIFIED, cellIndex, cellName } from "./protocol.js";
 
 const $ = (id) => document.getElementById(id);
 /** The player's result, as the pages word it. */
@@ -28,7 +28,8 @@ export const formatWhen = (seconds) =>
 export const title = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-let replay = null; // {game, review, ply}
+let replay = null; // {game, review, ply, signed}
+let downloadUrl = null;
 
 /** "win in 2 of the mover's moves", from a value whose plies count both sides. */
 function valueWords({ result, plies }) {
@@ -106,10 +107,42 @@ function renderMoveList(review) {
   $("replay-moves").replaceChildren(...items);
 }
 
-/** Show `game` (a history entry) with its `review`, at its last move; the focus moves
- * to the replay's heading unless `focus` is false. */
-export function showReplay(game, review, { focus = true } = {}) {
-  replay = { game, review, ply: review.moves.length };
+/** Offer the game's signed record for download, and check it as the game's page does. */
+async function showRecord(signed, game) {
+  const check = $("replay-check");
+  const link = $("replay-download");
+  check.hidden = link.hidden = !signed;
+  if (!signed) return;
+  if (downloadUrl) URL.revokeObjectURL(downloadUrl);
+  const json = JSON.stringify(signed, null, 2);
+  downloadUrl = URL.createObjectURL(new Blob([json], { type: "application/json" }));
+  link.href = downloadUrl;
+  link.download = `tictactoe-game-${game.record.game}.json`;
+  check.textContent = "Checking the record…";
+  check.dataset.result = "checking";
+  let verdict = null;
+  try {
+    const { verifyRecord } = await import("./fairness.js");
+    verdict = await verifyRecord(signed);
+  } catch {
+    // the checker could not be loaded: said below
+  }
+  if (replay?.signed !== signed) return; // another game is shown by now
+  if (!verdict) {
+    check.textContent = "The record could not be checked: reload the page to try again";
+    check.dataset.result = "none";
+    return;
+  }
+  const ok = verdict.ok;
+  check.textContent = ok ? RECORD_VERIFIED[verdict.signature] : `Check failed: ${verdict.reason}`;
+  check.dataset.result = ok ? "ok" : "failed";
+}
+
+/** Show `game` (a history entry) with its `review` and its `signed` record, at its last
+ * move; the focus moves to the replay's heading unless `focus` is false. */
+export function showReplay(game, review, { focus = true, signed = null } = {}) {
+  replay = { game, review, ply: review.moves.length, signed };
+  showRecord(signed, game);
   const date = formatWhen(game.ended);
   const result = RESULTS[game.result];
   $("replay-title").textContent = `Replay: ${title(game.record.mode)}, ${date}, ${result}`;

@@ -1,6 +1,6 @@
 // A shared game's page: the replay of one finished game, read from the page itself.
 import { showReplay, wireControls } from "./replay.js";
 
-const { game, review } = JSON.parse(document.getElementById("shared-game").textContent);
+const data = JSON.parse(document.getElementById("shared-game").textContent);
 wireControls();
-showReplay(game, review, { focus: false });
+showReplay(data.game, data.review, { focus: false, signed: data.signed_record });

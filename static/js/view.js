@@ -6,6 +6,7 @@ import {
   CLIENT_SEED,
   ERROR_MESSAGES,
   NOTICE_MESSAGES,
+  RECORD_VERIFIED,
   cellName,
 } from "./protocol.js";
 
@@ -726,7 +727,7 @@ export function createView(actions) {
     } else if (check.dataset.commitment !== dice.commitment) {
       setCheck("Checking the dice…", "checking");
     }
-    renderDownload(over ? record : null);
+    renderDownload(over ? record : null, state.signed_record);
   }
 
   function setCheck(text, result, commitment = "") {
@@ -748,18 +749,19 @@ export function createView(actions) {
       setCheck("The dice could not be checked: reload the page to try again", "none");
       return;
     }
-    const text = verdict.ok ? "Dice verified" : `Dice check failed: ${verdict.reason}`;
+    const text = verdict.ok ? RECORD_VERIFIED[verdict.signature] : `Dice check failed: ${verdict.reason}`;
     setCheck(text, verdict.ok ? "ok" : "failed", showing.commitment);
   }
 
-  function renderDownload(record) {
+  /** Offer the game's record for download: the signed one, when the server signed it. */
+  function renderDownload(record, signed) {
     const link = $("dice-download");
     link.hidden = !record;
     const name = record ? `tictactoe-game-${record.game}.json` : "";
     const commitment = record?.dice?.commitment ?? "";
     if (!record || (link.download === name && link.dataset.commitment === commitment)) return;
     if (downloadUrl) URL.revokeObjectURL(downloadUrl);
-    const json = JSON.stringify(record, null, 2);
+    const json = JSON.stringify(signed ?? record, null, 2);
     downloadUrl = URL.createObjectURL(new Blob([json], { type: "application/json" }));
     link.href = downloadUrl;
     link.download = name;

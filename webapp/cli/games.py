@@ -1,35 +1,16 @@
-"""Commands about one game: ``verify`` a downloaded record, ``review`` a game's moves."""
+"""Commands about one game: ``verify`` a downloaded record (and ``keys``, the keys that
+sign records), ``review`` a game's moves."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from ..game.board import RuleError, parse_cell
 from ..game.engine import Value
 from ..game.review import MoveReview, review, summary
-from ..game.verification import Mismatch, verify
-
-
-def cmd_verify(args: argparse.Namespace) -> int:
-    """Check a downloaded game record against its dice, the rules and the engine."""
-    try:
-        record = json.loads(Path(args.record).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        print(f"tictactoe verify: cannot read {args.record}: {err}", file=sys.stderr)
-        return 2
-    try:
-        found = verify(record)
-    except Mismatch as err:
-        print(f"not verified: {err}")
-        return 1
-    print(
-        f"verified: game {found.game}, {found.ai_moves} AI move(s); the seed matches its"
-        " commitment, and every roll and pick follows from the dice and the engine"
-    )
-    return 0
+from .signatures import KEYS_HELP, VERIFY_HELP, cmd_keys, cmd_verify
 
 
 def cmd_review(args: argparse.Namespace) -> int:
@@ -77,9 +58,29 @@ def _line(move: MoveReview) -> str:
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``verify`` and ``review`` to the ``tictactoe`` command."""
-    check = sub.add_parser("verify", help="check a game record's dice (docs/fairness.md)")
+    check = sub.add_parser(
+        "verify",
+        help="check a game record's signature, moves and dice (docs/fairness.md)",
+        description=VERIFY_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     check.add_argument("record", help="a game record downloaded from the page (JSON)")
+    check.add_argument(
+        "--keys",
+        metavar="FILE_OR_URL",
+        help="the server's public keys: a file or http(s) URL of its"
+        " /.well-known/tictactoe-keys.json (default: this server's own, from its settings"
+        " or data dir)",
+    )
+    check.add_argument("--data-dir", help="the server's data dir (env TICTACTOE_DATA_DIR)")
     check.set_defaults(func=cmd_verify)
+
+    keys = sub.add_parser(
+        "keys", help="print the public keys that sign game records", description=KEYS_HELP
+    )
+    keys.add_argument("--json", action="store_true", help="print the keys document")
+    keys.add_argument("--data-dir", help="the server's data dir (env TICTACTOE_DATA_DIR)")
+    keys.set_defaults(func=cmd_keys)
 
     judge = sub.add_parser("review", help="review a game's moves by perfect play")
     judge.add_argument("cells", nargs="+", help="cells in playing order, e.g. b2 a1 c3 c1")

@@ -41,6 +41,7 @@ from .security import (
     refuse_large_bodies,
     trust_proxy,
 )
+from .signing import signer
 from .store import open_store
 from .tally import LocalTally, RedisTally
 from .your_data import your_data
@@ -77,6 +78,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.config["SECRET_KEY"] = app.config["SECRET_KEY"] or datadir.secret_key(data_dir)
     # Cookies signed with an earlier key stay valid while it is listed here.
     app.config["SECRET_KEY_FALLBACKS"] = comma_list(app.config["SECRET_KEY_FALLBACKS"])
+    app.extensions["signing"] = signer(app.config, data_dir)
     # "/static//x" is a 404, not a redirect built from whatever Host the client sent.
     app.url_map.merge_slashes = False
     for rule in app.url_map.iter_rules():
@@ -156,7 +158,9 @@ def _add_socketio(app: Flask) -> None:
     )
     history = open_history(app.config)
     app.extensions["history"] = history
-    service = MatchService(app.config, open_store(app.config), socketio, history)
+    service = MatchService(
+        app.config, open_store(app.config), socketio, history, app.extensions["signing"]
+    )
     app.extensions["tictactoe"] = service
     app.extensions["rate_limits"] = limits
     presence = RedisPresence(redis_url) if redis_url else None

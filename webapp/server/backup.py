@@ -1,8 +1,9 @@
 """Backups of the data dir, taken while the server runs, and their restore.
 
 A backup is a folder holding ``matches.sqlite3`` (SQLite's online backup: a consistent
-copy even while players move) and ``secret_key`` (without it no player's cookie finds
-their match again), both 0600 in a 0700 folder. Matches kept in Redis are backed up with
+copy even while players move), ``secret_key`` (without it no player's cookie finds
+their match again) and ``signing_key`` (the key that signs game records, when it is
+kept in the data dir), all 0600 in a 0700 folder. Matches kept in Redis are backed up with
 Redis's own dump instead (docs/hosting.md); the key is copied all the same.
 
 A restore goes into a stopped server's data dir. It checks the backup first (the
@@ -27,11 +28,11 @@ import orjson
 
 from ..game.match import reseeded
 from ..game.records import to_record
-from . import datadir
+from . import datadir, signing
 from .sqlite_store import DATABASE_FILE
 from .storage import Unreadable, parse
 
-FILES = (DATABASE_FILE, datadir.KEY_FILE)
+FILES = (DATABASE_FILE, datadir.KEY_FILE, signing.KEY_FILE)
 
 
 class BackupError(RuntimeError):
@@ -49,6 +50,9 @@ def backup(data_dir: Path, target: Path, *, with_database: bool = True) -> list[
     target.mkdir(parents=True, exist_ok=True)
     target.chmod(datadir.PRIVATE_DIR)
     written = [_copy_private(key, target / datadir.KEY_FILE)]
+    signing_key = data_dir / signing.KEY_FILE
+    if signing_key.is_file():  # absent when TICTACTOE_SIGNING_KEY is set
+        written.append(_copy_private(signing_key, target / signing.KEY_FILE))
     if with_database:
         copy = target / DATABASE_FILE
         partial = _partial(copy)
@@ -76,6 +80,11 @@ def restore(source: Path, data_dir: Path) -> list[Path]:
         datadir.read_key(source / datadir.KEY_FILE)
     except datadir.DataDirError:
         raise BackupError(f"the secret key in {source} is empty or damaged") from None
+    if signing.KEY_FILE in present:
+        try:
+            signing.read_key(source / signing.KEY_FILE)
+        except datadir.DataDirError:
+            raise BackupError(f"the signing key in {source} is empty or damaged") from None
     if DATABASE_FILE in present:
         _check_database(source / DATABASE_FILE)
     datadir.prepare(data_dir)

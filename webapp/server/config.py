@@ -82,6 +82,20 @@ SETTINGS: tuple[Setting, ...] = (
         "comma-separated earlier keys whose cookies stay valid after a key change",
     ),
     Setting(
+        "SIGNING_KEY",
+        None,
+        text,
+        "64 hex digits: the Ed25519 private key that signs finished games' records, the same"
+        " on every host (unset: created once in the data dir, mode 0600)",
+    ),
+    Setting(
+        "SIGNING_KEY_FALLBACKS",
+        None,
+        text,
+        "comma-separated public keys (64 hex digits, as `tictactoe keys` prints them) of"
+        " earlier signing keys, still published so that their records verify",
+    ),
+    Setting(
         "AI_DELAY_MS",
         350,
         integer(0, 60_000),

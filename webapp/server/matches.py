@@ -33,6 +33,7 @@ from ..game.match import (
 )
 from .history_store import HistoryStore
 from .protocol import ErrorCode, NoticeCode, ServerEvent, notice, snapshot
+from .signing import Signer
 from .store import Conflict, Damaged, Store, update
 
 Transition = Callable[[Match], Match]
@@ -59,9 +60,11 @@ class MatchService:
         store: Store,
         socketio: SocketIO,
         history: HistoryStore | None = None,
+        signer: Signer | None = None,
     ) -> None:
         self.store = store
         self.history = history
+        self.sign = signer.sign if signer else None
         self.socketio = socketio
         # Each game's secret server seed: from the system's randomness, unless a test
         # seeds it (TICTACTOE_SEED) to replay the same games.
@@ -159,7 +162,7 @@ class MatchService:
 
     def emit(self, player: str, match: Match, *, to: str | None = None) -> None:
         """Send the snapshot to one socket, or to every socket of the player."""
-        self.socketio.emit(ServerEvent.STATE, snapshot(match), to=to or player)
+        self.socketio.emit(ServerEvent.STATE, snapshot(match, self.sign), to=to or player)
 
     def schedule_ai(self, player: str, match: Match) -> None:
         """Let the AI reply if it is its turn and no reply is already on its way."""
@@ -219,4 +222,6 @@ class MatchService:
         found = self.history.game(game_id) if self.history and isinstance(game_id, str) else None
         if found is None or found[0] != player:
             raise MatchError(ErrorCode.GAME_NOT_FOUND, "no such game in your history")
-        return {"game": found[1], "review": reviewed(found[1])}
+        entry = found[1]
+        signed = self.sign(entry["record"]) if self.sign else None
+        return {"game": entry, "signed_record": signed, "review": reviewed(entry)}

@@ -34,6 +34,7 @@ from .health import OK
 from .limits import address_key
 from .protocol import MODE_CHOICES, PRESET_CHOICES, ErrorCode
 from .rooms import ONLINE_ID, RoomService
+from .signing import KEYS_PATH
 from .tally import Tally
 
 pages = Blueprint("pages", __name__)
@@ -120,7 +121,8 @@ def shared_game(game_id: str) -> ResponseReturnValue:
     if found is None:
         return _render("game_missing.html"), 404
     entry = found[1]
-    data = {"game": entry, "review": reviewed(entry)}
+    signed = current_app.extensions["signing"].sign(entry["record"])
+    data = {"game": entry, "signed_record": signed, "review": reviewed(entry)}
     return _render("shared.html", shared=True, data=data)
 
 
@@ -190,3 +192,12 @@ def healthz() -> ResponseReturnValue:
     reply = jsonify(status=status, version=__version__, checks=checks, usage=usage)
     reply.headers["Cache-Control"] = "no-store"
     return reply, 200 if ok else 503
+
+
+@pages.get(KEYS_PATH)
+def signing_keys() -> ResponseReturnValue:
+    """Every public key that signs (or signed) this server's game records, by id."""
+    reply = jsonify(current_app.extensions["signing"].published())
+    reply.headers["Cache-Control"] = "public, max-age=300"
+    reply.headers["Access-Control-Allow-Origin"] = "*"  # public: any verifier may read it
+    return reply

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..game import engine, odds
 from ..game.board import Board
-from . import datadir
+from . import datadir, signing
 
 
 class StartupError(RuntimeError):
@@ -36,7 +36,8 @@ def preflight(settings: dict[str, Any]) -> None:
         datadir.prepare(data_dir)
         if not settings["SECRET_KEY"]:
             settings["SECRET_KEY"] = datadir.secret_key(data_dir)
-    except datadir.DataDirError as err:
+        signing.signer(settings, data_dir)  # the data dir's key made once, both keys checked
+    except (datadir.DataDirError, ValueError) as err:
         raise StartupError(str(err)) from None
     check_port(settings["HOST"], settings["PORT"])
     if settings["REDIS_URL"]:

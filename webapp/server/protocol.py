@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
 
@@ -222,9 +223,14 @@ def rules_payload(fields: dict[str, Any], pause: Pause = no_pause) -> Rules:
     return rules_from(preset, pause=pause, **changes)
 
 
-def snapshot(match: Match) -> dict[str, Any]:
-    """The ``state`` event: everything a client renders."""
+Sign = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def snapshot(match: Match, sign: Sign | None = None) -> dict[str, Any]:
+    """The ``state`` event: everything a client renders; ``sign`` puts a finished game's
+    record in its signed envelope too (``signed_record``)."""
     game = match.game
+    record = game_record(match)
     outcome = game.board.outcome()
     last = game.ai_moves[-1] if game.ai_moves else None
     change = match.last_hp_change
@@ -242,7 +248,8 @@ def snapshot(match: Match) -> dict[str, Any]:
         "last_ai_move": last.to_dict() if last else None,
         "rules": match.rules.to_dict(),
         "preset": preset_of(match.rules),
-        "record": game_record(match),
+        "record": record,
+        "signed_record": sign(record) if sign and game.turn is None else None,
         "next_commitment": commitment(match.next_seed) if match.next_seed else None,
         "match": {
             "human_hp": match.human_hp,

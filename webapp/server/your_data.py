@@ -30,6 +30,8 @@ def download() -> ResponseReturnValue:
     """All the player's stored games, newest first, as one JSON file."""
     player = _player()
     games = current_app.extensions["history"].games(player) if player else []
+    sign = current_app.extensions["signing"].sign
+    games = [{**game, "signed_record": sign(game["record"])} for game in games]
     body = orjson.dumps({"kind": "tictactoe-hp-history", "format": 1, "games": games})
     headers = {
         "Content-Disposition": 'attachment; filename="tictactoe-games.json"',
