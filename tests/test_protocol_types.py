@@ -5,6 +5,8 @@ its fields, with the values a careless or hostile client sends instead."""
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -61,9 +63,26 @@ def busy(app: Flask, client: FlaskClient, play: Actions) -> Actions:
     return play
 
 
-def test_every_event_has_its_fields_types() -> None:
+PROTOCOL_MD = (Path(__file__).parent.parent / "docs" / "protocol.md").read_text()
+WORDS = {Kind.INTEGER: "integer", Kind.STRING: "string", Kind.BOOLEAN: "`true` or `false`"}
+
+
+def test_every_event_has_its_fields_types_and_the_docs_say_them() -> None:
     assert set(FIELDS) == set(Event)
     assert {event for event, _, _ in CASES} == {event for event in Event if FIELDS[event]}
+    section = PROTOCOL_MD.split("### Field types", 1)[1].split("\n#", 1)[0]
+    rows = {
+        name: row for row in section.splitlines() for name in re.findall(r"`([a-z_]+)`", row[:140])
+    }
+    for event, fields in FIELDS.items():
+        row = rows[event].split("|")[2]
+        for field, spec in fields.items():
+            kind = (
+                "object of rule names and integers" if spec.kind is Kind.RULES else WORDS[spec.kind]
+            )
+            said = re.search(rf"`{field}`[^;]*?: {re.escape(kind)}", row)
+            assert said, (event, field)
+            assert ("`null` for absent" in row[said.end() :].split(";")[0]) == spec.null_is_absent
 
 
 @pytest.mark.parametrize(("event", "field", "value"), CASES, ids=repr)
