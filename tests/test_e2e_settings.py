@@ -84,6 +84,16 @@ def test_out_of_range_number_is_refused_by_its_field(page: Page, server: Any) ->
     expect(rules(page).get_by_text(REFUSED_HP)).to_have_count(0)
 
 
+def test_a_number_that_is_not_whole_is_refused_by_its_field(page: Page, server: Any) -> None:
+    open_game(page, server.url)
+    expect(page.get_by_text(ODDS)).to_be_visible()
+    yours = number(page, "Your starting HP")
+    yours.fill("1.5")  # sent as typed, a number but not an integer: the wrong type
+    expect(yours).to_have_attribute("aria-invalid", "true")
+    expect(rules(page).get_by_text("your starting HP must be an integer, got 1.5")).to_be_visible()
+    expect(rules(page).get_by_text("No odds until “Your starting HP” is fixed")).to_be_visible()
+
+
 def test_rules_refused_as_a_whole_say_why(page: Page, server: Any) -> None:
     open_game(page, server.url)
     expect(page.get_by_text(ODDS)).to_be_visible()

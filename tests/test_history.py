@@ -160,8 +160,9 @@ def test_a_finished_game_is_in_history_with_its_review(
     stranger = connect(app, other)
     refused = stranger.emit("history_game", {"id": game["id"]}, callback=True)
     assert refused["error"]["code"] == "game_not_found"
-    for bad in ({"id": 5}, {"id": "nope"}, {}):
+    for bad in ({"id": "nope"}, {}):
         assert play.emit("history_game", bad)["error"]["code"] == "game_not_found"
+    assert play.emit("history_game", {"id": 5})["error"]["code"] == "bad_payload"
 
 
 def test_a_game_ended_again_by_another_change_is_not_kept_again(

@@ -124,8 +124,8 @@ def test_a_move_out_of_turn_or_on_a_taken_cell_is_refused(people: list[Person]) 
     [
         ({"room": "nope"}, "room_not_found"),
         ({"room": "A" * 22}, "room_not_found"),
-        ({"room": 7}, "room_not_found"),
-        ({"room": ["x"]}, "room_not_found"),
+        ({"room": 7}, "bad_payload"),
+        ({"room": ["x"]}, "bad_payload"),
         ({}, "bad_payload"),
         ({"room": "local", "extra": 1}, "bad_payload"),
     ],

@@ -54,7 +54,6 @@ def test_new_match_with_numbers_changed_is_custom(play: Actions) -> None:
     [
         ({"rules": {"start_human_hp": 0}}, "start_human_hp", "your starting HP must be"),
         ({"rules": {"max_hp": 1001}}, "max_hp", "from 1 to 1000, got 1001"),
-        ({"rules": {"ai_win_human_damage": "34"}}, "ai_win_human_damage", "got '34'"),
         ({"rules": {"start_ai_hp": 150}}, "start_ai_hp", "from 1 to 100, got 150"),
         ({"human_hp": 101}, "start_human_hp", "from 1 to 100"),
     ],
@@ -69,6 +68,17 @@ def test_a_rule_out_of_range_is_refused_naming_it(
     assert play.refresh() == before  # nothing changed, and the stored match is the one shown
     stored = app.extensions["tictactoe"].store.load(player_of(play.sock.flask_test_client))
     assert stored is not None and stored.version == before["version"]
+
+
+@pytest.mark.parametrize("number", ["34", 34.5, None, True, [34]])
+def test_a_rule_that_is_not_an_integer_is_a_bad_payload_naming_it(
+    play: Actions, number: object
+) -> None:
+    before = play.state
+    found = refused(play.new_match(rules={"ai_win_human_damage": number}), "bad_payload")
+    assert found["field"] == "ai_win_human_damage"
+    assert "HP you lose when the AI wins must be an integer" in found["message"]
+    assert play.refresh() == before
 
 
 @pytest.mark.parametrize(

@@ -92,8 +92,7 @@ const view = createView({
   async newMatch(settings) {
     const reply = await connection.send(EVENTS.newMatch, { ...settings, client_seed: gameSeed() });
     if (reply.ok) return reply;
-    const refused = reply.error?.code === ERRORS.badSetting;
-    if (refused) view.showRulesError(reply.error, { started: true });
+    if (rulesRefused(reply.error)) view.showRulesError(reply.error, { started: true });
     else view.showError(reply.error?.code);
     return reply;
   },
@@ -186,6 +185,13 @@ async function refreshHints() {
   if (reply.ok && hintsOn && current === state) view.showHints(reply.analysis);
 }
 
+// A refusal of the settings: out of range (`bad_setting`), or a rule that is not a whole
+// number (`bad_payload` naming it).
+function rulesRefused(error) {
+  const code = error?.code;
+  return code === ERRORS.badSetting || (code === ERRORS.badPayload && Boolean(error.field));
+}
+
 // The odds of the rules in the settings: asked a moment after the last change, and only
 // the answer to the latest question is shown.
 function askOdds() {
@@ -197,9 +203,9 @@ function askOdds() {
   oddsTimer = setTimeout(async () => {
     const reply = await connection.send(EVENTS.odds, ask);
     if (ticket !== oddsTicket || reply.error?.code === OFFLINE) return; // asked again online
-    oddsAnswered = reply.ok || reply.error?.code === ERRORS.badSetting;
+    oddsAnswered = reply.ok || rulesRefused(reply.error);
     if (reply.ok) view.showOdds(reply.odds);
-    else if (reply.error?.code === ERRORS.badSetting) view.showRulesError(reply.error);
+    else if (rulesRefused(reply.error)) view.showRulesError(reply.error);
     else view.showOddsUnavailable(reply.error?.code);
   }, ODDS_DEBOUNCE_MS);
 }

@@ -56,7 +56,7 @@ export const ERROR_MESSAGES = Object.freeze({
 });
 
 /** The error codes the page acts on, beyond showing their message. */
-export const ERRORS = Object.freeze({ badSetting: "bad_setting" });
+export const ERRORS = Object.freeze({ badSetting: "bad_setting", badPayload: "bad_payload" });
 
 /** A client seed for the dice (docs/fairness.md): 1 to 64 letters, digits, - or _. */
 export const CLIENT_SEED = /^[A-Za-z0-9_-]{1,64}$/;

@@ -9,8 +9,9 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -105,26 +106,52 @@ class NoticeCode(StrEnum):
     MATCH_UNREADABLE = "match_unreadable"
 
 
-# The fields each event's payload may carry.
-FIELDS: dict[Event, frozenset[str]] = {
-    Event.MOVE: frozenset({"cell", "version"}),
-    Event.NEXT_GAME: frozenset({"client_seed"}),
-    Event.NEW_MATCH: frozenset(
-        {"mode", "preset", "rules", "human_hp", "ai_hp", "client_seed", "first"}
-    ),
-    Event.LOCK_DIFFICULTY: frozenset(),
-    Event.ODDS: frozenset({"preset", "rules", "current"}),
-    Event.HINT: frozenset(),
-    Event.ROOM_JOIN: frozenset({"room"}),
-    Event.ROOM_MOVE: frozenset({"room", "cell", "version"}),
-    Event.ROOM_UNDO: frozenset({"room"}),
-    Event.ROOM_RESIGN: frozenset({"room"}),
-    Event.ROOM_REMATCH: frozenset({"room"}),
-    Event.ROOM_LEAVE: frozenset({"room"}),
-    Event.ROOM_HINT: frozenset({"room"}),
-    Event.TAKE_BACK: frozenset(),
-    Event.HISTORY: frozenset(),
-    Event.HISTORY_GAME: frozenset({"id"}),
+class Kind(StrEnum):
+    """The one type a payload's field may have."""
+
+    INTEGER = "integer"
+    STRING = "string"
+    BOOLEAN = "boolean"
+    RULES = "rules"  # an object of rule names and integers
+
+
+@dataclass(frozen=True)
+class Field:
+    """A payload field's type; ``null_is_absent``: ``null`` is taken as the field left out."""
+
+    kind: Kind
+    null_is_absent: bool = False
+
+
+INTEGER, STRING, BOOLEAN, RULES = (Field(kind) for kind in Kind)
+VERSION = Field(Kind.INTEGER, null_is_absent=True)
+ROOM = {"room": STRING}
+# The fields each event's payload may carry, each with its one type (docs/protocol.md).
+FIELDS: dict[Event, dict[str, Field]] = {
+    Event.MOVE: {"cell": INTEGER, "version": VERSION},
+    Event.NEXT_GAME: {"client_seed": Field(Kind.STRING, null_is_absent=True)},
+    Event.NEW_MATCH: {
+        "mode": STRING,
+        "preset": STRING,
+        "rules": RULES,
+        "human_hp": INTEGER,
+        "ai_hp": INTEGER,
+        "client_seed": STRING,
+        "first": STRING,
+    },
+    Event.LOCK_DIFFICULTY: {},
+    Event.ODDS: {"preset": STRING, "rules": RULES, "current": BOOLEAN},
+    Event.HINT: {},
+    Event.ROOM_JOIN: ROOM,
+    Event.ROOM_MOVE: {**ROOM, "cell": INTEGER, "version": VERSION},
+    Event.ROOM_UNDO: ROOM,
+    Event.ROOM_RESIGN: ROOM,
+    Event.ROOM_REMATCH: ROOM,
+    Event.ROOM_LEAVE: ROOM,
+    Event.ROOM_HINT: ROOM,
+    Event.TAKE_BACK: {},
+    Event.HISTORY: {},
+    Event.HISTORY_GAME: {"id": STRING},
 }
 CELL_NAMES = tuple(cell_name(cell) for cell in range(9))
 # Each mode's name and one line about it, as the new-match form shows them.
@@ -154,10 +181,11 @@ assert tuple(PRESET_CHOICES) == tuple(PRESETS), "every preset needs a name and a
 
 
 class BadPayload(RuleError):
-    """An event whose payload is not what the protocol allows."""
+    """An event whose payload is not what the protocol allows; ``field`` names a rule."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(ErrorCode.BAD_PAYLOAD, message)
+        self.field = field
 
 
 def error(code: str, message: str, *, field: str | None = None) -> Ack:
@@ -177,15 +205,56 @@ def notice(code: NoticeCode, message: str) -> dict[str, str]:
 
 
 def payload_object(payload: object, event: Event) -> dict[str, Any]:
-    """The payload as a dict with only ``event``'s fields; nothing at all means ``{}``."""
+    """The payload as a dict of ``event``'s fields, each of its one type; nothing at all
+    means ``{}``, and a ``null`` that means absent is left out."""
     if payload is None:
         return {}
     if not isinstance(payload, dict):
         raise BadPayload(f"the payload must be a JSON object, got {type(payload).__name__}")
-    unknown = sorted(str(key) for key in payload if key not in FIELDS[event])
+    fields = FIELDS[event]
+    unknown = sorted(str(key) for key in payload if key not in fields)
     if unknown:
         raise BadPayload(f"unknown field(s): {', '.join(unknown)}")
-    return payload
+    given = {k: v for k, v in payload.items() if v is not None or not fields[k].null_is_absent}
+    for name, value in given.items():
+        check_field(name, value, fields[name].kind)
+    return given
+
+
+def _is_integer(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+_TYPE_OF: dict[Kind, Callable[[object], bool]] = {
+    Kind.INTEGER: _is_integer,
+    Kind.STRING: lambda value: isinstance(value, str),
+    Kind.BOOLEAN: lambda value: isinstance(value, bool),
+    Kind.RULES: lambda value: isinstance(value, dict),
+}
+_WORDS = {
+    Kind.INTEGER: "an integer",
+    Kind.STRING: "a string",
+    Kind.BOOLEAN: "true or false",
+    Kind.RULES: "an object of rule names and integers",
+}
+_RULE_LABELS = {rule.name: rule.label for rule in RULE_FIELDS}
+
+
+def check_field(name: str, value: object, kind: Kind) -> None:
+    """Refuse (``bad_payload``) a field that is not of its kind; a rule names itself."""
+    if not _TYPE_OF[kind](value):
+        raise BadPayload(f"{name} must be {_WORDS[kind]}, got {_shown(value)}")
+    if kind is Kind.RULES:
+        for rule, number in cast(dict[str, object], value).items():
+            if not _is_integer(number):
+                label = _RULE_LABELS.get(rule, f"rule {rule!r}")
+                raise BadPayload(f"{label} must be an integer, got {_shown(number)}", field=rule)
+
+
+def _shown(value: object) -> str:
+    """A refused value in an error message: JSON's words, and never very long."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def payload_size(payload: object) -> int:
@@ -210,14 +279,9 @@ def rules_payload(fields: dict[str, Any], pause: Pause = no_pause) -> Rules:
     """The rules a ``new_match`` or ``odds`` payload asks for: a preset, some numbers
     changed (``human_hp`` and ``ai_hp`` are the starting HP's short names); ``pause``
     lets others run during the check."""
-    preset = fields.get("preset", "classic")
-    numbers = fields.get("rules") or {}
-    if not isinstance(preset, str):
-        raise BadPayload("preset must be a string")
-    if not isinstance(numbers, dict):
-        raise BadPayload("rules must be an object of rule names and numbers")
-    short = {"start_human_hp": fields.get("human_hp"), "start_ai_hp": fields.get("ai_hp")}
-    changes = {**numbers, **{k: v for k, v in short.items() if v is not None}}
+    preset = fields.get("preset", "classic")  # the types were checked with the payload
+    short = {"start_human_hp": "human_hp", "start_ai_hp": "ai_hp"}
+    changes = {**fields.get("rules", {}), **{k: fields[v] for k, v in short.items() if v in fields}}
     if "pause" in changes:  # a keyword of rules_from, not a rule
         raise MatchError("bad_setting", "unknown rule 'pause'")
     return rules_from(preset, pause=pause, **changes)

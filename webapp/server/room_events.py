@@ -28,13 +28,6 @@ def _room(fields: dict[str, Any]) -> object:
     return fields["room"]
 
 
-def _version(fields: dict[str, Any]) -> int | None:
-    seen = fields.get("version")
-    if seen is not None and (isinstance(seen, bool) or not isinstance(seen, int)):
-        raise BadPayload("version must be the integer of the room state the move was made on")
-    return seen
-
-
 def register_rooms(socketio: SocketIO, rooms: RoomService, max_payload: int) -> None:
     """Attach the room events' handlers to ``socketio``."""
 
@@ -54,7 +47,7 @@ def register_rooms(socketio: SocketIO, rooms: RoomService, max_payload: int) -> 
     def on_room_move(fields: dict[str, Any]) -> Ack:
         if "cell" not in fields:
             raise BadPayload('a move needs a cell: {"room": ..., "cell": 0..8}')
-        seen = _version(fields)
+        seen = fields.get("version")  # each field's type is checked with the payload
 
         def move(room: Room, player: str) -> Room:
             if seen is not None and seen != room.version:
