@@ -65,7 +65,7 @@ def secret_key(data_dir: Path) -> str:
     """The key kept in the data dir, created once (mode 0600) if there is none yet."""
     path = data_dir / KEY_FILE
     if not path.exists():
-        _create_key(path)
+        create_key_file(path)
     return read_key(path)
 
 
@@ -84,10 +84,11 @@ def read_key(path: Path) -> str:
     return key
 
 
-def _create_key(path: Path) -> None:
+def create_key_file(path: Path) -> None:
+    """Write a new random key (32 bytes as hex) to ``path`` unless one is there already."""
     # Written in full to a private temporary file, then linked into place: a reader
     # never sees a half-written key, and of two racing creators the first one wins.
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".secret_key.")
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "w") as handle:
             handle.write(secrets.token_hex(32))

@@ -9,11 +9,7 @@ stay published, so that records signed before a rotation still verify.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import secrets
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -24,6 +20,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from ..game.signed import Data, Opened, envelope, key_id, payload_of
 from ..game.verification import Mismatch
+from . import datadir
 from .datadir import DataDirError
 
 KEY_FILE = "signing_key"
@@ -125,7 +122,7 @@ def signing_key(data_dir: Path) -> str:
     """The private key kept in the data dir, created once (mode 0600) if there is none yet."""
     path = data_dir / KEY_FILE
     if not path.exists():
-        _create(path)
+        datadir.create_key_file(path)
     return read_key(path)
 
 
@@ -141,18 +138,3 @@ def read_key(path: Path) -> str:
             " TICTACTOE_SIGNING_KEY_FALLBACKS)"
         ) from None
     return text
-
-
-def _create(path: Path) -> None:
-    # As the secret key: written whole to a private temporary file, then linked into
-    # place, so that no reader sees half a key and the first of two creators wins.
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".signing_key.")
-    try:
-        with os.fdopen(fd, "w") as handle:
-            handle.write(secrets.token_hex(32))
-            handle.flush()
-            os.fsync(handle.fileno())
-        with contextlib.suppress(FileExistsError):
-            os.link(temporary, path)
-    finally:
-        os.unlink(temporary)
