@@ -8,6 +8,8 @@ import os
 import random
 import re
 import sqlite3
+import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -350,3 +352,54 @@ def test_redis_at_its_maxmemory_refuses_writes_clearly(redis_url: str) -> None:
     assert rooms.save(room.id, room, expected=None)
     for store in (rooms, matches, history):
         store.close()
+
+
+FULL_TURNS = """
+from gevent import monkey
+
+monkey.patch_all()
+import json, sqlite3, sys
+from pathlib import Path
+
+import gevent
+
+from webapp.server.sqlite_store import open_database
+from webapp.server.storage import StorageFull
+
+path = Path(sys.argv[1])
+db = open_database(path, ("CREATE TABLE IF NOT EXISTS t (k TEXT PRIMARY KEY, v TEXT)",))
+db.database.limit_size(1)
+answers = {}
+
+def writer(i):
+    try:
+        db.write(lambda: db.execute("INSERT INTO t VALUES (?, ?)", (f"k{i}", "x" * 3000)))
+        answers[i] = "ok"
+    except StorageFull:
+        answers[i] = "storage_full"
+
+for turn in range(20):  # 20 turns of 30 writes: 1.8 MB asked of a 1 MB ceiling
+    gevent.joinall([gevent.spawn(writer, turn * 30 + i) for i in range(30)])
+db.close()
+with sqlite3.connect(path) as other:
+    rows = sorted(row[0] for row in other.execute("SELECT k FROM t"))
+    check = other.execute("PRAGMA quick_check").fetchall()
+ok = sorted(f"k{i}" for i, answer in answers.items() if answer == "ok")
+print(json.dumps({"answers": sorted(set(answers.values())), "count": len(answers),
+                  "stored_as_answered": rows == ok, "check": check}))
+"""
+
+
+def test_writes_sharing_a_commit_past_the_ceiling_are_all_answered_and_none_half_made(
+    tmp_path: Path,
+) -> None:
+    found = subprocess.run(
+        [sys.executable, "-c", FULL_TURNS, str(tmp_path / "full.sqlite3")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert found.returncode == 0, found.stderr[-2000:]
+    result = json.loads(found.stdout)
+    assert result["count"] == 600 and result["answers"] == ["ok", "storage_full"]
+    assert result["stored_as_answered"] and result["check"] == [["ok"]]
