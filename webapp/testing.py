@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Mapping
 from functools import cache
@@ -116,6 +117,17 @@ def healthy(url: str) -> bool:
         return False
 
 
+def answering(url: str) -> bool:
+    """Whether the server at ``url`` answers its health check at all (503 included)."""
+    try:
+        with urllib.request.urlopen(f"{url}/healthz", timeout=1):
+            return True
+    except urllib.error.HTTPError:
+        return True
+    except OSError:
+        return False
+
+
 class ServerProcess:
     """``tictactoe serve`` (or any ``command``) in a child process on a port and data dir."""
 
@@ -144,13 +156,16 @@ class ServerProcess:
         self.process: subprocess.Popen[bytes] | None = None
         self.log = data_dir / "server.log"
 
-    def start(self, *, seconds: float = START_SECONDS) -> None:
-        """Start the server and wait until it answers /healthz."""
+    def start(
+        self, *, seconds: float = START_SECONDS, ready: Callable[[str], bool] = healthy
+    ) -> None:
+        """Start the server and wait until it answers /healthz (``ready``: until that says
+        so, e.g. ``answering`` for a server that may start failing)."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(self.command, env=self.env, stdout=log, stderr=log)
         deadline = time.monotonic() + seconds
-        while not healthy(self.url):
+        while not ready(self.url):
             if self.process.poll() is not None:
                 raise RuntimeError(f"server exited: {self.log_tail()}")
             if time.monotonic() > deadline:

@@ -12,6 +12,7 @@ the players idle the longest is deleted first.
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from pathlib import Path
@@ -69,14 +70,10 @@ class HistoryStore(Protocol):
         """Release the store's resources."""
 
 
-_TOLD: list[bool] = []
-
-
+@functools.cache  # once a process: the log line, not the games, is cached
 def not_kept() -> None:
     """The one log line for finished games not kept because the data is full."""
-    if not _TOLD:
-        _TOLD.append(True)
-        log.warning("the data is at its ceiling: finished games are not kept (logged once)")
+    log.warning("the data is at its ceiling: finished games are not kept (logged once)")
 
 
 class SQLiteHistory:

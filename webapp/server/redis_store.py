@@ -32,8 +32,10 @@ from .storage import (
 
 # Compare-and-set in one round trip: write only if the stored version is the expected
 # one ("" means the player must have no match yet), and refresh the idle expiry. A new
-# match first forgets expired players, then makes room under the cap (ARGV[6], 0: none)
-# by deleting the longest idle ones. Returns {saved, pruned}.
+# match then forgets expired players, and makes room under the cap (ARGV[6], 0: none)
+# by deleting the longest idle ones. The match is written first: at Redis's maxmemory
+# that first write is refused (a script that has written anything is let run to its
+# end). Returns {saved, pruned}.
 _SAVE_SCRIPT = """
 local stored = redis.call('HGET', KEYS[1], 'version')
 if ARGV[1] == '' then
@@ -44,7 +46,10 @@ end
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
 local pruned = 0
+redis.call('HSET', KEYS[1], 'version', ARGV[2], 'data', ARGV[3])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
 if ARGV[1] == '' then
+  redis.call('ZREM', KEYS[2], ARGV[5])
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[4]))
   local cap = tonumber(ARGV[6])
   local over = redis.call('ZCARD', KEYS[2]) - cap + 1
@@ -55,8 +60,6 @@ if ARGV[1] == '' then
     end
   end
 end
-redis.call('HSET', KEYS[1], 'version', ARGV[2], 'data', ARGV[3])
-redis.call('EXPIRE', KEYS[1], ARGV[4])
 redis.call('ZADD', KEYS[2], now, ARGV[5])
 return {1, pruned}
 """

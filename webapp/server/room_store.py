@@ -171,20 +171,21 @@ class SQLiteRooms:
 # Compare-and-set (ARGV[1] "" means: no room yet; refused with -1 when the index of
 # open rooms, KEYS[3], already holds the cap ARGV[6]), then the idle expiry, the room's
 # expiry in the index, and the room noted under each seated player (ARGV[7..]) until
-# it would expire.
+# it would expire. The first write is the room's own (HSET): at Redis's maxmemory it is
+# refused, while a script that has written anything is let run to its end.
 _SAVE_ROOM = """
 local stored = redis.call('HGET', KEYS[1], 'version')
 local clock = redis.call('TIME')
 local now = tonumber(clock[1])
 if ARGV[1] == '' then
   if stored then return 0 end
-  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
-  if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) then return -1 end
+  if redis.call('ZCOUNT', KEYS[3], now, '+inf') >= tonumber(ARGV[6]) then return -1 end
 elseif stored ~= ARGV[1] then
   return 0
 end
 redis.call('HSET', KEYS[1], 'version', ARGV[2], 'data', ARGV[3])
 redis.call('EXPIRE', KEYS[1], ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
 local until_ = now + tonumber(ARGV[4])
 redis.call('ZADD', KEYS[3], until_, KEYS[2])
 for i = 7, #ARGV do
