@@ -95,12 +95,18 @@ bench-peer: install $(REDIS_SERVER)
 
 # A deliberate upgrade: new exact versions within pyproject.toml's ranges. Re-read
 # webapp/server/patches.py against any new version of the libraries it names.
-LOCK := $(BIN)/pip-compile --quiet --strip-extras --generate-hashes --allow-unsafe \
-	--no-emit-index-url --no-emit-find-links --upgrade
+# One resolution for every Python from 3.11 up and every platform, with hashes: a
+# dependency that only some take carries its marker (redis's async-timeout, below
+# Python 3.11.3). `make lock UPGRADE=` only adds what changed ranges need, keeping
+# the other versions. The development lock takes the production lock's versions.
+UPGRADE ?= --upgrade
+LOCK := $(BIN)/uv pip compile --quiet --universal --python-version 3.11 --generate-hashes \
+	--custom-compile-command "make lock" $(UPGRADE)
 lock: | $(BIN)/python
-	$(BIN)/python -m pip install --quiet pip-tools
+	$(BIN)/python -m pip install --quiet uv
 	$(LOCK) --extra redis --output-file requirements.lock pyproject.toml
-	$(LOCK) --extra redis --extra test --extra bench --output-file requirements-dev.lock pyproject.toml
+	$(LOCK) --extra redis --extra test --extra bench --constraints requirements.lock \
+		--output-file requirements-dev.lock pyproject.toml
 
 clean:
 	rm -rf $(VENV) node_modules static/vendor build dist *.egg-info tests/artifacts
