@@ -9,13 +9,23 @@ AXE := node_modules/axe-core/axe.min.js
 CHROMIUM ?= /usr/bin/chromium
 REDIS_SERVER ?= /usr/bin/redis-server
 NGINX ?= /usr/sbin/nginx
+# The Pythons the runtime lock is installed on and the server played on
+# (tests/test_pythons.py): Debian 12's own (3.11.2), and a 3.12 (Ubuntu 24.04's) and a
+# 3.13 (Debian 13's) from pyenv's builds, else from PATH. `make test` fails when one is
+# missing; name them with `make test PYTHON312=/path/to/python3.12` and so on.
+SYSTEM_PYTHON ?= /usr/bin/python3
+PYENV_VERSIONS := $(shell pyenv root 2>/dev/null)/versions
+found_python = $(or $(lastword $(sort $(wildcard $(PYENV_VERSIONS)/$(1)*/bin/python$(1)))),$\
+	$(shell command -v python$(1) 2>/dev/null))
+PYTHON312 ?= $(call found_python,3.12)
+PYTHON313 ?= $(call found_python,3.13)
 
-.PHONY: run test lint typecheck pytest install client bench bench-load bench-lighthouse bench-peer lock clean
+.PHONY: run test lint typecheck pytest pythons install client bench bench-load bench-lighthouse bench-peer lock clean
 
 run: install
 	$(BIN)/tictactoe serve
 
-test: install $(CHROMIUM) $(REDIS_SERVER) $(NGINX) lint typecheck pytest
+test: install $(CHROMIUM) $(REDIS_SERVER) $(NGINX) pythons lint typecheck pytest
 
 install: $(INSTALLED) $(CLIENT)
 
@@ -63,6 +73,14 @@ $(CLIENT): node_modules/socket.io-client/package.json
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light iproute2
 
+# Each of the three, or a clear error; Debian's python3-venv (venv's pip) when missing.
+pythons:
+	@test -x "$(SYSTEM_PYTHON)" || { echo "no $(SYSTEM_PYTHON): set SYSTEM_PYTHON=" >&2; exit 1; }
+	@test -x "$(PYTHON312)" || { echo "no Python 3.12 found: set PYTHON312=" >&2; exit 1; }
+	@test -x "$(PYTHON313)" || { echo "no Python 3.13 found: set PYTHON313=" >&2; exit 1; }
+	@$(SYSTEM_PYTHON) -c 'import ensurepip' 2>/dev/null || { apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv; }
+
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -70,8 +88,8 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-pytest: install $(AXE) $(CHROMIUM) $(REDIS_SERVER) $(NGINX)
-	$(BIN)/pytest
+pytest: install $(AXE) $(CHROMIUM) $(REDIS_SERVER) $(NGINX) pythons
+	TICTACTOE_TEST_PYTHONS="$(SYSTEM_PYTHON) $(PYTHON312) $(PYTHON313)" $(BIN)/pytest
 
 bench: install
 	$(BIN)/python bench/engine.py
@@ -95,12 +113,18 @@ bench-peer: install $(REDIS_SERVER)
 
 # A deliberate upgrade: new exact versions within pyproject.toml's ranges. Re-read
 # webapp/server/patches.py against any new version of the libraries it names.
-LOCK := $(BIN)/pip-compile --quiet --strip-extras --generate-hashes --allow-unsafe \
-	--no-emit-index-url --no-emit-find-links --upgrade
+# One resolution for every Python from 3.11 up and every platform, with hashes: a
+# dependency that only some take carries its marker (redis's async-timeout, below
+# Python 3.11.3). `make lock UPGRADE=` only adds what changed ranges need, keeping
+# the other versions. The development lock takes the production lock's versions.
+UPGRADE ?= --upgrade
+LOCK := $(BIN)/uv pip compile --quiet --universal --python-version 3.11 --generate-hashes \
+	--custom-compile-command "make lock" $(UPGRADE)
 lock: | $(BIN)/python
-	$(BIN)/python -m pip install --quiet pip-tools
+	$(BIN)/python -m pip install --quiet uv
 	$(LOCK) --extra redis --output-file requirements.lock pyproject.toml
-	$(LOCK) --extra redis --extra test --extra bench --output-file requirements-dev.lock pyproject.toml
+	$(LOCK) --extra redis --extra test --extra bench --constraints requirements.lock \
+		--output-file requirements-dev.lock pyproject.toml
 
 clean:
 	rm -rf $(VENV) node_modules static/vendor build dist *.egg-info tests/artifacts
