@@ -9,9 +9,11 @@ gone, or no longer holds a line the tests fill in, is an error rather than a sil
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 GUIDE = Path(__file__).resolve().parent.parent / "docs" / "hosting.md"
+CHANGELOG = GUIDE.parent.parent / "CHANGELOG.md"
 
 UNIT = "/etc/systemd/system/tictactoe.service"
 ENV_FILE = "/etc/tictactoe/env"
@@ -19,6 +21,7 @@ SITE = "/etc/nginx/sites-available/tictactoe"
 EVENTS = "/etc/nginx/nginx.conf, its events block"
 SEVERAL_HOSTS = "/etc/nginx/sites-available/tictactoe, its upstream for several hosts"
 INSTALL, BACKUP, RESTORE = "install", "/etc/cron.daily/tictactoe-backup", "restore"
+UPGRADE, ROLLBACK = "upgrade", "rollback"
 SUB_PATH_ENV = "/etc/tictactoe/env, one more line for a sub-path"
 SUB_PATH_LOCATION = "/etc/nginx/sites-available/tictactoe, the location for a sub-path"
 
@@ -86,3 +89,31 @@ def sub_path_site() -> str:
         raise ValueError(f"the sub-path's {proxy.strip()!r} is not the site's")
     at = site.rindex("    location / {\n")
     return site[:at] + opening + "\n" + site[at + len("    location / {\n") :]
+
+
+@dataclass(frozen=True)
+class Release:
+    """One release of CHANGELOG.md: its version and the commit that set it."""
+
+    version: str
+    commit: str
+
+
+def changelog_sections(text: str | None = None) -> dict[str, str]:
+    """CHANGELOG.md's ``## `` sections, newest first: heading -> body."""
+    parts = re.split(r"^## (.+)\n", text or CHANGELOG.read_text(), flags=re.M)
+    return {heading.strip(): body for heading, body in zip(parts[1::2], parts[2::2], strict=True)}
+
+
+def releases(text: str | None = None) -> list[Release]:
+    """Every release CHANGELOG.md lists below "Unreleased", newest first, with its commit."""
+    found = []
+    for heading, body in changelog_sections(text).items():
+        if heading == "Unreleased":
+            continue
+        version = re.fullmatch(r"(\d+\.\d+\.\d+) - \d{4}-\d{2}-\d{2}", heading)
+        commit = re.search(r"^Version set in commit `([0-9a-f]{7,40})`", body, re.M)
+        if not version or not commit:
+            raise ValueError(f"CHANGELOG.md's '## {heading}' names no version, date or commit")
+        found.append(Release(version[1], commit[1]))
+    return found

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TextIO
 
+from .. import __version__
 from ..game import engine, strategies, tree
 from ..game.board import Board, RuleError, cell_name
 from ..game.match import MODES, PRESETS, RULE_FIELDS, MatchError, Rules, rules_from
@@ -205,6 +206,9 @@ def _add_rule_settings(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
     parser = argparse.ArgumentParser(prog="tictactoe", description=__doc__)
+    parser.add_argument(
+        "--version", action="version", version=f"tictactoe {__version__}", help="print the release"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="run the web server")

@@ -1,0 +1,338 @@
+"""docs/hosting.md's upgrade and rollback, followed as written from the previous release to
+this checkout and back, on real server processes, with players' matches checked at each
+step.
+
+The previous release is the newest in CHANGELOG.md, found by the commit it names (a clone
+needs no tags). A scratch "upstream" repository holds it and this checkout (its files as
+they are, committed on top) under the tags the guide's blocks name; the scratch source
+folder is a clone of it, so the upgrade's `git fetch --tags` brings the new release. The
+previous release is installed as its own guide said; the guide's paths move into the
+scratch folder, `systemctl` becomes the test's own start and stop of `tictactoe serve`,
+and the public URL the server's own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shlex
+import shutil
+import sqlite3
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webapp import __version__
+from webapp.testing import HOST, Player, Refused, ServerProcess, free_port, session_cookie
+from webapp.testing_guide import (
+    BACKUP,
+    ENV_FILE,
+    INSTALL,
+    ROLLBACK,
+    UPGRADE,
+    Release,
+    block,
+    commands,
+    guide_blocks,
+    releases,
+)
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+SECONDS = 600  # one step's limit; the whole test takes about two minutes
+# What a player sees of their match, whatever the release: its position and its figures.
+POSITION = ("mode", "board", "human", "ai", "first", "turn", "status", "history", "rules")
+FIGURES = ("human_hp", "ai_hp", "difficulty", "over", "game", "games", "record", "locked")
+
+
+def previous_release() -> Release:
+    """The newest release in CHANGELOG.md that is not this checkout's version."""
+    return next(r for r in releases() if r.version != __version__)
+
+
+def archived_tag(name: str) -> str:
+    """The tag a guide block exports with ``git ... archive TAG``."""
+    found = re.search(r"\barchive (\S+) ", block(name))
+    if not found:
+        raise ValueError(f"the guide's {name} block exports no tag with git archive")
+    return found[1]
+
+
+def git(*args: str, cwd: Path = CHECKOUT, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def position(state: dict[str, Any]) -> dict[str, Any]:
+    """The parts of a ``state`` that both releases send and an upgrade must keep."""
+    return {key: state[key] for key in POSITION} | {k: state["match"][k] for k in FIGURES}
+
+
+class Machine:
+    """The scratch server: folders standing in for /opt, /etc, /var/lib and /var/backups."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.opt = root / "opt" / "tictactoe"
+        self.upstream = root / "upstream.git"
+        self.state = root / "state"
+        self.backups = root / "backups"
+        self.env_file = root / "etc" / "env"
+        self.port = free_port()
+        self.url = f"http://{HOST}:{self.port}"
+        self.server: ServerProcess | None = None
+
+    def paths(self, text: str) -> str:
+        """The guide's paths, URL and nightly backup moved onto the scratch machine."""
+        for real, scratch in (
+            (BACKUP, f"sh {self.root / 'backup.sh'}"),
+            ("/opt/tictactoe", str(self.opt)),
+            ("/var/backups/tictactoe", str(self.backups)),
+            ("/var/lib/tictactoe", str(self.state)),
+            (ENV_FILE, str(self.env_file)),
+            ("https://play.example.org", self.url),
+        ):
+            text = text.replace(real, scratch)
+        return text
+
+    def bash(self, lines: list[str]) -> str:
+        environ = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+        done = subprocess.run(
+            ["bash", "-euxo", "pipefail", "-c", "\n".join(lines)],
+            cwd=self.root,
+            capture_output=True,
+            text=True,
+            env=environ,
+            timeout=SECONDS,
+        )
+        assert done.returncode == 0, done.stderr[-4000:]
+        return done.stdout
+
+    def follow(self, name: str) -> str:
+        """Run the guide's block ``name``: its shell lines, and its systemctl lines as
+        this machine's own start and stop; returns what the shell lines printed."""
+        printed, lines = [], []
+        for line in commands(block(name)):
+            if not line.startswith("systemctl "):
+                lines.append(self.paths(line))
+                continue
+            printed.append(self.bash(lines) if lines else "")
+            lines = []
+            verb, unit = shlex.split(line)[1:]
+            assert unit == "tictactoe", line
+            if verb in ("stop", "restart"):
+                self.stop()
+            if verb in ("start", "restart"):
+                self.start()
+        printed.append(self.bash(lines) if lines else "")
+        return "".join(printed)
+
+    def upstream_with(self, release: Release, tag: str) -> None:
+        """The project's repository, without its tags, and ``release`` tagged ``tag``."""
+        git("clone", "--quiet", "--bare", "--no-tags", str(CHECKOUT), str(self.upstream))
+        git("tag", tag, release.commit, cwd=self.upstream)
+
+    def tag_this_checkout(self, tag: str) -> None:
+        """This checkout's files, as they are, committed upstream on top and tagged."""
+        tree = self.root / "this-checkout"
+        listed = git("ls-files", "-z")
+        for name in filter(None, listed.split("\0")):
+            if (CHECKOUT / name).is_file():
+                (tree / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(CHECKOUT / name, tree / name)
+        env = {
+            **os.environ,
+            "GIT_DIR": str(self.upstream),
+            "GIT_WORK_TREE": str(tree),
+            "GIT_INDEX_FILE": str(self.root / "this-checkout.index"),
+            "GIT_AUTHOR_NAME": "upgrade test",
+            "GIT_AUTHOR_EMAIL": "upgrade-test@example.invalid",
+            "GIT_COMMITTER_NAME": "upgrade test",
+            "GIT_COMMITTER_EMAIL": "upgrade-test@example.invalid",
+        }
+        git("add", "-A", cwd=tree, env=env)
+        written = git("write-tree", cwd=tree, env=env)
+        commit = git("commit-tree", written, "-p", "HEAD", "-m", "this checkout", env=env)
+        git("tag", tag, commit, cwd=self.upstream)
+
+    def install_as_its_guide_said(self, release: Release, tag: str) -> None:
+        """``release`` installed by the install block of its own docs/hosting.md."""
+        src = self.opt / "src"
+        git("clone", "--quiet", "--no-checkout", str(self.upstream), str(src))
+        first = self.root / "first"
+        first.mkdir()
+        self.bash([f"git -C {src} archive {tag} | tar -x -C {first}"])
+        install = guide_blocks((first / "docs" / "hosting.md").read_text())[INSTALL]
+        lines = commands(install, leave_out=("apt-get ", "useradd "))
+        self.bash([self.paths(line).replace(str(src), str(first)) for line in lines])
+        self.env_file.parent.mkdir(parents=True)
+        self.env_file.write_text(block(ENV_FILE))
+        (self.root / "backup.sh").write_text(self.paths(block(BACKUP)))
+
+    def serve_command(self, port: int) -> list[str]:
+        """``tictactoe serve`` of the scratch install, on ``port``."""
+        program = str(self.opt / "venv" / "bin" / "tictactoe")
+        return [program, "serve", "--host", HOST, "--port", str(port)]
+
+    def start(self) -> None:
+        command = self.serve_command(self.port)
+        self.server = ServerProcess(self.state, command=command, port=self.port)
+        self.server.start()
+
+    def stop(self) -> None:
+        if self.server:
+            assert self.server.stop() == 0, self.server.log_tail()
+            self.server = None
+
+    def set_aside_by_restore(self) -> Path:
+        """A data dir of what the rollback's restore set aside, with the key kept."""
+        unrestored = self.root / "unrestored"
+        unrestored.mkdir(mode=0o700)
+        shutil.copy2(self.state / "secret_key", unrestored / "secret_key")
+        for aside in self.state.glob("matches.sqlite3*.before-restore-*"):
+            shutil.copy2(aside, unrestored / aside.name.split(".before-restore-")[0])
+        return unrestored
+
+    def installed_modules(self) -> set[str]:
+        """The package's Python files in the scratch install, relative to its folder."""
+        (package,) = (self.opt / "venv" / "lib").glob("python3*/site-packages/webapp")
+        return {str(path.relative_to(package.parent)) for path in package.rglob("*.py")}
+
+    def stored_formats(self) -> dict[str, int]:
+        """Each stored match's schema, read from the database itself."""
+        database = f"file:{self.state / 'matches.sqlite3'}?mode=ro"
+        with contextlib.closing(sqlite3.connect(database, uri=True)) as db:
+            rows = db.execute("SELECT player, CAST(data AS TEXT) FROM matches").fetchall()
+        return {player: json.loads(data)["format"] for player, data in rows}
+
+
+def modules_of(commit: str, cwd: Path) -> set[str]:
+    """The package's Python files at ``commit``."""
+    names = git("ls-tree", "-r", "--name-only", commit, "webapp", cwd=cwd).splitlines()
+    return {name for name in names if name.endswith(".py")}
+
+
+def modules_here() -> set[str]:
+    names = git("ls-files", "webapp").splitlines()
+    return {name for name in names if name.endswith(".py") and (CHECKOUT / name).is_file()}
+
+
+@pytest.fixture
+def machine(tmp_path: Path) -> Iterator[Machine]:
+    if git("rev-parse", "--is-shallow-repository") == "true":
+        pytest.skip("a shallow clone: the previous release's commit is not in it")
+    scratch = Machine(tmp_path)
+    try:
+        yield scratch
+    finally:
+        if scratch.server:
+            scratch.server.stop()
+
+
+# --- the players ---------------------------------------------------------------------
+
+
+def join(url: str, cookie: str, release: str) -> Player:
+    player = Player(url, cookie, release=release)
+    player.wait_for(lambda state: True)
+    return player
+
+
+def play_first_empty(player: Player) -> dict[str, Any]:
+    """Play the first empty cell on the human's turn; the state once the AI answered."""
+    state = player.human_turn()
+    assert player.move(state["board"].index(".")) == {"ok": True}
+    after = int(state["version"])
+    return player.wait_for(lambda s: int(s["version"]) > after and s["turn"] != "ai")
+
+
+def players_at_the_old_release(url: str, release: str) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Players whose matches the old release stores in different states: name -> (cookie,
+    the newest state they were shown)."""
+    kept = {}
+    for name in ("mid-game", "game-over", "second-game"):
+        cookie = session_cookie(url)
+        player = join(url, cookie, release)
+        if name == "mid-game":
+            assert player.call("new_match", {"mode": "hard", "first": "human"}) == {"ok": True}
+            state = play_first_empty(player)
+        else:
+            state = play_first_empty(player)
+            while state["turn"] == "human":
+                state = play_first_empty(player)
+            if name == "second-game":
+                assert player.call("next_game") == {"ok": True}
+                state = play_first_empty(player)
+        assert (state["turn"] is None) == (name == "game-over"), (name, state["board"])
+        kept[name] = (cookie, state)
+        player.close()
+    return kept
+
+
+def play_on(player: Player, state: dict[str, Any]) -> None:
+    """Go on from ``state``: the next game once this one is over, else the next move."""
+    if state["turn"] is None:
+        assert player.call("next_game") == {"ok": True}
+    play_first_empty(player)
+
+
+def test_upgrade_from_the_previous_release_and_roll_back(machine: Machine) -> None:
+    old = previous_release()
+    old_tag, new_tag = archived_tag(ROLLBACK), archived_tag(UPGRADE)
+    machine.upstream_with(old, old_tag)
+    machine.install_as_its_guide_said(old, old_tag)
+    machine.start()
+    kept = players_at_the_old_release(machine.url, old.version)
+    assert set(machine.stored_formats().values()) == {4}
+    old_modules = machine.installed_modules()
+    assert old_modules == modules_of(old.commit, machine.upstream)
+
+    # the upgrade, as written, to this checkout
+    machine.tag_this_checkout(new_tag)
+    printed = machine.follow(UPGRADE)
+    assert f"tictactoe {__version__}\n" in printed
+    assert json.loads(printed.splitlines()[-1])["version"] == __version__
+    assert machine.installed_modules() == modules_here()  # nothing left of the old one
+    with pytest.raises(Refused) as refused:  # a page of the old release left open
+        join(machine.url, kept["mid-game"][0], old.version)
+    assert refused.value.data == {"code": "reload", "release": __version__}
+    for name, (cookie, state) in kept.items():
+        player = join(machine.url, cookie, __version__)
+        assert position(player.wait_for(lambda s: True)) == position(state), name
+        play_on(player, player.wait_for(lambda s: True))
+        player.close()
+    assert set(machine.stored_formats().values()) == {5}
+
+    # the rollback, as written, to the previous release and the backup taken before
+    printed = machine.follow(ROLLBACK)
+    assert json.loads(printed.splitlines()[-1])["version"] == old.version
+    assert machine.installed_modules() == old_modules
+    assert set(machine.stored_formats().values()) == {4}
+    for name, (cookie, state) in kept.items():
+        player = join(machine.url, cookie, old.version)
+        assert player.wait_for(lambda s: True) == state, name  # as the old release had it
+        play_on(player, state)
+        player.close()
+
+    # why the rollback restores: the previous release sets the upgraded matches aside
+    unrestored = machine.set_aside_by_restore()
+    port = free_port()
+    server = ServerProcess(unrestored, command=machine.serve_command(port), port=port)
+    try:
+        server.start()
+        cookie, state = kept["mid-game"]
+        player = join(server.url, cookie, old.version)
+        assert position(player.wait_for(lambda s: True)) != position(state)
+        player.close()
+        database = f"file:{unrestored / 'matches.sqlite3'}?mode=ro"
+        with contextlib.closing(sqlite3.connect(database, uri=True)) as db:
+            assert db.execute("SELECT count(*) FROM damaged_matches").fetchone() == (1,)
+    finally:
+        server.stop()
