@@ -176,7 +176,7 @@ class Odds:
             raise MatchError(
                 ErrorCode.RATE_LIMITED,
                 f"odds take work to compute, and this connection's share is spent:"
-                f" ask again in {wait:.1f} s",
+                f" ask again in {max(wait, 0.1):.1f} s",
             )
         with self.turn:
             self.pause.start()
