@@ -146,8 +146,8 @@ PRESETS: dict[str, Rules] = {
 
 MAX_GAMES = 100  # the longest a match may possibly last under rules a player chooses
 # The most (player HP, AI HP) states a match may pass through: it bounds the work of
-# checking rules and of their exact odds (game/odds.py), so every rule set a player may
-# choose is answered in well under 100 ms.
+# finding the longest match and of the exact odds (game/odds.py); the hardest rule set a
+# search found takes about 55 ms per player (bench/odds.py, docs/performance.md).
 MAX_STATES = 5000
 PAUSE_EVERY = 256  # states walked between two calls of a caller's ``pause``
 
