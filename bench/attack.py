@@ -18,6 +18,9 @@ and at its peak; and what the attacker got.
              addresses, then visitors who each make a move: rows stored
   spread     256 players' sockets from one address, each sending 19 events a second
              (just under the rate)
+  odds       one connection asking for the odds of 20 new hard rule sets one at a time,
+             then of 10 refused ones (too many HP states), each twice: round trips; then
+             16 connections, each from its own address, asking for new ones non-stop
 
 One server per run on a free loopback port with its own temporary data dir (AI delay 0,
 every other setting its default): this checkout's, or ``--server-command``'s (another
@@ -38,6 +41,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import http.client
+import itertools
 import json
 import os
 import re
@@ -58,6 +62,7 @@ from typing import Any
 from players import ONE_ADDRESS_FOR_ALL, Server
 
 from webapp import __version__
+from webapp.game.match import MatchError, rules_from
 from webapp.testing import HOST, Player, RawWebSocket, healthy, percentile, rss_kb
 
 MB = 1 << 20
@@ -662,6 +667,115 @@ def attack_spread(at: Attacker) -> dict[str, Any]:
     }
 
 
+def hard_odds_rules(count: int) -> list[dict[str, int]]:
+    """Distinct rule sets a player may choose whose odds take the most work: a maximum of
+    1,000 HP, damages near the 100-game cap, close to the most states allowed."""
+    found: list[dict[str, int]] = []
+    for ai in range(1000, 500, -7):
+        for human in range(200, 100, -1):
+            numbers = {
+                "max_hp": 1000,
+                "start_human_hp": human,
+                "start_ai_hp": ai,
+                "human_win_human_heal": 0,
+                "human_win_ai_damage": 11,
+                "ai_win_human_damage": 34,
+                "draw_human_damage": 11,
+                "draw_ai_damage": 10,
+            }
+            try:
+                rules_from(**numbers)
+            except MatchError:
+                continue
+            found.append(numbers)
+            if len(found) == count:
+                return found
+    return found
+
+
+def ask_odds(raw: Raw, ack: int, numbers: dict[str, int]) -> tuple[str, float]:
+    """One ``odds`` event's answer (ok or the error code) and its round trip in ms."""
+    started = time.perf_counter()
+    raw.send_text(f"42{ack}" + json.dumps(["odds", {"rules": numbers}]))
+    answer = answer_to(raw, ack, CALL_TIMEOUT)
+    return answer, (time.perf_counter() - started) * 1000
+
+
+def odds_costs(at: Attacker, sets: list[dict[str, int]]) -> dict[str, Any]:
+    """Round trips of new rule sets, one at a time (spaced, within a connection's budget),
+    and of refused ones: new, then asked again."""
+    raw, verdict = at.open(at.cookies(1, first=40)[0], 40)
+    if raw is None or verdict != "joined":
+        return {"new_ms": [], "refused_ms": [], "again_ms": []}
+    new_ms: list[float] = []
+    refused_ms: list[float] = []
+    again_ms: list[float] = []
+    acks = itertools.count(1)
+    for numbers in sets:
+        answer, spent = ask_odds(raw, next(acks), numbers)
+        if answer == "ok":
+            new_ms.append(spent)
+        time.sleep(0.4)
+    too_many = {"max_hp": 1000, "start_ai_hp": 1000, "draw_ai_damage": 1}
+    too_many |= {"human_win_ai_damage": 3, "ai_win_human_damage": 3, "draw_human_damage": 3}
+    for index in range(10):
+        numbers = {**too_many, "start_human_hp": 1000 - index}
+        for times in (refused_ms, again_ms):
+            answer, spent = ask_odds(raw, next(acks), numbers)
+            if answer == "bad_setting":
+                times.append(spent)
+    raw.close()
+    return {"new_ms": new_ms, "refused_ms": refused_ms, "again_ms": again_ms}
+
+
+def attack_odds(at: Attacker) -> dict[str, Any]:
+    """What odds cost one connection; then 16 connections asking for new ones non-stop."""
+    count, seconds = at.size(16, 4), at.size(10.0, 3.0)
+    sets = hard_odds_rules(at.size(1000, 200))
+    costs = odds_costs(at, sets[:20])
+    cookies = at.cookies(count)
+    shared = iter(sets[20:])
+    lock = threading.Lock()
+    answers: Counter[str] = Counter()
+    deadline = time.monotonic() + seconds
+
+    def asker(index: int, cookie: str) -> None:
+        raw, verdict = at.open(cookie, 100 + index)
+        if raw is None or verdict != "joined":
+            answers[verdict] += 1
+            return
+        ack = 0
+        while time.monotonic() < deadline:
+            with lock:
+                numbers = next(shared, None)
+            if numbers is None:
+                break
+            ack += 1
+            answer = ask_odds(raw, ack, numbers)[0].split(" + ")[0]
+            with lock:
+                answers[answer] += 1
+            time.sleep(0.05)  # 20 events a second, the most a connection may send
+        raw.close()
+
+    threads = [threading.Thread(target=asker, args=pair) for pair in enumerate(cookies)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    def spread(times: list[float]) -> str:
+        if not times:
+            return "none"
+        return f"median {percentile(times, 0.5):.0f} ms, max {max(times):.0f} ms"
+
+    got = (
+        f"a new rule set: {spread(costs['new_ms'])}; a refused one:"
+        f" {spread(costs['refused_ms'])}, again {spread(costs['again_ms'])};"
+        f" {count} connections for {seconds:g} s: {counts(dict(answers))}"
+    )
+    return {**costs, "answers": dict(answers), "got": got}
+
+
 @dataclass(frozen=True)
 class Attack:
     """One attack: its name, what it does, its hard time limit, its child's function."""
@@ -681,6 +795,7 @@ ATTACKS = (
     Attack("slow", "1,000 slowloris heads, a byte a second", 45, attack_slow),
     Attack("disk", "cookie-less visitors; visitors who move", 120, attack_disk),
     Attack("spread", "256 players from 1 address, each 19 events/s", 45, attack_spread),
+    Attack("odds", "odds of new rule sets: one at a time, then 16 connections", 90, attack_odds),
 )
 BY_NAME = {attack.name: attack for attack in ATTACKS}
 

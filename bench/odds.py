@@ -16,13 +16,22 @@ fastest kept, so that a busy machine's pauses are not counted against a rule set
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import time
 from collections.abc import Iterator
 
 from webapp.game import engine
-from webapp.game.match import MAX_HP_LIMIT, RULE_FIELDS, MatchError, Rules, rules_from
+from webapp.game.match import (
+    MAX_HP_LIMIT,
+    RULE_FIELDS,
+    MatchError,
+    Rules,
+    count_states,
+    longest_match,
+    rules_from,
+)
 from webapp.game.odds import PLAYERS, build_tables, match_odds
 from webapp.testing import percentile
 
@@ -136,6 +145,25 @@ def answer_ms(rules: Rules, player: str, repeat: int = 1) -> float:
     return best
 
 
+def numbers_of(rules: Rules) -> dict[str, int]:
+    """The rules as the numbers a player sends."""
+    return {field.name: getattr(rules, field.name) for field in RULE_FIELDS}
+
+
+def check_ms(numbers: dict[str, int], repeat: int = 1) -> float:
+    """The fastest of ``repeat`` checks of a new rule set (``rules_from``, its caches
+    cleared, allowed or refused), in ms: what a server does before any odds."""
+    best = float("inf")
+    for _ in range(repeat):
+        count_states.cache_clear()
+        longest_match.cache_clear()
+        begun = time.perf_counter()
+        with contextlib.suppress(MatchError):
+            rules_from("classic", **numbers)
+        best = min(best, (time.perf_counter() - begun) * 1000)
+    return best
+
+
 def slowest_player_ms(rules: Rules, repeat: int) -> float:
     """The slowest of the three players' answers for ``rules``."""
     return max(answer_ms(rules, player, repeat) for player in PLAYERS)
@@ -202,6 +230,9 @@ def main() -> int:
         timed = [(slowest_player_ms(rules, args.repeat), rules) for rules in sets]
         hardest[family] = max(timed, key=lambda pair: pair[0])
     hardest_ms = max(spent for spent, _ in hardest.values())
+    allowed_sets = [rules for sets in families.values() for rules in sets]
+    checks_ms = [check_ms(numbers_of(rules), args.repeat) for rules in allowed_sets]
+    refused_ms = [check_ms(numbers, args.repeat) for numbers in SEARCHED]
     result = {
         "hardest_ms": round(hardest_ms, 2),
         "hardest": {
@@ -215,6 +246,9 @@ def main() -> int:
         "max_ms": round(max(times_ms), 2),
         "target_ms": TARGET_MS,
         "worst_rules": repr(worst[1]),
+        "check_p50_ms": round(percentile(checks_ms, 0.5), 2),
+        "check_max_ms": round(max(checks_ms), 2),
+        "refuse_max_ms": round(max(refused_ms), 2),
     }
     if args.json:
         print(json.dumps(result))
@@ -234,6 +268,11 @@ def main() -> int:
                 f" {spent:.2f} ms, best of {args.repeat} (target {TARGET_MS:g} ms: {verdict})"
             )
             print(f"  slowest: {rules!r}")
+        print(
+            f"checking the rules of the hardest ({len(checks_ms)}): p50"
+            f" {result['check_p50_ms']} ms, max {result['check_max_ms']} ms; refusing those"
+            f" with too many states ({len(refused_ms)}): max {result['refuse_max_ms']} ms"
+        )
     return 0
 
 

@@ -16,13 +16,13 @@ from webapp.cli.report import percent
 from webapp.game.match import (
     MAX_GAMES,
     MAX_STATES,
-    PAUSE_EVERY,
     PRESETS,
     RULE_FIELDS,
     MatchError,
     RuleField,
     Rules,
     Status,
+    count_states,
     difficulty,
     hp_after_game,
     longest_match,
@@ -196,20 +196,72 @@ def test_rules_whose_matches_could_drag_on_are_refused() -> None:
         rules_from(human_win_human_heal=0, draw_ai_damage=1, start_ai_hp=40, **tiny)
 
 
-def test_rules_with_too_many_hp_states_are_refused_before_any_walk_of_them_all() -> None:
+def test_rules_with_too_many_hp_states_are_refused_before_any_walk_of_them() -> None:
     # Every HP from 100 down to 1 on both sides: 10,000 states, more than the cap.
     tiny = {"human_win_ai_damage": 1, "ai_win_human_damage": 1, "draw_human_damage": 1}
     pauses: list[None] = []
-
-    def pause() -> None:
-        pauses.append(None)
-
     with pytest.raises(MatchError, match=f"more than {MAX_STATES} different HP states"):
         rules_from(
             human_win_human_heal=0, draw_ai_damage=1, pause=lambda: pauses.append(None), **tiny
         )
-    # The walk stopped at the cap, pausing for its caller on the way.
-    assert len(pauses) == MAX_STATES // PAUSE_EVERY
+    # Counted, not walked: the walk would have paused for its caller on the way.
+    assert pauses == []
+    assert count_states(Rules(human_win_human_heal=0, draw_ai_damage=1, **tiny)) == 100 * 100
+
+
+def test_a_refused_rule_set_asked_again_is_not_counted_again() -> None:
+    numbers = {"max_hp": 1000, "start_human_hp": 999, "start_ai_hp": 997, "draw_ai_damage": 1}
+    small = {"human_win_ai_damage": 3, "ai_win_human_damage": 3, "draw_human_damage": 3}
+    before = count_states.cache_info()
+    for _ in range(3):
+        with pytest.raises(MatchError, match="different HP states"):
+            rules_from(**numbers, **small)
+    after = count_states.cache_info()
+    assert (after.misses - before.misses, after.hits - before.hits) == (1, 2)
+
+
+def walked_states(rules: Rules) -> tuple[int, int]:
+    """The reachable states' count and the longest match, by visiting state after state."""
+    start = (rules.start_human_hp, rules.start_ai_hp)
+    statuses: tuple[Status, ...] = ("human_won", "ai_won", "draw")
+
+    def after(state: tuple[int, int]) -> list[tuple[int, int]]:
+        going = (hp_after_game(rules, *state, status) for status in statuses)
+        return [(human, ai) for human, ai in going if human > 0 and ai > 0]
+
+    seen, todo = {start}, [start]
+    while todo:
+        for state in after(todo.pop()):
+            if state not in seen:
+                seen.add(state)
+                todo.append(state)
+    longest: dict[tuple[int, int], int] = {}
+    for state in sorted(seen, key=lambda state: (state[1], state[0])):
+        longest[state] = 1 + max((longest[nxt] for nxt in after(state)), default=0)
+    return len(seen), longest[start]
+
+
+def test_counted_states_and_longest_match_are_those_of_a_walk_state_by_state() -> None:
+    rng = random.Random(11)
+    checked = 0
+    while checked < 150:
+        top = rng.choice([5, 10, 50, 100, 200])
+        scale = rng.choice([1, 5, 20])
+        try:
+            rules = Rules(
+                max_hp=top,
+                start_human_hp=rng.randint(1, top),
+                start_ai_hp=rng.randint(1, top),
+                human_win_human_heal=rng.randint(0, top // 2),
+                human_win_ai_damage=rng.randint(1, max(1, top // scale)),
+                ai_win_human_damage=rng.randint(1, max(1, top // scale)),
+                draw_human_damage=rng.randint(0, max(1, top // (4 * scale))),
+                draw_ai_damage=rng.randint(0, 3),
+            )
+        except MatchError:
+            continue
+        assert (count_states(rules), longest_match(rules)) == walked_states(rules), rules
+        checked += 1
 
 
 def test_the_odds_walk_pauses_after_each_game() -> None:

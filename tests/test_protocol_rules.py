@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import Any
 
 import pytest
 from flask import Flask
+from flask.testing import FlaskClient
 
 from webapp.game.fairness import commitment
-from webapp.game.match import PRESETS, Rules
+from webapp.game.match import PRESETS, Rules, count_states
 from webapp.game.odds import match_odds
 from webapp.game.verification import verify
-from webapp.testing import Actions, player_of
+from webapp.server.app import create_app
+from webapp.testing import Actions, connect, player_of
 
 RULES = {field.name for field in dataclasses.fields(Rules)} - {"lookahead_depth"}
+
+
+def visitor(app: Flask) -> FlaskClient:
+    """A new player who has loaded the page."""
+    client = app.test_client()
+    assert client.get("/").status_code == 200
+    return client
 
 
 def refused(ack: dict[str, Any], code: str = "bad_setting") -> dict[str, Any]:
@@ -127,6 +137,46 @@ def test_odds_refuse_bad_rules_naming_them(play: Actions) -> None:
     found = refused(play.emit("odds", {"rules": {"draw_human_damage": -1}}))
     assert found["field"] == "draw_human_damage"
     assert "HP you lose on a draw must be an integer from 0 to 100" in found["message"]
+
+
+# Hard to answer: a maximum of 1,000 HP and damages near the 100-game cap.
+HARD = {
+    "max_hp": 1000,
+    "start_ai_hp": 1000,
+    "human_win_human_heal": 0,
+    "human_win_ai_damage": 11,
+    "ai_win_human_damage": 34,
+    "draw_human_damage": 11,
+    "draw_ai_damage": 10,
+}
+# 1,000 x 1,000 HP and damages of 1: a million states, far over the cap.
+TOO_MANY_STATES = {"max_hp": 1000, "start_human_hp": 999, "start_ai_hp": 998, "draw_ai_damage": 1}
+TOO_MANY_STATES |= {"human_win_ai_damage": 1, "ai_win_human_damage": 1, "draw_human_damage": 1}
+
+
+def test_a_refused_rule_set_asked_again_is_refused_from_the_cache(play: Actions) -> None:
+    before = count_states.cache_info()
+    for _ in range(3):
+        found = refused(play.emit("odds", {"rules": TOO_MANY_STATES}))
+        assert "more than 5000 different HP states" in found["message"]
+    after = count_states.cache_info()
+    assert (after.misses - before.misses, after.hits - before.hits) == (1, 2)
+
+
+def test_odds_past_a_connections_budget_are_refused_before_any_work(tmp_path: Path) -> None:
+    app = create_app(
+        {"TESTING": True, "DATA_DIR": str(tmp_path), "ODDS_MS_PER_SECOND": 1, "ODDS_BURST_MS": 1}
+    )
+    asker, other = (Actions(connect(app, visitor(app))) for _ in range(2))
+    # Tens of milliseconds of work, paid back at 1 ms a second: a debt of many seconds.
+    assert asker.emit("odds", {"rules": {**HARD, "start_human_hp": 181}})["ok"]
+    before = match_odds.cache_info()
+    found = refused(asker.emit("odds", {"rules": {**HARD, "start_human_hp": 182}}), "rate_limited")
+    assert "ask again in" in found["message"]
+    assert match_odds.cache_info().misses == before.misses  # no walk was begun
+    # Another connection has its own budget.
+    assert other.emit("odds", {"rules": {**HARD, "start_human_hp": 182}})["ok"]
+    assert match_odds.cache_info().misses == before.misses + 3
 
 
 def test_current_odds_start_from_the_match_hp(play: Actions) -> None:

@@ -552,3 +552,50 @@ def rss_kb(pids: list[int]) -> int:
                 if line.startswith("VmRSS:"):
                     total += int(line.split()[1])
     return total
+
+
+def ask_for_odds(raw: RawWebSocket, sets: Iterator[dict[str, int]], report: dict[str, int]) -> None:
+    """Ask for the odds of rule set after rule set on ``raw`` until ``sets`` runs out,
+    each as soon as the last is answered (and under 20 events a second)."""
+    for number, numbers in enumerate(sets, 1):
+        raw.send_text(f"42{number}" + json.dumps(["odds", {"rules": numbers}]))
+        for text in raw.texts():
+            if text.startswith(f"43{number}["):
+                ok = json.loads(text[len(f"43{number}") :])[0]["ok"]
+                report["answered" if ok else "refused"] += 1
+                break
+        time.sleep(0.05)
+
+
+def odds_flood(
+    port: int, cookies: list[str], sets: list[dict[str, int]], seconds: float, told: Any
+) -> None:
+    """Run in a child process, so that the askers take no turns from the client measuring
+    others: each player of ``cookies`` asks for odds from a loopback address of its own
+    (127.0.n.1), all drawing from ``sets`` for ``seconds``. ``told`` (a queue) gets
+    "started" once all have joined, then the counts of answers and refusals."""
+    shared, lock = iter(sets), threading.Lock()
+    report = {"answered": 0, "refused": 0}
+    deadline = time.monotonic() + seconds
+
+    def drawn() -> Iterator[dict[str, int]]:
+        while time.monotonic() < deadline:
+            with lock:
+                numbers = next(shared, None)
+            if numbers is None:
+                return
+            yield numbers
+
+    sockets = [
+        RawWebSocket.joined(port, cookie, source=f"127.0.{n}.1")
+        for n, cookie in enumerate(cookies, 1)
+    ]
+    told.put("started")
+    askers = [threading.Thread(target=ask_for_odds, args=(raw, drawn(), report)) for raw in sockets]
+    for thread in askers:
+        thread.start()
+    for thread in askers:
+        thread.join()
+    for raw in sockets:
+        raw.close()
+    told.put(report)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal, cast, get_args
@@ -150,13 +150,12 @@ PRESETS: dict[str, Rules] = {
 
 MAX_GAMES = 100  # the longest a match may possibly last under rules a player chooses
 # The most (player HP, AI HP) states a match may pass through: it bounds the work of
-# checking rules and of their exact odds (game/odds.py), so every rule set a player may
-# choose is answered in well under 100 ms.
+# finding the longest match and of the exact odds (game/odds.py); the hardest rule set a
+# search found takes about 55 ms per player (bench/odds.py, docs/performance.md).
 MAX_STATES = 5000
 PAUSE_EVERY = 256  # states walked between two calls of a caller's ``pause``
 
 
-HpState = tuple[int, int]  # (player HP, AI HP) between games
 Pause = Callable[[], object]
 """Called now and then by long walks, so that a server can let others run meanwhile."""
 
@@ -169,58 +168,103 @@ def no_pause() -> None:
     """Pause for no one: what a walk does unless its caller says otherwise."""
 
 
-def states_from(
-    start: HpState,
-    after: Callable[[HpState], Iterable[HpState]],
-    *,
-    pause: Pause = no_pause,
-) -> list[HpState]:
-    """The states a match under way can reach from ``start`` (``after`` gives a state's
-    next ones, ended or not), each after every state it leads to.
+def reachable_rows(rules: Rules) -> list[int]:
+    """The (player HP, AI HP) states a match under ``rules`` can pass through, one int
+    per AI HP (index), bit ``h`` set for each player HP ``h`` reachable with it.
 
-    Every game lowers the AI's HP, or keeps it and lowers the player's (the checks in
-    ``Rules``), so ordering by AI HP, then player HP, does it. More than ``MAX_STATES``
-    raise ``TooManyStates``.
+    A loss (and a draw that costs the AI nothing) keeps the AI's HP and lowers the
+    player's, so a row is closed under those shifts down; a win moves a row to a lower
+    AI HP, shifted up by the heal and capped at the maximum, and a draw that costs the AI
+    something shifts it down to another row. The AI's HP never rises (the checks in
+    ``Rules``), so the rows are done from the start's AI HP down, each complete before it
+    moves on: a few operations on ints per AI HP, however many states there are.
     """
-    seen, todo = {start}, [start]
-    while todo:
-        for state in after(todo.pop()):
-            if state[0] > 0 and state[1] > 0 and state not in seen:
-                seen.add(state)
-                todo.append(state)
-                if len(seen) % PAUSE_EVERY == 0:
-                    pause()
-        if len(seen) > MAX_STATES:
-            raise TooManyStates(
-                "bad_setting",
-                f"under these rules a match could pass through more than {MAX_STATES}"
-                " different HP states, too many to work out its odds: raise a damage or"
-                " lower the most HP",
-            )
-    return sorted(seen, key=lambda state: (state[1], state[0]))
+    top, heal = rules.max_hp, rules.human_win_human_heal
+    win_damage, draw_ai = rules.human_win_ai_damage, rules.draw_ai_damage
+    alive = (1 << (top + 1)) - 2  # player HPs 1..top
+    rows = [0] * (rules.start_ai_hp + 1)
+    rows[rules.start_ai_hp] = 1 << rules.start_human_hp
+    same_row = [rules.ai_win_human_damage]
+    if draw_ai == 0:
+        same_row.append(rules.draw_human_damage)
+    for ai in range(rules.start_ai_hp, 0, -1):
+        row = rows[ai]
+        if not row:
+            continue
+        for shift in same_row:
+            row = _closed(row, shift, top)
+        row = rows[ai] = row & alive
+        if ai > win_damage:
+            healed = row << heal
+            if healed >> (top + 1):  # some heals stop at the maximum HP
+                healed = (healed & alive) | (1 << top)
+            rows[ai - win_damage] |= healed
+        if 0 < draw_ai < ai:
+            rows[ai - draw_ai] |= (row >> rules.draw_human_damage) & alive
+    return rows
+
+
+def _closed(row: int, shift: int, top: int) -> int:
+    """``row`` with each bit also moved down by every multiple of ``shift``: the span
+    doubles each time, so it takes about log2(top / shift) steps."""
+    span = shift
+    while span <= top:
+        row |= row >> span
+        span *= 2
+    return row
+
+
+@lru_cache(maxsize=4096)
+def count_states(rules: Rules) -> int:
+    """How many (player HP, AI HP) states a match under ``rules`` can pass through,
+    counted without visiting them (``reachable_rows``): a rule set with too many costs
+    about a millisecond to refuse, and one asked again nothing."""
+    return sum(row.bit_count() for row in reachable_rows(rules))
+
+
+def _player_hps(row: int) -> Iterator[int]:
+    """The player HPs of a row, lowest first."""
+    while row:
+        low = row & -row
+        yield low.bit_length() - 1
+        row ^= low
 
 
 @lru_cache(maxsize=1024)
 def longest_match(rules: Rules, *, pause: Pause = no_pause) -> int:
-    """The most games a match under ``rules`` can last, whatever happens in each game."""
+    """The most games a match under ``rules`` can last, whatever happens in each game.
 
-    def after(state: HpState) -> list[HpState]:
-        return [hp_after_game(rules, *state, status) for status in get_args(Status)[1:]]
-
-    longest: dict[HpState, int] = {}
-    start = (rules.start_human_hp, rules.start_ai_hp)
-    for count, state in enumerate(states_from(start, after, pause=pause), 1):
-        going_on = (longest[nxt] for nxt in after(state) if nxt[0] > 0 and nxt[1] > 0)
-        longest[state] = 1 + max(going_on, default=0)
-        if count % PAUSE_EVERY == 0:
-            pause()
-    return longest[start]
+    Over the reachable states only, from the lowest AI HP up and, in each, the lowest
+    player HP up: every state a game leads to is done before the state itself.
+    """
+    top, heal = rules.max_hp, rules.human_win_human_heal
+    win_damage, loss_damage = rules.human_win_ai_damage, rules.ai_win_human_damage
+    draw_human, draw_ai = rules.draw_human_damage, rules.draw_ai_damage
+    rows = reachable_rows(rules)
+    longest: list[dict[int, int]] = [{} for _ in rows]
+    done = 0
+    for ai, row in enumerate(rows):
+        here = longest[ai]
+        for human in _player_hps(row):
+            most = 0
+            if ai > win_damage:
+                most = longest[ai - win_damage][min(top, human + heal)]
+            if human > loss_damage:
+                most = max(most, here[human - loss_damage])
+            if human > draw_human and ai > draw_ai:
+                most = max(most, longest[ai - draw_ai][human - draw_human])
+            here[human] = most + 1
+            done += 1
+            if done % PAUSE_EVERY == 0:
+                pause()
+    return longest[rules.start_ai_hp][rules.start_human_hp]
 
 
 def rules_from(preset: str = "classic", *, pause: Pause = no_pause, **numbers: object) -> Rules:
     """A preset's rules with some numbers changed (None leaves one as it is); refused if
-    a match under them could last over ``MAX_GAMES`` games or pass through over
-    ``MAX_STATES`` HP states. ``pause`` is called now and then during that check."""
+    a match under them could pass through over ``MAX_STATES`` HP states (counted first,
+    without walking them) or last over ``MAX_GAMES`` games. ``pause`` is called now and
+    then during that check."""
     if preset not in PRESETS:
         names = ", ".join(PRESETS)
         raise MatchError("bad_setting", f"preset must be one of {names}, got {preset!r}")
@@ -230,6 +274,13 @@ def rules_from(preset: str = "classic", *, pause: Pause = no_pause, **numbers: o
         raise MatchError("bad_setting", f"unknown rule {unknown[0]!r}: use {', '.join(known)}")
     changes = {name: value for name, value in numbers.items() if value is not None}
     rules = dataclasses.replace(PRESETS[preset], **cast(dict[str, Any], changes))
+    if count_states(rules) > MAX_STATES:
+        raise TooManyStates(
+            "bad_setting",
+            f"under these rules a match could pass through more than {MAX_STATES}"
+            " different HP states, too many to work out its odds: raise a damage or"
+            " lower the most HP",
+        )
     games = longest_match(rules, pause=pause)
     if games > MAX_GAMES:
         raise MatchError(

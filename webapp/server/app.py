@@ -22,7 +22,7 @@ from .history_store import open_history
 from .limits import QuietLog, RateLimits
 from .matches import MatchService
 from .message_queue import BatchingRedisManager
-from .odds import Odds, pause_for
+from .odds import odds_for
 from .pages import pages
 from .patches import JsonPacket, SessionInterface, guard_messages
 from .practice import practice
@@ -170,7 +170,7 @@ def _add_socketio(app: Flask) -> None:
         per_player=int(app.config["MAX_SOCKETS_PER_PLAYER"]),
         per_address=int(app.config["MAX_SOCKETS_PER_ADDRESS"]),
     )
-    odds = Odds(pause_for(socketio.async_mode))
+    odds = odds_for(socketio.async_mode, app.config)
     rooms = RoomService(app.config, open_rooms(app.config), socketio, app.extensions["presence"])
     app.extensions["rooms"] = rooms
     max_payload = int(app.config["MAX_PAYLOAD_BYTES"])

@@ -138,6 +138,24 @@ SETTINGS: tuple[Setting, ...] = (
         " per process (0: no limit)",
     ),
     Setting(
+        "ODDS_MS_PER_SECOND",
+        100.0,
+        number(1, 1_000_000),
+        "milliseconds of work on odds a connection may spend per second, on average",
+    ),
+    Setting(
+        "ODDS_BURST_MS",
+        1000.0,
+        number(1, 1_000_000),
+        "milliseconds of work on odds a connection may spend at once",
+    ),
+    Setting(
+        "ODDS_SHARE",
+        0.25,
+        number(0.01, 1),
+        "the share of a process's time the odds of all its connections may take together",
+    ),
+    Setting(
         "COOLDOWN_SECONDS",
         10.0,
         number(0, 3600),

@@ -227,8 +227,8 @@ def register(
         if current:
             if set(fields) - {"current"}:
                 raise BadPayload("current odds take no rules: they are the match's own")
-            return {**OK, "odds": odds.for_match(service.open(match_key()))}
-        return {**OK, "odds": odds.for_rules(rules_payload(fields, odds.pause))}
+            return {**OK, "odds": odds.for_match(socket_id(), service.open(match_key()))}
+        return {**OK, "odds": odds.for_rules(socket_id(), fields)}
 
     @on(Event.HINT)
     def on_hint(fields: dict[str, Any]) -> Ack:

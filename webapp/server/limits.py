@@ -48,14 +48,32 @@ class TokenBucket:
 
         Bookings run ahead of the refill, so that each waiter sleeps once, in turn.
         """
-        now = self.clock()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
+        self._refill()
         wait = max(0.0, (1 - self.tokens) / self.rate)
         if wait > longest:
             return None
         self.tokens -= 1
         return wait
+
+    def spend(self, amount: float) -> None:
+        """Take ``amount`` tokens, into debt if need be: for work measured once done."""
+        self._refill()
+        self.tokens -= amount
+
+    def debt_seconds(self) -> float:
+        """Seconds until the bucket is out of debt (0: it is not in debt)."""
+        self._refill()
+        return max(0.0, -self.tokens / self.rate)
+
+    def full(self) -> bool:
+        """Whether the bucket holds its whole burst, as a new one does."""
+        self._refill()
+        return self.tokens >= self.burst
+
+    def _refill(self) -> None:
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
 
 
 class Verdict(enum.Enum):
