@@ -63,7 +63,9 @@ from players import ONE_ADDRESS_FOR_ALL, Server
 
 from webapp import __version__
 from webapp.game.match import MatchError, rules_from
-from webapp.testing import HOST, Player, RawWebSocket, healthy, percentile, rss_kb
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support
+from support.testing import HOST, Player, RawWebSocket, healthy, percentile, rss_kb
 
 MB = 1 << 20
 QUIET_SECONDS = 5.0
@@ -86,7 +88,7 @@ _RELEASE = re.compile(rb'<meta name="release" content="([^"]*)"')
 
 
 class Raw(RawWebSocket):
-    """webapp.testing's RawWebSocket that keeps the texts a join passed over."""
+    """support.testing's RawWebSocket that keeps the texts a join passed over."""
 
     def __init__(self, port: int, **options: Any) -> None:
         super().__init__(port, **options)

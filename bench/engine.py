@@ -20,7 +20,9 @@ from pathlib import Path
 from webapp.game import engine
 from webapp.game.board import Board
 from webapp.game.search import SearchStats, alphabeta_search, minimax_search, root_search
-from webapp.testing import percentile
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support
+from support.testing import percentile
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -23,8 +23,10 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
-from webapp.testing_hosts import (
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support
+from support.hosts import (
     BEYOND_GUIDE,
     NamespacesRefused,
     TwoHosts,

@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from webapp.testing import ServerProcess
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support
+from support.testing import ServerProcess
 
 LIGHTHOUSE_VERSION = "12.8.2"  # the newest that runs on Node 20 (13.x wants Node 22.19)
 ROOT = Path(__file__).resolve().parent.parent

@@ -51,7 +51,8 @@ from players import (
     new_player,
 )
 
-from webapp.testing import RedisServer, percentile
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support
+from support.testing import RedisServer, percentile
 
 # Targets at N=200 (docs/performance.md).
 THROUGHPUT_RATIO_TARGET = 0.80

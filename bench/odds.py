@@ -19,8 +19,10 @@ import argparse
 import contextlib
 import json
 import random
+import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 from webapp.game import engine
 from webapp.game.match import (
@@ -33,7 +35,9 @@ from webapp.game.match import (
     rules_from,
 )
 from webapp.game.odds import PLAYERS, build_tables, match_odds
-from webapp.testing import percentile
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support
+from support.testing import percentile
 
 TARGET_MS = 100.0
 

@@ -59,7 +59,9 @@ from typing import IO, Any
 from players import Server, machine_ticks, stolen_share
 
 from webapp import __version__
-from webapp.testing import RedisServer, percentile
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support
+from support.testing import RedisServer, percentile
 
 ROOT = Path(__file__).resolve().parent.parent
 PEER = ROOT / "bench" / "peer"

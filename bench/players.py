@@ -2,7 +2,7 @@
 
 bench/load.py, bench/soak.py and bench/fuzz.py import this module; it runs nothing by
 itself. The processes themselves (free port, start, /healthz, stop, process tree) are
-``webapp.testing.ServerProcess``; here they only gain a temporary data dir and
+``support.testing.ServerProcess``; here they only gain a temporary data dir and
 measurements of their memory and CPU.
 
 The client speaks Engine.IO v4 / Socket.IO v5 directly over the ``websockets``
@@ -34,7 +34,8 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
-from webapp.testing import HOST, Refused, ServerProcess, free_port
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support
+from support.testing import HOST, Refused, ServerProcess, free_port
 
 BENCH = Path(__file__).resolve().parent
 CALL_TIMEOUT = 10.0

@@ -11,9 +11,9 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from flask_socketio import SocketIOTestClient
+from support.testing import Actions, RedisServer, ServerProcess, connect
 
 from webapp.server.app import create_app
-from webapp.testing import Actions, RedisServer, ServerProcess, connect
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).parent / "artifacts"

@@ -19,9 +19,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-
-from webapp.game.match import MatchError, rules_from
-from webapp.testing import (
+from support.testing import (
     Actions,
     Player,
     RawWebSocket,
@@ -35,6 +33,8 @@ from webapp.testing import (
     states,
     timed_calls,
 )
+
+from webapp.game.match import MatchError, rules_from
 
 MB = 1 << 20
 TOO_BIG = 1009

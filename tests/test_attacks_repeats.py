@@ -10,9 +10,10 @@ import threading
 import time
 from typing import Any
 
+from support.testing import Player, ServerProcess, session_cookie
+
 from webapp.game import engine
 from webapp.game.board import Board
-from webapp.testing import Player, ServerProcess, session_cookie
 
 ROUNDS = 12
 

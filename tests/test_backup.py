@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from webapp.testing import Player, RedisServer, ServerProcess, session_cookie
+from support.testing import Player, RedisServer, ServerProcess, session_cookie
 
 TICTACTOE = str(Path(sys.executable).parent / "tictactoe")
 

@@ -6,6 +6,7 @@ import itertools
 from functools import cache
 
 import pytest
+from support.testing import reachable_positions
 
 from webapp.game.board import (
     CELLS,
@@ -20,7 +21,6 @@ from webapp.game.board import (
     other,
     parse_cell,
 )
-from webapp.testing import reachable_positions
 
 
 def all_strings() -> list[str]:

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask_socketio import ConnectionRefusedError
+from support.testing import Player, Refused, ServerProcess, connect, session_cookie
 
 from webapp.server.app import create_app
 from webapp.server.connections import SocketCaps
 from webapp.server.presence import LocalPresence, RedisPresence
-from webapp.testing import Player, Refused, ServerProcess, connect, session_cookie
 
 
 def test_a_player_may_open_eight_tabs_and_not_a_ninth(app: Flask) -> None:

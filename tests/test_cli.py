@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.testing import TREE_STATS
 
 from webapp.cli import main
 from webapp.game import engine
 from webapp.game.board import Board
-from webapp.testing import TREE_STATS
 
 
 def run(

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from support.testing import Actions, connect, player_of
 
 from webapp.game.verification import verify
 from webapp.server.app import create_app
-from webapp.testing import Actions, connect, player_of
 
 ORIGIN = {"Origin": "http://localhost"}
 

@@ -15,10 +15,10 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 from flask_socketio import SocketIOTestClient
+from support.testing import connect, player_of
 
 from webapp.server.protocol import ErrorCode, NoticeCode, ServerEvent, snapshot
 from webapp.server.store import Damaged, RedisStore, SQLiteStore
-from webapp.testing import connect, player_of
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = json.loads(

@@ -9,10 +9,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from support.testing import ServerProcess, wait_until
 
 from webapp.server import config, datadir
 from webapp.server.app import create_app
-from webapp.testing import ServerProcess, wait_until
 
 
 def test_a_service_state_directory_comes_first(tmp_path: Path) -> None:

@@ -28,8 +28,7 @@ from browser import (
     walk_to,
 )
 from playwright.sync_api import BrowserContext, Page, expect
-
-from webapp.testing import ServerProcess, free_port
+from support.testing import ServerProcess, free_port
 
 
 def test_impossible_mode_never_loses(page: Page, server: Any) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from playwright.sync_api import Page, expect
+from support.testing import ServerProcess
 
 from webapp import __version__
-from webapp.testing import ServerProcess
 
 OLD_RELEASE = "0.1.9"
 # On the tab's first load only, the page claims an older release, as a page rendered by

@@ -33,8 +33,7 @@ from browser_rooms import (
     status,
 )
 from playwright.sync_api import BrowserContext, Page, expect
-
-from webapp.testing import ServerProcess
+from support.testing import ServerProcess
 
 NewContext = Callable[..., BrowserContext]
 Shoot = Callable[[Page, str], None]

@@ -8,10 +8,10 @@ from collections.abc import Callable, Iterator
 from functools import cache
 
 import pytest
+from support.testing import reachable_positions
 
 from webapp.game import engine, search, strategies, tree
 from webapp.game.board import CELLS, LINES, Board, Mark, RuleError, other
-from webapp.testing import reachable_positions
 
 # Results for the side to move, as numbers so they compare: loss < draw < win.
 LOSS, DRAW, WIN = -1, 0, 1

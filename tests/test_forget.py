@@ -11,9 +11,9 @@ from typing import Any
 
 from flask import Flask
 from flask.testing import FlaskClient
+from support.testing import Player, ServerProcess, session_cookie
 
 from webapp.server.matches import practice_key
-from webapp.testing import Player, ServerProcess, session_cookie
 
 ORIGIN = {"Origin": "http://localhost"}
 

@@ -6,10 +6,10 @@ import pytest
 from flask import Flask
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.testing import connect, player_of, states
 
 from webapp.server.app import create_app
 from webapp.server.protocol import ErrorCode, Event
-from webapp.testing import connect, player_of, states
 
 # One in-process client cannot race itself, so "busy" never applies here; "internal"
 # would be a server fault, which is what this test looks for.

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from flask import Flask
 from flask.testing import FlaskClient
+from support.testing import Actions, connect, player_of, states
 
 from webapp.server.app import create_app
 from webapp.server.security import SECURITY_HEADERS
-from webapp.testing import Actions, connect, player_of, states
 
 
 def test_security_headers_are_on_socketio_and_error_responses(client: FlaskClient) -> None:

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 from flask import Flask
+from support.testing import RedisServer, ServerProcess, wait_until
 
 from webapp import __version__
 from webapp.server.app import create_app
 from webapp.server.health import WINDOW_SECONDS
-from webapp.testing import RedisServer, ServerProcess, wait_until
 
 ALL_OK = {"store": "ok", "key": "ok", "disk": "ok"}
 

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from support.testing import Actions, connect, player_of
 
 from webapp.game.history import counted, finished_game, games_counted, reviewed, totals_from
 from webapp.game.match import ai_move, human_move, new_match
 from webapp.server.app import create_app
 from webapp.server.history_store import RedisHistory, SQLiteHistory
-from webapp.testing import Actions, connect, player_of
 
 
 def finished(seed: int, mode: str = "adaptive") -> Any:

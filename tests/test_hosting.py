@@ -16,17 +16,7 @@ import pytest
 import socketio
 from flask import Flask
 from flask.testing import FlaskClient
-
-from webapp import __version__
-from webapp.game import engine
-from webapp.game import match as matches
-from webapp.server import config, serve
-from webapp.server import store as stores
-from webapp.server.app import create_app, transport_limit
-from webapp.server.config import DEFAULTS
-from webapp.server.security import handshake_allowed
-from webapp.server.store import SQLiteStore, update
-from webapp.testing import (
+from support.testing import (
     HOST,
     Actions,
     Player,
@@ -37,6 +27,16 @@ from webapp.testing import (
     session_cookie,
     states,
 )
+
+from webapp import __version__
+from webapp.game import engine
+from webapp.game import match as matches
+from webapp.server import config, serve
+from webapp.server import store as stores
+from webapp.server.app import create_app, transport_limit
+from webapp.server.config import DEFAULTS
+from webapp.server.security import handshake_allowed
+from webapp.server.store import SQLiteStore, update
 
 PROXY_HEADERS = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "public.example"}
 PUBLIC = "https://public.example"

@@ -1,6 +1,6 @@
 """docs/hosting.md followed as written, on a scratch install on this machine.
 
-The blocks come out of the guide itself (webapp/testing_guide.py). Its paths move into a
+The blocks come out of the guide itself (tests/support/guide.py). Its paths move into a
 scratch folder, its public ports to free ones, and Let's Encrypt's certificate to a
 self-signed one; everything else runs as the guide says: the install into a fresh
 virtual environment, the service's user, environment, umask and file limit, nginx with
@@ -29,9 +29,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
-
-from webapp.testing import HOST, ServerProcess, free_port, healthy, wait_until
-from webapp.testing_guide import (
+from support.guide import (
     BACKUP,
     ENV_FILE,
     EVENTS,
@@ -47,7 +45,8 @@ from webapp.testing_guide import (
     sub_path_site,
     unit_keys,
 )
-from webapp.testing_hosts import find_tool
+from support.hosts import find_tool
+from support.testing import HOST, ServerProcess, free_port, healthy, wait_until
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 TOOLS = ("nginx", "openssl", "setpriv", "prlimit", "useradd", "userdel", "git", "npm")

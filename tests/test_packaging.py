@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -11,9 +12,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from support.testing import TREE_STATS
 
 from webapp import __version__
-from webapp.testing import TREE_STATS
 
 ROOT = Path(__file__).resolve().parent.parent
 # Directories mapped into the package by pyproject's package-dir, and where they land.
@@ -102,10 +103,25 @@ def test_wheel_contains_package_templates_and_static(source: Path, wheel: Path) 
     missing = (expected_modules(source) | assets | {"webapp/py.typed"}) - names
     assert not missing, f"missing from the wheel: {sorted(missing)}"
     layers = {"webapp/game/board.py", "webapp/game/engine.py", "webapp/cli/main.py"}
-    assert layers | {"webapp/server/app.py", "webapp/testing.py"} <= names
+    assert layers | {"webapp/server/app.py"} <= names
     html = {name for name in names if name.startswith("webapp/templates/")}
     assert {name for name in assets if name.startswith("webapp/templates/")} == html
     assert all(name.endswith(".html") for name in html)
+
+
+def test_wheel_holds_no_test_code_and_reads_nothing_outside_itself(wheel: Path) -> None:
+    # Test and benchmark helpers live in tests/support/; the package reads only its own
+    # files (and the data dir it is given), never the checkout's docs or tests.
+    archive = zipfile.ZipFile(wheel)
+    modules = [name for name in archive.namelist() if name.endswith(".py")]
+    assert not [name for name in modules if "test" in name.rsplit("/", 1)[-1]]
+    outside = re.compile(r'/ "(?:docs|tests|bench)"|"CHANGELOG|\.md"|\bsupport\.|conftest')
+    readers = {
+        name: sorted(set(outside.findall(archive.read(name).decode())))
+        for name in modules
+        if outside.search(archive.read(name).decode())
+    }
+    assert readers == {}
 
 
 def test_wheel_declares_the_console_script(wheel: Path) -> None:

@@ -7,6 +7,7 @@ import random
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from support.testing import Actions, connect
 
 from webapp.game.match import (
     Match,
@@ -19,7 +20,6 @@ from webapp.game.match import (
 )
 from webapp.game.records import from_record, to_record
 from webapp.game.verification import game_record, verify
-from webapp.testing import Actions, connect
 
 
 def to_human(match: Match) -> Match:

@@ -12,6 +12,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from flask_socketio import ConnectionRefusedError, SocketIOTestClient
+from support.testing import Actions, connect, player_of, states
 
 from webapp import __version__
 from webapp.game import engine
@@ -23,7 +24,6 @@ from webapp.server.app import create_app
 from webapp.server.connections import check_release
 from webapp.server.protocol import MODE_CHOICES
 from webapp.server.store import Conflict, update
-from webapp.testing import Actions, connect, player_of, states
 
 STATE_KEYS = {
     "version",

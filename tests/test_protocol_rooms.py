@@ -10,11 +10,11 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from flask_socketio import SocketIOTestClient
+from support.testing import connect
 
 from webapp.game.room import Room, open_room
 from webapp.server.app import create_app
 from webapp.server.room_store import RedisRooms, SQLiteRooms
-from webapp.testing import connect
 
 ORIGIN = {"Origin": "http://localhost"}
 

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from support.testing import Actions, connect, player_of
 
 from webapp.game.fairness import commitment
 from webapp.game.match import PRESETS, Rules, count_states
 from webapp.game.odds import match_odds
 from webapp.game.verification import verify
 from webapp.server.app import create_app
-from webapp.testing import Actions, connect, player_of
 
 RULES = {field.name for field in dataclasses.fields(Rules)} - {"lookahead_depth"}
 

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from support.testing import Actions, player_of
 
 from webapp.server.protocol import FIELDS, Event, Kind
-from webapp.testing import Actions, player_of
 
 NAN = math.nan
 # The values of the wrong type for each kind; "" is a string, so strings do without it.

@@ -19,9 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from webapp.testing import HOST, Player, ServerProcess, free_port, session_cookie
-from webapp.testing_guide import INSTALL, block, commands, fill
+from support.guide import INSTALL, block, commands, fill
+from support.testing import HOST, Player, ServerProcess, free_port, session_cookie
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHONS = os.environ.get("TICTACTOE_TEST_PYTHONS", "").split()

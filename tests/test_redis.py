@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 import redis
+from support.testing import Player, RawWebSocket, Refused, ServerProcess, session_cookie
 
 from webapp.game.match import new_match
 from webapp.server.store import RedisStore
 from webapp.server.tally import RedisTally
-from webapp.testing import Player, RawWebSocket, Refused, ServerProcess, session_cookie
 
 
 @pytest.fixture

@@ -26,10 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from webapp import __version__
-from webapp.testing import HOST, Player, Refused, ServerProcess, free_port, session_cookie
-from webapp.testing_guide import (
+from support.guide import (
     BACKUP,
     ENV_FILE,
     INSTALL,
@@ -41,6 +38,9 @@ from webapp.testing_guide import (
     guide_blocks,
     releases,
 )
+from support.testing import HOST, Player, Refused, ServerProcess, free_port, session_cookie
+
+from webapp import __version__
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 SECONDS = 600  # one step's limit; the whole test takes about two minutes

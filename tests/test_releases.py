@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 from packaging.version import Version
+from support.guide import changelog_sections, releases
 
 from webapp import __version__
-from webapp.testing_guide import changelog_sections, releases
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 

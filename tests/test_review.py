@@ -7,11 +7,11 @@ import random
 from functools import cache
 
 import pytest
+from support.testing import reachable_positions
 
 from webapp.cli.main import main
 from webapp.game.board import Board, RuleError, winner_of
 from webapp.game.review import judge, review, summary
-from webapp.testing import reachable_positions
 
 RANK = {"loss": 0, "draw": 1, "win": 2}
 

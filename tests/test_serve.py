@@ -17,9 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-
-from webapp.server.serve import RespawnPacer
-from webapp.testing import (
+from support.testing import (
     HOST,
     Player,
     RawWebSocket,
@@ -29,6 +27,8 @@ from webapp.testing import (
     session_cookie,
     wait_until,
 )
+
+from webapp.server.serve import RespawnPacer
 
 TICTACTOE = str(Path(sys.executable).parent / "tictactoe")
 START_LIMIT_SECONDS = 10
@@ -426,7 +426,7 @@ from gevent.pool import Pool
 from webapp.server import config
 from webapp.server.app import create_app
 from webapp.server.serve import serving_classes
-from webapp.testing import RawWebSocket, session_cookie
+from support.testing import RawWebSocket, session_cookie
 
 settings = {**config.load({}), "DATA_DIR": sys.argv[1], "ASYNC_MODE": "gevent"}
 handler, server_class = serving_classes(settings)

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 import socketio
+from support.testing import Player, Refused, ServerProcess, session_cookie
 
 from webapp import __version__
-from webapp.testing import Player, Refused, ServerProcess, session_cookie
 
 
 def test_kill_restart_resumes_the_identical_game(server: ServerProcess) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from support.testing import Actions
 
 from webapp.game.board import Board
 from webapp.game.match import Match, Rules, ai_move, human_move, new_match
@@ -27,7 +28,6 @@ from webapp.server.app import create_app
 from webapp.server.backup import backup, restore
 from webapp.server.preflight import StartupError, preflight
 from webapp.server.signing import KEY_FILE, Signer
-from webapp.testing import Actions
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYS_URL = "/.well-known/tictactoe-keys.json"

@@ -20,6 +20,16 @@ import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
+from support.testing import (
+    Actions,
+    Player,
+    ServerProcess,
+    answering,
+    connect,
+    player_of,
+    session_cookie,
+    wait_until,
+)
 
 from webapp.game.history import finished_game
 from webapp.game.match import ai_move, human_move, new_match
@@ -30,16 +40,6 @@ from webapp.server.room_store import RedisRooms, open_rooms
 from webapp.server.serve import prune
 from webapp.server.sqlite_store import open_database
 from webapp.server.store import RedisStore, SQLiteStore, StorageFull
-from webapp.testing import (
-    Actions,
-    Player,
-    ServerProcess,
-    answering,
-    connect,
-    player_of,
-    session_cookie,
-    wait_until,
-)
 
 ORIGIN = {"Origin": "http://localhost"}
 STORES = ["sqlite", "redis"]

@@ -20,14 +20,7 @@ import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
-
-from webapp.game import match as matches
-from webapp.game.match import MatchError
-from webapp.server.app import create_app
-from webapp.server.pages import NewPlayers
-from webapp.server.store import DATABASE_FILE, Conflict, RedisStore, SQLiteStore, update
-from webapp.server.tally import LocalTally
-from webapp.testing import (
+from support.testing import (
     Actions,
     Player,
     ServerProcess,
@@ -36,6 +29,13 @@ from webapp.testing import (
     session_cookie,
     states,
 )
+
+from webapp.game import match as matches
+from webapp.game.match import MatchError
+from webapp.server.app import create_app
+from webapp.server.pages import NewPlayers
+from webapp.server.store import DATABASE_FILE, Conflict, RedisStore, SQLiteStore, update
+from webapp.server.tally import LocalTally
 
 ROWS_0_1_0 = [
     json.loads(line)

@@ -1,6 +1,6 @@
 """Two hosts on one Redis behind nginx, as the hosting guide runs them, and one killed.
 
-The set-up is webapp/testing_hosts.py's: two network namespaces (host A and host B) on a
+The set-up is tests/support/hosts.py's: two network namespaces (host A and host B) on a
 bridge in a private /24 that the test creates and removes, ``tictactoe serve`` in each,
 one redis-server on the bridge, and nginx on loopback configured from the nginx blocks
 of docs/hosting.md. 100 players play through nginx, host A is killed with kill -9 mid-game,
@@ -17,9 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from webapp.testing_guide import GUIDE, SEVERAL_HOSTS, SITE, guide_blocks
-from webapp.testing_hosts import (
+from support.guide import GUIDE, SEVERAL_HOSTS, SITE, guide_blocks
+from support.hosts import (
     BEYOND_GUIDE,
     Failover,
     NamespacesRefused,

@@ -15,11 +15,11 @@ import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
+from support.testing import Actions, connect
 
 from webapp.game.records import SCHEMA, from_record
 from webapp.server.app import create_app
 from webapp.server.store import RedisStore
-from webapp.testing import Actions, connect
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RELEASES = sorted(path.stem.split("-", 1)[1] for path in FIXTURES.glob("matches-*.jsonl"))

@@ -5,7 +5,7 @@
 // a move is `clickCell(cell)`, and the game ends on three in a row or a full board.
 // Its lobby REST API (POST /games/tic-tac-toe/create, .../<matchID>/join) and its
 // socket.io master (namespace /tic-tac-toe: "sync", "update") are boardgame.io's own;
-// the only addition is GET /healthz, for webapp.testing.ServerProcess.
+// the only addition is GET /healthz, for support.testing.ServerProcess.
 //
 // boardgame.io is installed by bench/peer.py into .bench/peer/ (never into the project's
 // package.json, never served):

@@ -25,8 +25,8 @@ from http.cookiejar import CookieJar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import __version__
-from .game.board import Board
+from webapp import __version__
+from webapp.game.board import Board
 
 if TYPE_CHECKING:
     from flask import Flask

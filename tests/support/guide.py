@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-GUIDE = Path(__file__).resolve().parent.parent / "docs" / "hosting.md"
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "hosting.md"
 CHANGELOG = GUIDE.parent.parent / "CHANGELOG.md"
 
 UNIT = "/etc/systemd/system/tictactoe.service"

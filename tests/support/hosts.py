@@ -38,6 +38,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from .guide import GUIDE, SEVERAL_HOSTS, SITE, guide_blocks
 from .testing import (
     HOST,
     Player,
@@ -49,7 +50,6 @@ from .testing import (
     session_cookie,
     wait_until,
 )
-from .testing_guide import GUIDE, SEVERAL_HOSTS, SITE, guide_blocks
 
 HOST_PORT = 5000
 SUBNETS = [ipaddress.IPv4Network(f"10.231.{third}.0/24") for third in range(57, 77)]
@@ -174,7 +174,7 @@ def nginx_config(
     # As root, nginx's workers would run as nobody, who cannot enter a private temp dir.
     user = "user root;\n" if os.geteuid() == 0 else ""
     return (
-        "# Written by webapp/testing_hosts.py: the frame is the test's, the site the guide's.\n"
+        "# Written by tests/support/hosts.py: the frame is the test's, the site the guide's.\n"
         f"daemon off;\n{user}worker_processes 1;\npid {prefix / 'nginx.pid'};\n"
         f"error_log {prefix / 'error.log'} info;\n"
         "events {\n    worker_connections 8192;\n}\n"
