@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import re
@@ -231,3 +232,30 @@ def test_selfplay_as_a_subprocess() -> None:
     )
     assert proc.stdout.count("    a   b   c") >= 6
     assert results(proc.stdout) in (["O wins"], ["draw"])
+
+
+def test_readme_command_table_matches_the_commands_own_help() -> None:
+    # Every command and every option of it is in README's table, and nothing else is.
+    from webapp.cli.main import build_parser
+    from webapp.game.match import RULE_FIELDS
+
+    parser = build_parser()
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    rule_flags = {rule.flag for rule in RULE_FIELDS} | {"--preset"}
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("## The command line", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split(" | ")[0] for line in section.splitlines() if line.startswith("| `")]
+    listed = {m for row in rows for m in re.findall(r"`tictactoe ((?:--)?\w[\w-]*)", row)}
+    assert listed == set(commands.choices) | {"--version"}
+    for name, command in commands.choices.items():
+        (row,) = [row for row in rows if re.search(rf"`tictactoe {name}\b", row)]
+        flags = {
+            flag
+            for action in command._actions
+            for flag in action.option_strings
+            if flag.startswith("--") and flag != "--help"
+        }
+        missing = {flag for flag in flags - rule_flags if flag not in row}
+        assert not missing, f"README's row for {name} lacks {sorted(missing)}"
+        if flags & rule_flags:
+            assert "[rule flags]" in row and "--preset" in row, name
