@@ -34,6 +34,7 @@ from ..game.match import (
 from .history_store import HistoryStore
 from .protocol import ErrorCode, NoticeCode, ServerEvent, notice, snapshot
 from .signing import Signer
+from .storage import StorageFull
 from .store import Conflict, Damaged, Store, update
 
 Transition = Callable[[Match], Match]
@@ -109,8 +110,15 @@ class MatchService:
         return current if current.next_seed else with_next_seed(current, self.rng)
 
     def open(self, player: str) -> Match:
-        """The player's match: the stored one, else a fresh one, stored now."""
-        return update(self.store, player, lambda m: self.ready(player, m), load=self.load)
+        """The player's match: the stored one, else a fresh one, stored now.
+
+        With the storage full it is shown unstored: its seeds are new on every call, and
+        none of its games can reach a reveal while no move can be stored.
+        """
+        try:
+            return update(self.store, player, lambda m: self.ready(player, m), load=self.load)
+        except StorageFull:
+            return self.load(player) or self.fresh(player)
 
     def change(self, player: str, step: Transition) -> Match:
         """Apply one transition to the player's match, and the AI's reply if it is then the
