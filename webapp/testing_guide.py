@@ -19,6 +19,7 @@ SITE = "/etc/nginx/sites-available/tictactoe"
 EVENTS = "/etc/nginx/nginx.conf, its events block"
 SEVERAL_HOSTS = "/etc/nginx/sites-available/tictactoe, its upstream for several hosts"
 INSTALL, BACKUP, RESTORE = "install", "/etc/cron.daily/tictactoe-backup", "restore"
+REDIS_RESTORE = "restore of Redis"
 SUB_PATH_ENV = "/etc/tictactoe/env, one more line for a sub-path"
 SUB_PATH_LOCATION = "/etc/nginx/sites-available/tictactoe, the location for a sub-path"
 

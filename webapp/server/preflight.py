@@ -17,7 +17,7 @@ from typing import Any
 
 from ..game import engine, odds
 from ..game.board import Board
-from . import datadir, signing
+from . import datadir, running, signing
 
 
 class StartupError(RuntimeError):
@@ -34,6 +34,7 @@ def preflight(settings: dict[str, Any]) -> None:
     settings["DATA_DIR"] = str(data_dir)
     try:
         datadir.prepare(data_dir)
+        running.hold(data_dir)  # a restore refuses while the server runs, and the reverse
         if not settings["SECRET_KEY"]:
             settings["SECRET_KEY"] = datadir.secret_key(data_dir)
         signing.signer(settings, data_dir)  # the data dir's key made once, both keys checked
