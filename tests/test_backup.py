@@ -261,15 +261,17 @@ def sh(script: str) -> subprocess.CompletedProcess[str]:
 
 def test_the_guides_redis_backup_and_restore_work_as_written(tmp_path: Path) -> None:
     """The nightly script and the restore of Redis, from docs/hosting.md, with Redis's
-    password in TICTACTOE_REDIS_URL only: every match found again, the dump private."""
+    password in TICTACTOE_REDIS_URL only and its append-only file on: every match found
+    again, the dump private, the played-on append-only folder set aside."""
     import redis as redis_py
 
     from webapp.server.running import live_servers
-    from webapp.testing_guide import BACKUP, ENV_FILE, REDIS_RESTORE
+    from webapp.testing_guide import BACKUP, ENV_FILE, REDIS_CONF, REDIS_RESTORE, block, redis_conf
 
     workdir, backups = tmp_path / "redis", tmp_path / "backups"
     workdir.mkdir()
-    redis = RedisServer(workdir, password="s3cret @pass")
+    settings = redis_conf(block(REDIS_CONF))  # the guide's: an append-only file
+    redis = RedisServer(workdir, settings=settings, password="s3cret @pass")
     url = redis.start()
     env = tmp_path / "env"
     env.write_text(f"TICTACTOE_REDIS_URL={url}\n")
@@ -310,7 +312,8 @@ def test_the_guides_redis_backup_and_restore_work_as_written(tmp_path: Path) -> 
     files, tictactoe = restore.rsplit("\n", 1)  # Redis's files, then (Redis up) tictactoe's
     done = sh(files)
     assert done.returncode == 0, done.stderr
-    redis = RedisServer(workdir, password="s3cret @pass", port=redis.port)
+    assert any(path.name.startswith("appendonlydir.before-restore-") for path in workdir.iterdir())
+    redis = RedisServer(workdir, settings=settings, password="s3cret @pass", port=redis.port)
     redis.start()
     try:
         client = redis_py.Redis.from_url(url)
