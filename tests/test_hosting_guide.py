@@ -384,7 +384,11 @@ def test_following_the_guide_from_install_to_restore(scratch: Install, browser: 
     script.write_text(fill(scratch.paths(block(BACKUP)), {"/var/lib/tictactoe": str(state)}))
     scratch.bash(f"sh {script}")
     (dated,) = scratch.backups.iterdir()
-    assert sorted(path.name for path in dated.iterdir()) == ["matches.sqlite3", "secret_key"]
+    assert sorted(path.name for path in dated.iterdir()) == [
+        "matches.sqlite3",
+        "secret_key",
+        "signing_key",
+    ]
 
     # restore into a fresh data dir, as written, with the server stopped
     scratch.stop_server()
