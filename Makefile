@@ -19,13 +19,14 @@ found_python = $(or $(lastword $(sort $(wildcard $(PYENV_VERSIONS)/$(1)*/bin/pyt
 	$(shell command -v python$(1) 2>/dev/null))
 PYTHON312 ?= $(call found_python,3.12)
 PYTHON313 ?= $(call found_python,3.13)
+SYSTEMD_ANALYZE ?= /usr/bin/systemd-analyze
 
 .PHONY: run test lint typecheck pytest pythons install client bench bench-load bench-lighthouse bench-peer lock clean
 
 run: install
 	$(BIN)/tictactoe serve
 
-test: install $(CHROMIUM) $(REDIS_SERVER) $(NGINX) pythons lint typecheck pytest
+test: install $(CHROMIUM) $(REDIS_SERVER) $(NGINX) $(SYSTEMD_ANALYZE) pythons lint typecheck pytest
 
 install: $(INSTALLED) $(CLIENT)
 
@@ -81,6 +82,12 @@ pythons:
 	@$(SYSTEM_PYTHON) -c 'import ensurepip' 2>/dev/null || { apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv; }
 
+# systemd-analyze scores the guide's unit (its security) and lists the system calls of
+# its filter; it runs offline, without systemd as PID 1.
+/usr/bin/systemd-analyze:
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq systemd
+
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -88,7 +95,7 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-pytest: install $(AXE) $(CHROMIUM) $(REDIS_SERVER) $(NGINX) pythons
+pytest: install $(AXE) $(CHROMIUM) $(REDIS_SERVER) $(NGINX) $(SYSTEMD_ANALYZE) pythons
 	TICTACTOE_TEST_PYTHONS="$(SYSTEM_PYTHON) $(PYTHON312) $(PYTHON313)" $(BIN)/pytest
 
 bench: install

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.testing import Player, RedisServer, ServerProcess, session_cookie
+from support.testing import Player, RedisServer, ServerProcess, session_cookie, wait_until
 
 TICTACTOE = str(Path(sys.executable).parent / "tictactoe")
 
@@ -138,39 +138,193 @@ def test_backup_of_a_folder_that_is_not_a_data_dir_is_one_clear_line(tmp_path: P
     ]
 
 
-def test_redis_dump_and_key_restore_every_match(tmp_path: Path) -> None:
-    redis = RedisServer(tmp_path / "redis")
+def files_of(data_dir: Path) -> dict[str, bytes]:
+    """Every file of the data dir and its bytes (the server's log left out)."""
+    return {
+        path.name: path.read_bytes()
+        for path in data_dir.iterdir()
+        if path.is_file() and path.name != "server.log"
+    }
+
+
+def test_restore_refuses_a_running_server_and_changes_nothing(tmp_path: Path) -> None:
+    server = ServerProcess(tmp_path / "data")
+    server.start()
+    try:
+        cookie = session_cookie(server.url)
+        played(server, cookie)
+        assert run("backup", str(tmp_path / "b"), data_dir=server.data_dir).returncode == 0
+        shown = played(server, cookie)
+        before = files_of(server.data_dir)
+        done = run("restore", str(tmp_path / "b"), data_dir=server.data_dir)
+        assert done.returncode == 2
+        assert done.stderr.strip().splitlines() == [
+            f"tictactoe restore: error: the server is running on {server.data_dir}:"
+            " stop it first (systemctl stop tictactoe)"
+        ]
+        assert files_of(server.data_dir) == before
+        assert seen(server, cookie) == shown  # the server plays on with what it had
+    finally:
+        server.stop()
+    done = run("restore", str(tmp_path / "b"), data_dir=server.data_dir)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_server_does_not_start_during_a_restore(tmp_path: Path) -> None:
+    from webapp.server import running
+
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    with running.stopped(data_dir):
+        done = run("serve", "--port", "1", data_dir=data_dir)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1] == (
+        f"tictactoe serve: error: a restore into {data_dir} is under way:"
+        " start the server once it has finished"
+    )
+
+
+def matches_in(url: str) -> dict[bytes, bytes]:
+    """Every match in Redis: key -> its version."""
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        keys = client.keys("tictactoe:match:*")
+        return {key: client.hget(key, "version") for key in keys}  # type: ignore[misc]
+    finally:
+        client.close()
+
+
+def test_restore_with_redis_refuses_a_server_on_another_host(tmp_path: Path) -> None:
+    """A server sharing Redis from elsewhere holds no lock on this data dir: its heartbeat
+    in Redis refuses the restore, until it stops."""
+    from webapp.server.running import live_servers
+
     (tmp_path / "redis").mkdir()
+    redis = RedisServer(tmp_path / "redis")
     url = redis.start()
+    elsewhere = ServerProcess(tmp_path / "elsewhere", {"TICTACTOE_REDIS_URL": url})
+    here = tmp_path / "here"
+    try:
+        elsewhere.start()
+        cookie = session_cookie(elsewhere.url)
+        played(elsewhere, cookie)
+        done = run(
+            "backup", str(tmp_path / "b"), data_dir=elsewhere.data_dir, TICTACTOE_REDIS_URL=url
+        )
+        assert done.returncode == 0, done.stderr
+        shutil.copytree(elsewhere.data_dir, here, ignore=shutil.ignore_patterns("server.log"))
+        before, stored = files_of(here), matches_in(url)
+        done = run("restore", str(tmp_path / "b"), data_dir=here, TICTACTOE_REDIS_URL=url)
+        assert done.returncode == 2
+        (line,) = done.stderr.strip().splitlines()
+        assert line.startswith("tictactoe restore: error: 1 server process(es) on this Redis")
+        assert f"(pid {elsewhere.workers()[0]})" in line
+        assert files_of(here) == before and matches_in(url) == stored
+        elsewhere.stop()
+        import redis as redis_py
+
+        assert live_servers(redis_py.Redis.from_url(url)) == []  # a clean stop says so at once
+        done = run("restore", str(tmp_path / "b"), data_dir=here, TICTACTOE_REDIS_URL=url)
+        assert done.returncode == 0, done.stderr
+    finally:
+        elsewhere.stop()
+        redis.stop()
+
+
+def test_redis_cli_gets_the_password_in_its_environment() -> None:
+    from webapp.server.backup import redis_cli
+
+    arguments, environ = redis_cli("redis://:s%40cret@10.0.0.10:6380/2")
+    assert arguments == ["-h", "10.0.0.10", "-p", "6380"]
+    assert environ["REDISCLI_AUTH"] == "s@cret"
+    arguments, environ = redis_cli("rediss://app:pw@redis.internal/0")
+    assert arguments == ["-h", "redis.internal", "-p", "6379", "--user", "app", "--tls"]
+    arguments, environ = redis_cli("unix:///run/redis/redis.sock")
+    assert arguments == ["-s", "/run/redis/redis.sock"] and "REDISCLI_AUTH" not in environ
+
+
+def guide_script(name: str, paths: dict[str, str]) -> str:
+    """The guide's block ``name``, its paths moved into the test's folders, without the
+    ``systemctl`` lines (the test starts and stops the processes itself)."""
+    from support.guide import block, commands, fill
+
+    script = fill("\n".join(commands(block(name), leave_out=("systemctl ",))), paths)
+    return script if os.geteuid() == 0 else script.replace("-o redis -g redis ", "")
+
+
+def sh(script: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["sh", "-euc", script], capture_output=True, text=True, timeout=60)
+
+
+def test_the_guides_redis_backup_and_restore_work_as_written(tmp_path: Path) -> None:
+    """The nightly script and the restore of Redis, from docs/hosting.md, with Redis's
+    password in TICTACTOE_REDIS_URL only and its append-only file on: every match found
+    again, the dump private, the played-on append-only folder set aside."""
+    import redis as redis_py
+    from support.guide import BACKUP, ENV_FILE, REDIS_CONF, REDIS_RESTORE, block, redis_conf
+
+    from webapp.server.running import live_servers
+
+    workdir, backups = tmp_path / "redis", tmp_path / "backups"
+    workdir.mkdir()
+    settings = redis_conf(block(REDIS_CONF))  # the guide's: an append-only file
+    redis = RedisServer(workdir, settings=settings, password="s3cret @pass")
+    url = redis.start()
+    env = tmp_path / "env"
+    env.write_text(f"TICTACTOE_REDIS_URL={url}\n")
     server = ServerProcess(tmp_path / "data", {"TICTACTOE_REDIS_URL": url})
+    paths = {
+        ENV_FILE: str(env),
+        "/opt/tictactoe/venv/bin/tictactoe": TICTACTOE,
+        "/var/lib/tictactoe": str(server.data_dir),
+        "/var/backups/tictactoe": str(backups),
+    }
     try:
         server.start()
         cookie = session_cookie(server.url)
         before = played(server, cookie)
-        done = run(
-            "backup", str(tmp_path / "backup"), data_dir=server.data_dir, TICTACTOE_REDIS_URL=url
-        )
+        done = sh(guide_script(BACKUP, paths))
         assert done.returncode == 0, done.stderr
-        assert "back up Redis's own dump" in done.stdout
-        dump = tmp_path / "backup" / "dump.rdb"
-        redis_cli = shutil.which("redis-cli") or "/usr/bin/redis-cli"
-        subprocess.run([redis_cli, "-u", url, "--rdb", str(dump)], check=True, capture_output=True)
+        (dated,) = backups.iterdir()
+        assert {path.name: mode(path) for path in dated.iterdir()} == {
+            "dump.rdb": 0o600,
+            "secret_key": 0o600,
+            "signing_key": 0o600,
+        }
+        played(server, cookie)  # after the backup: the restore goes back before it
     finally:
         server.stop()
         redis.stop()
-    restored = tmp_path / "redis-restored"
-    restored.mkdir()
-    shutil.copy(dump, restored / "dump.rdb")
-    redis = RedisServer(restored)
-    url = redis.start()
     fresh = tmp_path / "fresh"
-    done = run("restore", str(tmp_path / "backup"), data_dir=fresh, TICTACTOE_REDIS_URL=url)
+    restore = guide_script(
+        REDIS_RESTORE,
+        {
+            "/var/backups/tictactoe/2026-11-23": str(dated),
+            ENV_FILE: str(env),
+            "/opt/tictactoe/venv/bin/tictactoe": TICTACTOE,
+            "/var/lib/tictactoe": str(fresh),
+            "/var/lib/redis": str(workdir),
+        },
+    )
+    files, tictactoe = restore.rsplit("\n", 1)  # Redis's files, then (Redis up) tictactoe's
+    done = sh(files)
     assert done.returncode == 0, done.stderr
-    assert "gave the 1 matches in Redis fresh seeds" in done.stdout
-    again = ServerProcess(fresh, {"TICTACTOE_REDIS_URL": url})
+    assert any(path.name.startswith("appendonlydir.before-restore-") for path in workdir.iterdir())
+    redis = RedisServer(workdir, settings=settings, password="s3cret @pass", port=redis.port)
+    redis.start()
     try:
-        again.start()
-        assert_reseeded(seen(again, cookie), before)
+        client = redis_py.Redis.from_url(url)
+        wait_until(lambda: not live_servers(client), 20, "the dump's heartbeats expiring")
+        done = sh(tictactoe)
+        assert done.returncode == 0, done.stderr
+        assert "gave the 1 matches in Redis fresh seeds" in done.stdout
+        again = ServerProcess(fresh, {"TICTACTOE_REDIS_URL": url})
+        try:
+            again.start()
+            assert_reseeded(seen(again, cookie), before)
+        finally:
+            again.stop()
     finally:
-        again.stop()
         redis.stop()

@@ -18,10 +18,12 @@ CHANGELOG = GUIDE.parent.parent / "CHANGELOG.md"
 UNIT = "/etc/systemd/system/tictactoe.service"
 ENV_FILE = "/etc/tictactoe/env"
 SITE = "/etc/nginx/sites-available/tictactoe"
-EVENTS = "/etc/nginx/nginx.conf, its events block"
+EVENTS = "/etc/nginx/nginx.conf, its events block and file limit"
 SEVERAL_HOSTS = "/etc/nginx/sites-available/tictactoe, its upstream for several hosts"
 INSTALL, BACKUP, RESTORE = "install", "/etc/cron.daily/tictactoe-backup", "restore"
 UPGRADE, ROLLBACK = "upgrade", "rollback"
+REDIS_RESTORE = "restore of Redis"
+REDIS_CONF = "/etc/redis/redis.conf, the lines for this app"
 SUB_PATH_ENV = "/etc/tictactoe/env, one more line for a sub-path"
 SUB_PATH_LOCATION = "/etc/nginx/sites-available/tictactoe, the location for a sub-path"
 
@@ -71,6 +73,12 @@ def env_file(text: str) -> dict[str, str]:
     """The ``NAME=value`` lines of an EnvironmentFile."""
     pairs = (line.split("=", 1) for line in text.splitlines() if "=" in line)
     return {name.strip(): value.strip() for name, value in pairs if not name.startswith("#")}
+
+
+def redis_conf(text: str) -> dict[str, str]:
+    """The ``name value`` lines of a redis.conf block."""
+    pairs = (line.split(None, 1) for line in text.splitlines() if line.strip())
+    return {name: value.strip() for name, value in pairs if not name.startswith("#")}
 
 
 def commands(script: str, *, leave_out: tuple[str, ...] = ()) -> list[str]:

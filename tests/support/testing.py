@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator, Mapping
 from functools import cache
@@ -215,20 +216,37 @@ class ServerProcess:
 
 
 class RedisServer:
-    """A private redis-server on a free port, without persistence.
+    """A private redis-server on a free port, by default without persistence.
 
     ``bind`` adds addresses to loopback's; with ``protected`` off it answers clients on
     them without a password, as Redis shared by hosts on a private network must.
+    ``settings`` are more of redis.conf's lines (``{"appendonly": "yes"}``), laid over
+    these; ``password`` sets ``requirepass`` and goes in the URL. Started again on the
+    same ``port`` and ``workdir``, it finds what it kept.
     """
 
     def __init__(
-        self, workdir: Path, *, bind: tuple[str, ...] = (), protected: bool = True
+        self,
+        workdir: Path,
+        *,
+        bind: tuple[str, ...] = (),
+        protected: bool = True,
+        settings: Mapping[str, str] | None = None,
+        password: str | None = None,
+        port: int | None = None,
     ) -> None:
-        self.port = free_port()
-        self.url = f"redis://{HOST}:{self.port}/0"
+        self.port = port or free_port()
+        self.workdir = workdir
+        auth = f":{urllib.parse.quote(password, safe='')}@" if password else ""
+        self.url = f"redis://{auth}{HOST}:{self.port}/0"
         binary = shutil.which("redis-server") or "/usr/bin/redis-server"
-        self.command = [binary, "--bind", HOST, *bind, "--port", str(self.port), "--save", ""]
-        self.command += ["--appendonly", "no", "--dir", str(workdir)]
+        options = {"save": "", "appendonly": "no", **(settings or {})}
+        if password:
+            options["requirepass"] = password
+        self.command = [binary, "--bind", HOST, *bind, "--port", str(self.port)]
+        for name, value in options.items():
+            self.command += [f"--{name}", value]
+        self.command += ["--dir", str(workdir)]
         self.command += ["--protected-mode", "yes" if protected else "no"]
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -239,12 +257,15 @@ class RedisServer:
         )
 
         def answers() -> bool:
+            import redis
+
+            client = redis.Redis.from_url(self.url, socket_timeout=0.5)
             try:
-                with socket.create_connection((HOST, self.port), timeout=0.5) as conn:
-                    conn.sendall(b"PING\r\n")
-                    return conn.recv(16).startswith(b"+PONG")
-            except OSError:
+                return bool(client.ping())  # not while it still loads its files
+            except (redis.RedisError, OSError):
                 return False
+            finally:
+                client.close()
 
         wait_until(answers, 10, "redis-server answering")
         return self.url
@@ -253,6 +274,12 @@ class RedisServer:
         """Stop it."""
         if self.process and self.process.poll() is None:
             self.process.terminate()
+            self.process.wait(timeout=10)
+
+    def kill(self) -> None:
+        """Kill -9 it, as a crash, an out-of-memory kill or a power cut would."""
+        if self.process and self.process.poll() is None:
+            self.process.kill()
             self.process.wait(timeout=10)
 
 

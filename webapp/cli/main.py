@@ -101,37 +101,35 @@ def _data_dir(args: argparse.Namespace) -> tuple[Path, bool]:
 
 
 def cmd_backup(args: argparse.Namespace) -> int:
+    from ..server import config
     from ..server.backup import BackupError, backup
 
     data_dir, in_redis = _data_dir(args)
+    redis_url = config.load(os.environ)["REDIS_URL"] if in_redis else None
     try:
-        written = backup(data_dir, Path(args.target), with_database=not in_redis)
+        written = backup(data_dir, Path(args.target), redis_url=redis_url)
     except (BackupError, OSError) as err:
         print(f"tictactoe backup: error: {err}", file=sys.stderr)
         return 2
     for path in written:
         print(f"wrote {path}")
-    if in_redis:
-        print("the matches are in Redis (TICTACTOE_REDIS_URL): back up Redis's own dump too")
     return 0
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
-    import random
-
     from ..server import config
-    from ..server.backup import BackupError, reseed_redis, restore
+    from ..server.backup import BackupError, restore
 
     data_dir, in_redis = _data_dir(args)
+    redis_url = config.load(os.environ)["REDIS_URL"] if in_redis else None
     try:
-        aside = restore(Path(args.source), data_dir)
-        if in_redis:  # restored from Redis's own dump: its matches get fresh seeds too
-            count = reseed_redis(config.load(os.environ)["REDIS_URL"], random.SystemRandom())
-            print(f"gave the {count} matches in Redis fresh seeds")
+        done = restore(Path(args.source), data_dir, redis_url=redis_url)
     except (BackupError, OSError) as err:
         print(f"tictactoe restore: error: {err}", file=sys.stderr)
         return 2
-    for path in aside:
+    if done.reseeded_in_redis is not None:
+        print(f"gave the {done.reseeded_in_redis} matches in Redis fresh seeds")
+    for path in done.aside:
         print(f"set aside {path}")
     print(f"restored {args.source} into {data_dir}: start the server again")
     return 0

@@ -4,22 +4,27 @@ A backup is a folder holding ``matches.sqlite3`` (SQLite's online backup: a cons
 copy even while players move), ``secret_key`` (without it no player's cookie finds
 their match again) and ``signing_key`` (the key that signs game records, when it is
 kept in the data dir), all 0600 in a 0700 folder. Matches kept in Redis are backed up with
-Redis's own dump instead (docs/hosting.md); the key is copied all the same.
+Redis's own dump instead (``dump.rdb``, taken online by ``redis-cli --rdb`` with the host,
+port and password of ``TICTACTOE_REDIS_URL``, the password passed in its environment, not
+on its command line); the keys are copied all the same.
 
-A restore goes into a stopped server's data dir. It checks the backup first (the
-database's integrity, the key's length), moves what it replaces aside, never deletes it,
-and gives the files the data dir owner's user and group. A seed kept in the backup may
-have been revealed since, so every restored match gets fresh seeds for its unfinished
-game and its next one (docs/fairness.md).
+A restore goes into a stopped server's data dir: it refuses while a server holds the
+data dir's lock, or, with Redis, while any server's heartbeat is there (running.py). It
+checks the backup first (the database's integrity, the key's length), moves what it
+replaces aside, never deletes it, and gives the files the data dir owner's user and group.
+A seed kept in the backup may have been revealed since, so every restored match gets
+fresh seeds for its unfinished game and its next one (docs/fairness.md).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import random
 import shutil
 import sqlite3
+import subprocess
 import time
 from pathlib import Path
 from typing import cast
@@ -28,21 +33,24 @@ import orjson
 
 from ..game.match import reseeded
 from ..game.records import to_record
-from . import datadir, signing
+from . import datadir, running, signing
 from .sqlite_store import DATABASE_FILE
 from .storage import Unreadable, parse
 
 FILES = (DATABASE_FILE, datadir.KEY_FILE, signing.KEY_FILE)
+REDIS_DUMP = "dump.rdb"
 
 
 class BackupError(RuntimeError):
     """A backup or restore cannot be done; the message says why and what to do."""
 
 
-def backup(data_dir: Path, target: Path, *, with_database: bool = True) -> list[Path]:
-    """Copy the data dir's key (and, unless matches are in Redis, its database) to ``target``."""
+def backup(data_dir: Path, target: Path, *, redis_url: str | None = None) -> list[Path]:
+    """Copy the data dir's keys to ``target``, with its database, or Redis's dump when the
+    matches are in the Redis at ``redis_url``."""
     key = data_dir / datadir.KEY_FILE
     database = data_dir / DATABASE_FILE
+    with_database = redis_url is None
     if not key.is_file():
         raise BackupError(f"no secret key in {data_dir}: is this the server's data dir?")
     if with_database and not database.is_file():
@@ -68,11 +76,86 @@ def backup(data_dir: Path, target: Path, *, with_database: bool = True) -> list[
         _check_database(partial)
         partial.replace(copy)
         written.append(copy)
+    if redis_url:
+        written.append(dump_redis(redis_url, target / REDIS_DUMP))
     return written
 
 
-def restore(source: Path, data_dir: Path) -> list[Path]:
-    """Put a backup's files into ``data_dir`` (the server stopped); returns what was set aside."""
+def dump_redis(url: str, target: Path) -> Path:
+    """Redis's own dump of everything it holds, taken online, written private to ``target``."""
+    program = shutil.which("redis-cli")
+    if program is None:
+        raise BackupError(
+            "redis-cli is not installed (Debian's redis-tools): it takes Redis's dump"
+        )
+    arguments, environ = redis_cli(url)
+    partial = _partial(target)  # 0600 before redis-cli writes into it, never readable by others
+    done = subprocess.run(
+        [program, *arguments, "--rdb", str(partial)],
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
+    if done.returncode != 0:
+        partial.unlink(missing_ok=True)
+        said = (done.stderr or done.stdout).strip().splitlines() or ["no reason given"]
+        raise BackupError(f"redis-cli could not take Redis's dump: {said[-1]}")
+    partial.replace(target)
+    return target
+
+
+def redis_cli(url: str) -> tuple[list[str], dict[str, str]]:
+    """redis-cli's arguments and environment to reach ``url``: its password goes in
+    ``REDISCLI_AUTH``, where other users cannot read it as they can a command line."""
+    from redis.connection import parse_url
+
+    parts = parse_url(url)  # type: ignore[no-untyped-call]
+    if "path" in parts:
+        arguments = ["-s", str(parts["path"])]
+    else:
+        arguments = [
+            "-h",
+            str(parts.get("host") or "localhost"),
+            "-p",
+            str(parts.get("port", 6379)),
+        ]
+    if parts.get("username"):
+        arguments += ["--user", str(parts["username"])]
+    if url.startswith("rediss://"):
+        arguments.append("--tls")
+    environ = {key: value for key, value in os.environ.items() if key != "REDISCLI_AUTH"}
+    if parts.get("password"):
+        environ["REDISCLI_AUTH"] = str(parts["password"])
+    return arguments, environ
+
+
+@dataclasses.dataclass(frozen=True)
+class Restored:
+    """What a restore did: the files it set aside, and how many matches in Redis got
+    fresh seeds (None: the matches are in SQLite)."""
+
+    aside: list[Path]
+    reseeded_in_redis: int | None = None
+
+
+def restore(source: Path, data_dir: Path, *, redis_url: str | None = None) -> Restored:
+    """Put a backup's files into ``data_dir``; refused while a server runs on it (or, with
+    ``redis_url``, on that Redis), before anything changes."""
+    present = _checked_backup(source)
+    datadir.prepare(data_dir)
+    try:
+        with running.stopped(data_dir, redis_url):
+            aside = _replace(source, data_dir, present)
+            # The matches in Redis came back from its own dump: fresh seeds for them too.
+            count = reseed_redis(redis_url, random.SystemRandom()) if redis_url else None
+    except running.ServerRunning as err:
+        raise BackupError(str(err)) from None
+    return Restored(aside, count)
+
+
+def _checked_backup(source: Path) -> list[str]:
+    """The backup's files, each checked readable; raises BackupError."""
     present = [name for name in FILES if (source / name).is_file()]
     if datadir.KEY_FILE not in present:
         raise BackupError(f"no {datadir.KEY_FILE} in {source}: not a backup of this server")
@@ -87,7 +170,11 @@ def restore(source: Path, data_dir: Path) -> list[Path]:
             raise BackupError(f"the signing key in {source} is empty or damaged") from None
     if DATABASE_FILE in present:
         _check_database(source / DATABASE_FILE)
-    datadir.prepare(data_dir)
+    return present
+
+
+def _replace(source: Path, data_dir: Path, present: list[str]) -> list[Path]:
+    """Set the data dir's files aside and copy the backup's in; what was set aside."""
     owner = data_dir.stat()
     stamp = time.strftime("%Y%m%d-%H%M%S")
     aside = []

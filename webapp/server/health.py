@@ -1,5 +1,6 @@
 """The health check behind ``/healthz``: the store, the secret key and the free disk,
-and how close the data is to each of its caps.
+and how close the data is to each of its caps; warnings that leave it healthy (a Redis
+without an append-only file).
 
 Each part is checked for real (the store is read and written), so the answer is cached
 for ``WINDOW_SECONDS`` per process: a supervisor or a proxy may ask as often as it likes.
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from . import datadir
+from .redis_client import NO_APPEND_ONLY, append_only, connect
 from .store import Store
 
 WINDOW_SECONDS = 1.5
@@ -49,6 +51,9 @@ class Health:
         self._lock = threading.Lock()
         self._last: tuple[float, Checks] | None = None
         self._last_usage: tuple[float, Usage] | None = None
+        self._last_warnings: tuple[float, list[str]] | None = None
+        self.redis_url: str | None = config.get("REDIS_URL")
+        self._redis: Any = None
         self.caps = {
             "matches": int(config["MAX_MATCHES"]),
             "rooms": int(config["MAX_ROOMS"]),
@@ -91,6 +96,23 @@ class Health:
             except Exception:  # the health check must answer, whatever went wrong
                 found = {}
             self._last_usage = (self.clock(), found)
+            return found
+
+    def warnings(self) -> list[str]:
+        """What is wrong without making the server unhealthy; at most one look per window."""
+        with self._lock:
+            if self._last_warnings and self.clock() - self._last_warnings[0] < WINDOW_SECONDS:
+                return self._last_warnings[1]
+            found = []
+            if self.redis_url:
+                try:
+                    if self._redis is None:
+                        self._redis = connect(self.redis_url)
+                    if not append_only(self._redis):
+                        found.append(NO_APPEND_ONLY)
+                except Exception:  # Redis away: the store check says so
+                    pass
+            self._last_warnings = (self.clock(), found)
             return found
 
     def _check_key(self) -> str | None:

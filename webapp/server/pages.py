@@ -179,7 +179,7 @@ def qr_path(qr: segno.QRCode) -> dict[str, object]:
 @pages.get("/healthz")
 def healthz() -> ResponseReturnValue:
     """200 if the store, the secret key and the disk are fine, else 503 naming what is not;
-    with how close the data is to each cap."""
+    with how close the data is to each cap, and warnings that leave it healthy."""
     store, health = current_app.extensions["tictactoe"].store, current_app.extensions["health"]
     checks = health.checks(store)
     ok = all(state == OK for state in checks.values())
@@ -189,7 +189,11 @@ def healthz() -> ResponseReturnValue:
             store, current_app.extensions["rooms"].store, current_app.extensions["history"]
         )
     status = "ok" if ok else "failing"
-    reply = jsonify(status=status, version=__version__, checks=checks, usage=usage)
+    found = {"status": status, "version": __version__, "checks": checks, "usage": usage}
+    warnings = health.warnings() if checks["store"] == OK else []  # Redis answers
+    if warnings:  # what is wrong without making the server unhealthy
+        found["warnings"] = warnings
+    reply = jsonify(found)
     reply.headers["Cache-Control"] = "no-store"
     return reply, 200 if ok else 503
 

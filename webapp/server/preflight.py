@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import gc
+import logging
 import os
 import socket
 import sqlite3
@@ -17,7 +18,10 @@ from typing import Any
 
 from ..game import engine, odds
 from ..game.board import Board
-from . import datadir, signing
+from . import datadir, running, signing
+from .redis_client import NO_APPEND_ONLY, append_only
+
+log = logging.getLogger(__name__)
 
 
 class StartupError(RuntimeError):
@@ -34,6 +38,7 @@ def preflight(settings: dict[str, Any]) -> None:
     settings["DATA_DIR"] = str(data_dir)
     try:
         datadir.prepare(data_dir)
+        running.hold(data_dir)  # a restore refuses while the server runs, and the reverse
         if not settings["SECRET_KEY"]:
             settings["SECRET_KEY"] = datadir.secret_key(data_dir)
         signing.signer(settings, data_dir)  # the data dir's key made once, both keys checked
@@ -59,11 +64,14 @@ def check_port(host: str, port: int) -> None:
 
 
 def check_redis(url: str) -> None:
-    """Fail now if Redis does not answer at ``url``."""
+    """Fail now if Redis does not answer at ``url``; warn if it keeps no append-only file."""
     import redis
 
     try:
-        redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3).ping()
+        client = redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3)
+        client.ping()
+        if not append_only(client):
+            log.warning(NO_APPEND_ONLY)
     except (redis.RedisError, ValueError) as err:
         raise StartupError(f"cannot reach Redis at {url}: {err}") from None
 

@@ -34,3 +34,22 @@ def out_of_memory() -> type[Exception]:
     from redis.exceptions import OutOfMemoryError
 
     return OutOfMemoryError
+
+
+def append_only(client: Any) -> bool:
+    """Whether the Redis behind ``client`` keeps an append-only file (docs/hosting.md).
+
+    Managed Redis often refuses ``CONFIG``; ``INFO persistence`` then says it.
+    """
+    import redis
+
+    try:
+        return str(client.config_get("appendonly").get("appendonly")) == "yes"
+    except redis.ResponseError:
+        return str(client.info("persistence").get("aof_enabled")) == "1"
+
+
+NO_APPEND_ONLY = (
+    "Redis keeps no append-only file (appendonly no): if it crashes, players come back to"
+    " older matches; set appendonly yes and appendfsync always (docs/hosting.md)"
+)

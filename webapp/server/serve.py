@@ -84,9 +84,23 @@ def _start_worker_tasks(worker: Any) -> None:
     app = worker.wsgi
     gc.collect()
     gc.freeze()
-    app.extensions["socketio"].start_background_task(_prune_forever, app)
+    socketio = app.extensions["socketio"]
+    socketio.start_background_task(_prune_forever, app)
     if hasattr(app.extensions["presence"], "renew"):
-        app.extensions["socketio"].start_background_task(_renew_presence_forever, app)
+        socketio.start_background_task(_renew_presence_forever, app)
+    if app.config["REDIS_URL"]:  # seen by a restore on any host sharing this Redis
+        from .redis_client import connect
+        from .running import Heartbeat
+
+        heartbeat = app.extensions["heartbeat"] = Heartbeat(connect(app.config["REDIS_URL"]))
+        socketio.start_background_task(heartbeat.forever, socketio.sleep)
+
+
+def _end_worker_tasks(worker: Any) -> None:
+    """In a worker that stops: take its heartbeat out of Redis, so a restore may run."""
+    heartbeat = getattr(getattr(worker, "wsgi", None), "extensions", {}).get("heartbeat")
+    if heartbeat is not None:
+        heartbeat.end()
 
 
 def _prune_forever(app: Any) -> None:
@@ -221,6 +235,7 @@ class Application(BaseApplication):  # type: ignore[misc]
             "pre_fork": lambda arbiter, worker: pacer.before_fork(),
             "child_exit": lambda arbiter, worker: pacer.worker_died(),
             "post_worker_init": _start_worker_tasks,
+            "worker_exit": lambda arbiter, worker: _end_worker_tasks(worker),
             "worker_abort": _log_stuck_worker,
         }
         for key, value in options.items():

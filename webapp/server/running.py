@@ -1,0 +1,137 @@
+"""Whether a server is running on this data: the data dir's lock, and Redis's heartbeats.
+
+A running server holds a shared ``flock`` on ``server.lock`` in its data dir from the
+arbiter's start to its last worker's exit (the workers inherit it), so a restore, which
+needs the lock exclusively, refuses while any server on that data dir runs. A lock file
+cannot see servers on other hosts sharing Redis, so each worker also keeps a heartbeat
+key there, expiring ``HEARTBEAT_SECONDS`` after its last beat, and deleted when the
+worker stops; a restore with Redis refuses while any heartbeat is there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import socket
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from . import datadir
+
+log = logging.getLogger(__name__)
+LOCK_FILE = "server.lock"
+HEARTBEAT_PREFIX = "tictactoe:server:"
+HEARTBEAT_SECONDS = 15
+BEAT_EVERY_SECONDS = HEARTBEAT_SECONDS / 3
+_held: list[IO[bytes]] = []  # the arbiter's lock, kept open (and so held) while it runs
+
+
+class ServerRunning(RuntimeError):
+    """A server is running on the data a restore would replace; the message says where."""
+
+
+def _open_lock(data_dir: Path) -> IO[bytes]:
+    path = data_dir / LOCK_FILE
+    datadir.private_file(path)
+    handle = path.open("rb")
+    owner = data_dir.stat()
+    if os.geteuid() == 0 and path.stat().st_uid != owner.st_uid:
+        os.chown(path, owner.st_uid, owner.st_gid)  # the service's user opens it next
+    return handle
+
+
+def hold(data_dir: Path) -> None:
+    """Take the data dir's lock, shared, for as long as this process (and its children) run."""
+    try:
+        handle = _open_lock(data_dir)
+    except OSError as err:
+        raise datadir.DataDirError(
+            f"cannot open {data_dir / LOCK_FILE} ({err.strerror}): it must belong to the"
+            " server's user"
+        ) from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise datadir.DataDirError(
+            f"a restore into {data_dir} is under way: start the server once it has finished"
+        ) from None
+    _held.append(handle)
+
+
+@contextlib.contextmanager
+def stopped(data_dir: Path, redis_url: str | None = None) -> Iterator[None]:
+    """While no server runs on ``data_dir`` (nor on Redis at ``redis_url``), and none can
+    start on the data dir; raises ServerRunning otherwise."""
+    with _open_lock(data_dir) as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ServerRunning(
+                f"the server is running on {data_dir}: stop it first (systemctl stop tictactoe)"
+            ) from None
+        if redis_url:
+            _refuse_live_servers(redis_url)
+        yield
+
+
+def _refuse_live_servers(url: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
+    try:
+        beats = live_servers(client)
+    except redis.RedisError as err:
+        raise ServerRunning(f"cannot ask Redis which servers run: {err}") from None
+    finally:
+        client.close()
+    if beats:
+        seen = ", ".join(f"{beat['host']} (pid {beat['pid']})" for beat in beats)
+        raise ServerRunning(
+            f"{len(beats)} server process(es) on this Redis are running: {seen}; stop every"
+            f" server first (a server that died is forgotten within {HEARTBEAT_SECONDS} s)"
+        )
+
+
+def live_servers(client: Any) -> list[dict[str, Any]]:
+    """The heartbeats in Redis now: one per running worker, on any host."""
+    keys = sorted(client.scan_iter(match=HEARTBEAT_PREFIX + "*", count=500))
+    found = [client.get(key) for key in keys]
+    return [orjson.loads(value) for value in found if value]
+
+
+class Heartbeat:
+    """One worker's key in Redis, renewed while it runs and deleted when it stops."""
+
+    def __init__(self, client: Any, *, clock: Callable[[], float] = time.time) -> None:
+        self.client, self.clock = client, clock
+        host, pid = socket.gethostname(), os.getpid()
+        self.key = f"{HEARTBEAT_PREFIX}{host}:{pid}"
+        self.about = {"host": host, "pid": pid, "since": int(clock())}
+
+    def beat(self) -> None:
+        """Say once more that this worker runs."""
+        value = orjson.dumps({**self.about, "seen": int(self.clock())})
+        self.client.set(self.key, value, ex=HEARTBEAT_SECONDS)
+
+    def forever(self, sleep: Callable[[float], Any]) -> None:
+        """Beat every ``BEAT_EVERY_SECONDS`` until the process ends."""
+        while True:
+            try:
+                self.beat()
+            except Exception as err:  # Redis away: try again next time
+                log.warning("could not renew this worker's heartbeat in Redis: %s", err)
+            sleep(BEAT_EVERY_SECONDS)
+
+    def end(self) -> None:
+        """Say that this worker has stopped (else its key expires by itself)."""
+        try:
+            self.client.delete(self.key)
+        except Exception as err:  # Redis away: the key expires by itself
+            log.warning("could not take this worker's heartbeat out of Redis: %s", err)
