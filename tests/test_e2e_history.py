@@ -13,7 +13,7 @@ from browser import board, expect_no_violations, marks, open_game, play, settle,
 from playwright.sync_api import Browser, Page, expect
 
 from webapp.game import engine
-from webapp.game.board import Board
+from webapp.game.board import Board, cell_name, parse_cell
 from webapp.game.review import verdict
 
 
@@ -36,6 +36,28 @@ def play_with_a_mistake(page: Page) -> int:
             slipped = 10 - cells.count(".")
         play(page, cells.index(".") if cell is None else cell)
     return slipped
+
+
+def expect_better_cells_named_and_marked(page: Page, slipped: int) -> list[str]:
+    """At the slip, the verdict names the engine's best cells, and the board marks those
+    cells (by a dashed ring, and in their accessible names), and no others."""
+    items = page.get_by_role("list", name="Moves").get_by_role("listitem").all_inner_texts()
+    position = Board()
+    for item in items[: slipped - 1]:  # "X b2: best move"
+        position = position.apply_move(parse_cell(item.split()[1].rstrip(":")))
+    expected = sorted(cell_name(cell) for cell in engine.best_moves(position))
+    text = page.locator("#replay-verdict").inner_text()
+    named = re.search(r"best (was|were) ((?:[a-c][1-3](?:, | or )?)+), keeping", text)
+    assert named, text
+    assert sorted(re.findall(r"[a-c][1-3]", named.group(2))) == expected, text
+    assert named.group(1) == ("was" if len(expected) == 1 else "were")
+    marked = page.get_by_role("gridcell", name=re.compile(r", empty, the better move$"))
+    expect(marked).to_have_count(len(expected))
+    ringed = page.locator('#replay-board [data-best="true"]')
+    labels = [ringed.nth(i).get_attribute("aria-label") or "" for i in range(ringed.count())]
+    names = sorted(label[:2] for label in labels)
+    assert names == expected
+    return expected
 
 
 def record_verified(page: Page) -> Any:
@@ -86,6 +108,13 @@ def test_a_mistake_is_marked_at_its_ply_replayed_by_keyboard_and_shared(
     expect(page.locator("#replay-move")).to_have_text(re.compile(rf"^Move {slipped} of {total}"))
     expect(page.locator("#replay-verdict")).to_have_text(re.compile("^(Mistake|Blunder): kept"))
     expect(page.get_by_role("gridcell", name=re.compile(r", [XO]$"))).to_have_count(slipped)
+    better = expect_better_cells_named_and_marked(page, slipped)
+    expect(moves.nth(slipped - 1)).to_contain_text(f"(best {better[0]}")
+    expect_no_violations(axe, page, "a replay marking the better move")
+    shoot(page, "history-replay-better-move")
+    page.keyboard.press("ArrowLeft")  # the move before: a best move, nothing marked
+    expect(page.locator('#replay-board [data-best="true"]')).to_have_count(0)
+    page.keyboard.press("ArrowRight")
     page.keyboard.press("End")
     expect(page.locator("#replay-at")).to_have_text(f"{total} of {total}")
     page.get_by_role("button", name="First", exact=True).click()

@@ -2,7 +2,8 @@
 
 For every move, the engine's table gives the best value the mover had (win, draw or
 loss, and in how many plies under perfect play) and the value of the move played.
-The verdict compares the two:
+The verdict compares the two, and the review names the *best cells*: every move that kept
+the best value, so that a page can say "best was c1" and mark it on the board:
 
 - ``best``: the same result in the same number of plies;
 - ``inaccuracy``: the same result, but a slower win or a faster loss;
@@ -34,8 +35,10 @@ _RANK = {Result.LOSS: 0, Result.DRAW: 1, Result.WIN: 2}
 class MoveReview:
     """One move: who played it, the best its mover had, what it kept, and the verdict.
 
-    ``gift`` is set on a move that gave the opponent a better result than they had,
-    once the opponent has answered it: whether they took it or missed it.
+    ``best_cells`` are the moves that kept ``best`` (the played cell among them when the
+    verdict is ``best``). ``gift`` is set on a move that gave the opponent a better
+    result than they had, once the opponent has answered it: whether they took it or
+    missed it.
     """
 
     ply: int
@@ -44,6 +47,7 @@ class MoveReview:
     best: Value
     played: Value
     verdict: Verdict
+    best_cells: tuple[Cell, ...] = ()
     gift: Gift | None = None
 
     def to_dict(self) -> dict[str, object]:
@@ -55,6 +59,7 @@ class MoveReview:
             "best": self.best.to_dict(),
             "played": self.played.to_dict(),
             "verdict": self.verdict,
+            "best_cells": [cell_name(cell) for cell in self.best_cells],
         }
         return found if self.gift is None else {**found, "gift": self.gift}
 
@@ -87,7 +92,13 @@ def judge(board: Board, cell: Cell) -> MoveReview:
     played = analysis.moves[cell]
     ply = 10 - board.empties
     return MoveReview(
-        ply, cell, board.to_move, analysis.value, played, verdict(analysis.value, played)
+        ply,
+        cell,
+        board.to_move,
+        analysis.value,
+        played,
+        verdict(analysis.value, played),
+        tuple(sorted(analysis.best)),
     )
 
 
