@@ -109,7 +109,9 @@ def test_a_mistake_is_marked_at_its_ply_replayed_by_keyboard_and_shared(
     expect(page.locator("#replay-verdict")).to_have_text(re.compile("^(Mistake|Blunder): kept"))
     expect(page.get_by_role("gridcell", name=re.compile(r", [XO]$"))).to_have_count(slipped)
     better = expect_better_cells_named_and_marked(page, slipped)
-    expect(moves.nth(slipped - 1)).to_contain_text(f"(best {better[0]}")
+    mistake = moves.nth(slipped - 1).inner_text().split()[1].rstrip(":")
+    item = moves.nth(slipped - 1).inner_text()
+    assert sorted(re.findall(r"[a-c][1-3]", item.split("(best ")[1])) == better, item
     expect_no_violations(axe, page, "a replay marking the better move")
     shoot(page, "history-replay-better-move")
     page.keyboard.press("ArrowLeft")  # the move before: a best move, nothing marked
@@ -156,14 +158,37 @@ def test_a_mistake_is_marked_at_its_ply_replayed_by_keyboard_and_shared(
     expect(board(page)).to_have_attribute("data-version", re.compile(r"^\d+$"))
     assert settle(page) == "human"
     assert 9 - marks(page).count(".") == slipped - 1
-    play(page, marks(page).index("."))
+    # It names the mistake, and says what each move there does.
+    lesson = page.locator("#practice-lesson")
+    expect(lesson).to_have_text(
+        re.compile(rf"^You played {mistake} here, a (mistake|blunder): it .+; try another move\.$")
+    )
+    said = page.locator("#practice-feedback")
+    expect(said).to_have_text("")
+    position = marks(page)
+    play(page, parse_cell(mistake))
+    expect(said).to_have_text(re.compile(r"^That's the move you played: it (loses in|only draws)"))
+    expect(said).to_have_attribute("data-feedback", "played")
+    shoot(page, "practice-played-again")
     take_back = page.get_by_role("button", name="Take back")
     if take_back.is_visible():  # the game may have ended with that move
         take_back.click()
         # The AI's reply may arrive after the click: wait for the position, not the turn.
         expect(page.get_by_role("gridcell", name=re.compile(r", [XO]$"))).to_have_count(slipped - 1)
         expect(board(page)).to_have_attribute("data-turn", "human")
+        expect(said).to_have_text("")
+    else:
+        open_newest_replay(page, server.url)
+        page.get_by_role("button", name="Retry from your first mistake").click()
+        expect(said).to_have_text("")  # a fresh practice game: nothing played yet
+        expect(board(page)).to_have_attribute("data-turn", "human")
+    best = engine.best_moves(Board(position))[0]
+    play(page, best)
+    expect(said).to_have_text(re.compile(rf"^Best move: {cell_name(best)}, it "))
+    expect(said).to_have_attribute("data-feedback", "best")
+    expect(page.get_by_role("status").filter(has_text=re.compile("^Best move: "))).to_have_count(1)
     expect_no_violations(axe, page, "a practice game")
+    shoot(page, "practice-best-move")
     open_game(page, server.url)
     assert (board(page).get_attribute("data-version"), marks(page)) == match_before
 

@@ -31,7 +31,7 @@ export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 let replay = null; // {game, review, ply, signed}
 let downloadUrl = null;
 
-/** "win in 2 of the mover's moves", from a value whose plies count both sides. */
+/** "a win in 2 moves" (the mover's), from a value whose plies count both sides. */
 function valueWords({ result, plies }) {
   if (result === "draw") return "a draw";
   const own = Math.ceil(plies / 2);
@@ -52,7 +52,7 @@ function moveWords(move) {
 }
 
 /** "c1", "a1 or c3", "a1, b1 or c3". */
-function eitherCell(cells) {
+export function eitherCell(cells) {
   return cells.length < 2 ? cells.join("") : `${cells.slice(0, -1).join(", ")} or ${cells.at(-1)}`;
 }
 

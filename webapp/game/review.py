@@ -10,6 +10,10 @@ the best value, so that a page can say "best was c1" and mark it on the board:
 - ``mistake``: one step down: a win thrown into a draw, or a draw into a loss;
 - ``blunder``: a win thrown into a loss.
 
+A practice game from a player's mistake (``lesson``) says the same of each of their
+moves there, in its own words (``Feedback``): the mistake played again, the best move,
+or another move that keeps the best result.
+
 A move that threw its mover's result away hands the opponent a better one: a *gift*.
 The opponent's next move either keeps what was given (``taken``) or throws it back
 (``missed``). The page marks the AI's gifts this way; a review reads only the moves.
@@ -138,3 +142,39 @@ def summary(moves: Iterable[MoveReview], mark: Mark) -> str:
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+Feedback = Literal["played", "best", "good", "inaccuracy", "mistake", "blunder"]
+"""What a practice game says of a move: ``played`` is the mistake being practised, played
+again at its position; ``best`` kept the best value; ``good`` kept the best result (a win
+or a draw), only more slowly; otherwise the move's verdict."""
+
+
+def feedback(move: MoveReview, *, mistake: Cell | None = None) -> Feedback:
+    """The feedback on ``move``; ``mistake`` is the move practised, if the position is
+    the one it was made in."""
+    if move.cell == mistake:
+        return "played"
+    if move.verdict == "inaccuracy" and move.best.result != Result.LOSS:
+        return "good"
+    return move.verdict
+
+
+def lesson(
+    setup: Sequence[Cell], mistake: Cell, moves: Sequence[tuple[bool, Cell]]
+) -> dict[str, object]:
+    """What a practice game from a mistake shows: the mistake, judged at the position
+    after ``setup``, and the feedback on the player's latest move. ``moves`` are the
+    practice game's moves, each with whether the player made it (they move first)."""
+    board = Board()
+    for cell in setup:
+        board = board.apply_move(cell)
+    practised = judge(board, mistake).to_dict()
+    latest: dict[str, object] | None = None
+    for index, (mine, cell) in enumerate(moves):
+        if mine:
+            move = judge(board, cell)
+            said = feedback(move, mistake=mistake if index == 0 else None)
+            latest = {**move.to_dict(), "feedback": said}
+        board = board.apply_move(cell)
+    return {"mistake": practised, "feedback": latest}
