@@ -277,3 +277,64 @@ def test_take_back_in_a_fixed_mode_and_why_not_in_an_hp_match(page: Page, server
     assert marks(page) == before
     play(page, 4)
     assert marks(page) == after  # the same dice: the AI answers as before
+
+
+def shown_game(page: Page) -> str:
+    """The id of the game the replay shows, from its share link."""
+    expect(page.get_by_role("grid", name="Replay board")).to_be_visible()
+    link = page.get_by_role("textbox", name="Share link")
+    expect(link).to_have_value(re.compile(r"/g/[A-Za-z0-9_-]{22}$"))
+    return link.input_value().rsplit("/", 1)[1]
+
+
+def test_a_replay_has_its_own_address_for_back_forward_and_bookmarks(
+    page: Page, browser: Browser, server: Any, axe: Callable[[Page], list[dict[str, Any]]]
+) -> None:
+    open_game(page, server.url)
+    start_match(page, "Easy")
+    for _ in range(2):
+        while settle(page) == "human":
+            play(page, marks(page).index("."))
+        page.get_by_role("button", name="Next game").click()
+        expect(board(page)).to_have_attribute("data-status", "playing")
+    page.goto(server.url + "/history")
+    rows = page.locator("#games-rows tr")
+    expect(rows).to_have_count(2)
+    replay_buttons = page.get_by_role("button", name=re.compile("^Replay the game of"))
+    address = re.compile(rf"^{re.escape(server.url)}/history/([A-Za-z0-9_-]{{22}})$")
+
+    replay_buttons.nth(0).click()
+    expect(page).to_have_url(address)
+    newest = shown_game(page)
+    assert page.url == f"{server.url}/history/{newest}"
+    replay_buttons.nth(1).click()
+    expect(page).to_have_url(re.compile(r"/history/(?!" + re.escape(newest) + ")"))
+    older = shown_game(page)
+    assert older != newest and page.url == f"{server.url}/history/{older}"
+
+    page.go_back()  # the newest game's replay again
+    expect(page).to_have_url(f"{server.url}/history/{newest}")
+    assert shown_game(page) == newest
+    page.go_back()  # History alone: no replay
+    expect(page).to_have_url(f"{server.url}/history")
+    expect(page.locator("#replay")).to_be_hidden()
+    expect(page.locator("#share")).to_be_hidden()
+    page.go_forward()
+    expect(page).to_have_url(f"{server.url}/history/{newest}")
+    assert shown_game(page) == newest
+    expect(page).to_have_title(re.compile("^Game of "))
+
+    page.reload()  # a bookmark or a reload opens the same replay
+    assert shown_game(page) == newest
+    expect(page.locator("#replay-move")).to_have_text(re.compile(r"^Move (\d+) of \1: "))
+    expect_no_violations(axe, page, "a replay at its own address")
+    page.goto(f"{server.url}/history/{older}")
+    assert shown_game(page) == older
+
+    # Another browser has no such game: it is told so, and nothing is shown.
+    stranger = browser.new_context().new_page()
+    stranger.goto(f"{server.url}/history/{newest}")
+    expect(stranger.locator("#notice")).to_have_text(re.compile("history", re.I))
+    expect(stranger.locator("#replay")).to_be_hidden()
+    assert stranger.goto(f"{server.url}/history/not-a-game").status == 404  # type: ignore[union-attr]
+    stranger.context.close()

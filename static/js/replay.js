@@ -174,6 +174,12 @@ export function showReplay(game, review, { focus = true, signed = null } = {}) {
   $("replay-title").focus();
 }
 
+/** Take the replay off the page. */
+export function hideReplay() {
+  replay = null;
+  $("replay").hidden = true;
+}
+
 /** Make the replay's buttons, scrubber and arrow keys step through the game. */
 export function wireControls() {
   $("replay-first").addEventListener("click", () => go(0));
