@@ -24,7 +24,7 @@ let shown = false; // a replay is on screen
 const PAGE_TITLE = document.title;
 
 /** The History page's own address; a game's replay is under it. */
-const historyAddress = () => $("history").dataset.address;
+const historyAddress = () => $("history-main").dataset.address;
 const replayAddress = (id) => `${historyAddress()}/${encodeURIComponent(id)}`;
 
 /** The game the address names (/history/<id>, or an older link's ?game=<id>), or null. */
