@@ -13,7 +13,7 @@ from browser import board, expect_no_violations, marks, open_game, play, settle,
 from playwright.sync_api import Browser, Page, expect
 
 from webapp.game import engine
-from webapp.game.board import Board
+from webapp.game.board import Board, cell_name, parse_cell
 from webapp.game.review import verdict
 
 
@@ -36,6 +36,28 @@ def play_with_a_mistake(page: Page) -> int:
             slipped = 10 - cells.count(".")
         play(page, cells.index(".") if cell is None else cell)
     return slipped
+
+
+def expect_better_cells_named_and_marked(page: Page, slipped: int) -> list[str]:
+    """At the slip, the verdict names the engine's best cells, and the board marks those
+    cells (by a dashed ring, and in their accessible names), and no others."""
+    items = page.get_by_role("list", name="Moves").get_by_role("listitem").all_inner_texts()
+    position = Board()
+    for item in items[: slipped - 1]:  # "X b2: best move"
+        position = position.apply_move(parse_cell(item.split()[1].rstrip(":")))
+    expected = sorted(cell_name(cell) for cell in engine.best_moves(position))
+    text = page.locator("#replay-verdict").inner_text()
+    named = re.search(r"best (was|were) ((?:[a-c][1-3](?:, | or )?)+), keeping", text)
+    assert named, text
+    assert sorted(re.findall(r"[a-c][1-3]", named.group(2))) == expected, text
+    assert named.group(1) == ("was" if len(expected) == 1 else "were")
+    marked = page.get_by_role("gridcell", name=re.compile(r", empty, the better move$"))
+    expect(marked).to_have_count(len(expected))
+    ringed = page.locator('#replay-board [data-best="true"]')
+    labels = [ringed.nth(i).get_attribute("aria-label") or "" for i in range(ringed.count())]
+    names = sorted(label[:2] for label in labels)
+    assert names == expected
+    return expected
 
 
 def record_verified(page: Page) -> Any:
@@ -86,6 +108,15 @@ def test_a_mistake_is_marked_at_its_ply_replayed_by_keyboard_and_shared(
     expect(page.locator("#replay-move")).to_have_text(re.compile(rf"^Move {slipped} of {total}"))
     expect(page.locator("#replay-verdict")).to_have_text(re.compile("^(Mistake|Blunder): kept"))
     expect(page.get_by_role("gridcell", name=re.compile(r", [XO]$"))).to_have_count(slipped)
+    better = expect_better_cells_named_and_marked(page, slipped)
+    mistake = moves.nth(slipped - 1).inner_text().split()[1].rstrip(":")
+    item = moves.nth(slipped - 1).inner_text()
+    assert sorted(re.findall(r"[a-c][1-3]", item.split("(best ")[1])) == better, item
+    expect_no_violations(axe, page, "a replay marking the better move")
+    shoot(page, "history-replay-better-move")
+    page.keyboard.press("ArrowLeft")  # the move before: a best move, nothing marked
+    expect(page.locator('#replay-board [data-best="true"]')).to_have_count(0)
+    page.keyboard.press("ArrowRight")
     page.keyboard.press("End")
     expect(page.locator("#replay-at")).to_have_text(f"{total} of {total}")
     page.get_by_role("button", name="First", exact=True).click()
@@ -127,14 +158,37 @@ def test_a_mistake_is_marked_at_its_ply_replayed_by_keyboard_and_shared(
     expect(board(page)).to_have_attribute("data-version", re.compile(r"^\d+$"))
     assert settle(page) == "human"
     assert 9 - marks(page).count(".") == slipped - 1
-    play(page, marks(page).index("."))
+    # It names the mistake, and says what each move there does.
+    lesson = page.locator("#practice-lesson")
+    expect(lesson).to_have_text(
+        re.compile(rf"^You played {mistake} here, a (mistake|blunder): it .+; try another move\.$")
+    )
+    said = page.locator("#practice-feedback")
+    expect(said).to_have_text("")
+    position = marks(page)
+    play(page, parse_cell(mistake))
+    expect(said).to_have_text(re.compile(r"^That's the move you played: it (loses in|only draws)"))
+    expect(said).to_have_attribute("data-feedback", "played")
+    shoot(page, "practice-played-again")
     take_back = page.get_by_role("button", name="Take back")
     if take_back.is_visible():  # the game may have ended with that move
         take_back.click()
         # The AI's reply may arrive after the click: wait for the position, not the turn.
         expect(page.get_by_role("gridcell", name=re.compile(r", [XO]$"))).to_have_count(slipped - 1)
         expect(board(page)).to_have_attribute("data-turn", "human")
+        expect(said).to_have_text("")
+    else:
+        open_newest_replay(page, server.url)
+        page.get_by_role("button", name="Retry from your first mistake").click()
+        expect(said).to_have_text("")  # a fresh practice game: nothing played yet
+        expect(board(page)).to_have_attribute("data-turn", "human")
+    best = engine.best_moves(Board(position))[0]
+    play(page, best)
+    expect(said).to_have_text(re.compile(rf"^Best move: {cell_name(best)}, it "))
+    expect(said).to_have_attribute("data-feedback", "best")
+    expect(page.get_by_role("status").filter(has_text=re.compile("^Best move: "))).to_have_count(1)
     expect_no_violations(axe, page, "a practice game")
+    shoot(page, "practice-best-move")
     open_game(page, server.url)
     assert (board(page).get_attribute("data-version"), marks(page)) == match_before
 
@@ -223,3 +277,64 @@ def test_take_back_in_a_fixed_mode_and_why_not_in_an_hp_match(page: Page, server
     assert marks(page) == before
     play(page, 4)
     assert marks(page) == after  # the same dice: the AI answers as before
+
+
+def shown_game(page: Page) -> str:
+    """The id of the game the replay shows, from its share link."""
+    expect(page.get_by_role("grid", name="Replay board")).to_be_visible()
+    link = page.get_by_role("textbox", name="Share link")
+    expect(link).to_have_value(re.compile(r"/g/[A-Za-z0-9_-]{22}$"))
+    return link.input_value().rsplit("/", 1)[1]
+
+
+def test_a_replay_has_its_own_address_for_back_forward_and_bookmarks(
+    page: Page, browser: Browser, server: Any, axe: Callable[[Page], list[dict[str, Any]]]
+) -> None:
+    open_game(page, server.url)
+    start_match(page, "Easy")
+    for _ in range(2):
+        while settle(page) == "human":
+            play(page, marks(page).index("."))
+        page.get_by_role("button", name="Next game").click()
+        expect(board(page)).to_have_attribute("data-status", "playing")
+    page.goto(server.url + "/history")
+    rows = page.locator("#games-rows tr")
+    expect(rows).to_have_count(2)
+    replay_buttons = page.get_by_role("button", name=re.compile("^Replay the game of"))
+    address = re.compile(rf"^{re.escape(server.url)}/history/([A-Za-z0-9_-]{{22}})$")
+
+    replay_buttons.nth(0).click()
+    expect(page).to_have_url(address)
+    newest = shown_game(page)
+    assert page.url == f"{server.url}/history/{newest}"
+    replay_buttons.nth(1).click()
+    expect(page).to_have_url(re.compile(r"/history/(?!" + re.escape(newest) + ")"))
+    older = shown_game(page)
+    assert older != newest and page.url == f"{server.url}/history/{older}"
+
+    page.go_back()  # the newest game's replay again
+    expect(page).to_have_url(f"{server.url}/history/{newest}")
+    assert shown_game(page) == newest
+    page.go_back()  # History alone: no replay
+    expect(page).to_have_url(f"{server.url}/history")
+    expect(page.locator("#replay")).to_be_hidden()
+    expect(page.locator("#share")).to_be_hidden()
+    page.go_forward()
+    expect(page).to_have_url(f"{server.url}/history/{newest}")
+    assert shown_game(page) == newest
+    expect(page).to_have_title(re.compile("^Game of "))
+
+    page.reload()  # a bookmark or a reload opens the same replay
+    assert shown_game(page) == newest
+    expect(page.locator("#replay-move")).to_have_text(re.compile(r"^Move (\d+) of \1: "))
+    expect_no_violations(axe, page, "a replay at its own address")
+    page.goto(f"{server.url}/history/{older}")
+    assert shown_game(page) == older
+
+    # Another browser has no such game: it is told so, and nothing is shown.
+    stranger = browser.new_context().new_page()
+    stranger.goto(f"{server.url}/history/{newest}")
+    expect(stranger.locator("#notice")).to_have_text(re.compile("history", re.I))
+    expect(stranger.locator("#replay")).to_be_hidden()
+    assert stranger.goto(f"{server.url}/history/not-a-game").status == 404  # type: ignore[union-attr]
+    stranger.context.close()

@@ -66,6 +66,28 @@ def test_every_move_of_every_reachable_position_is_judged_right() -> None:
     assert seen == {"best", "inaccuracy", "mistake", "blunder"}
 
 
+def test_best_cells_are_every_move_that_keeps_the_best_value() -> None:
+    for board in reachable_positions().values():
+        if board.is_over():
+            continue
+        best = oracle(board.cells)
+        keeping = set()
+        for cell in board.legal_moves():
+            result, plies = oracle(board.apply_move(cell).cells)
+            if ({"loss": "win", "win": "loss", "draw": "draw"}[result], plies + 1) == best:
+                keeping.add(cell)
+        for cell in board.legal_moves():
+            move = judge(board, cell)
+            assert move.best_cells == tuple(sorted(keeping)), board.cells
+            assert (cell in move.best_cells) == (move.verdict == "best"), (board.cells, cell)
+
+
+def test_a_slip_names_the_cells_it_should_have_played() -> None:
+    moves = review([0, 1])  # a1, then O's b1 edge: b2 was the only draw
+    assert moves[1].verdict == "mistake" and moves[1].best_cells == (4,)
+    assert moves[1].to_dict()["best_cells"] == ["b2"]
+
+
 def random_game(rng: random.Random) -> list[int]:
     """The cells of one game of random moves."""
     board, cells = Board(), []
@@ -128,14 +150,17 @@ def test_review_command_json(capsys: pytest.CaptureFixture[str]) -> None:
         "best": {"result": "draw", "plies": 9},
         "played": {"result": "draw", "plies": 9},
         "verdict": "best",
+        "best_cells": ["a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3"],
     }
+    assert found["moves"][1]["best_cells"] == ["a1", "c1", "a3", "c3"]  # a corner against b2
     assert [m["side"] for m in found["moves"]] == ["X", "O", "X", "O"]
 
 
 def test_review_command_text_and_refusal(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["review", "a1", "a2", "c3"]) == 0
     out = capsys.readouterr().out
-    assert " 2. O a2  mistake    kept loss in 6 (best: draw), gift missed" in out
+    assert " 2. O a2  mistake    kept loss in 6 (best: draw at b2), gift missed" in out
+    assert " 3. X c3  mistake    kept draw (best: win in 5 at b1, c1 or b2)" in out
     assert "X: 1 mistake, 1 missed gift" in out
     assert main(["review", "b2", "b2"]) == 2
     assert "move 2 ('b2')" in capsys.readouterr().err

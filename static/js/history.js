@@ -1,8 +1,18 @@
 // The History page: the player's finished games, their lifetime figures, and a replay of
 // any game with its review by perfect play. Everything shown comes from the server.
+// A replay has its own address (/history/<id>): opening one pushes it, so Back and
+// Forward step between replays and the list, and a bookmark or a reload opens it again.
 import { connect } from "./connection.js";
 import { ERROR_MESSAGES, EVENTS } from "./protocol.js";
-import { RESULTS, formatWhen, plural, showReplay, title, wireControls } from "./replay.js";
+import {
+  RESULTS,
+  formatWhen,
+  hideReplay,
+  plural,
+  showReplay,
+  title,
+  wireControls,
+} from "./replay.js";
 import { drawMatch, matchesIn } from "./timeline.js";
 
 const SHOWN_MATCHES = 6;
@@ -11,6 +21,19 @@ const $ = (id) => document.getElementById(id);
 
 let asked = null; // the id of the game last asked for
 let shown = false; // a replay is on screen
+const PAGE_TITLE = document.title;
+
+/** The History page's own address; a game's replay is under it. */
+const historyAddress = () => $("history-main").dataset.address;
+const replayAddress = (id) => `${historyAddress()}/${encodeURIComponent(id)}`;
+
+/** The game the address names (/history/<id>, or an older link's ?game=<id>), or null. */
+function gameInAddress() {
+  const root = `${historyAddress()}/`;
+  const path = window.location.pathname;
+  if (path.startsWith(root)) return decodeURIComponent(path.slice(root.length)) || null;
+  return new URLSearchParams(window.location.search).get("game");
+}
 
 function showNotice(text) {
   $("notice").textContent = text;
@@ -118,14 +141,28 @@ function renderMatches(games) {
   $("timelines").replaceChildren(...figures);
 }
 
+/** Back to the list alone: the address is History's own again. */
+function closeReplay() {
+  asked = null;
+  shown = false;
+  hideReplay();
+  $("share").hidden = $("retry").hidden = true;
+  document.title = PAGE_TITLE;
+}
+
 function start() {
   let send = null;
-  const open = async (id) => {
+  // `push`: a new step in the browser's history (a Replay button), not one it went to.
+  const open = async (id, { push = false } = {}) => {
     asked = id;
     const reply = await send(EVENTS.historyGame, { id });
     if (asked !== id) return;
     if (!reply.ok) return refused(reply);
+    const address = replayAddress(id);
+    if (push && window.location.pathname !== address) history.pushState({ id }, "", address);
+    else if (window.location.pathname !== address) history.replaceState({ id }, "", address);
     showReplay(reply.game, reply.review, { signed: reply.signed_record });
+    document.title = `Game of ${formatWhen(reply.game.ended)} · ${PAGE_TITLE}`;
     showShareLink(reply.game.id);
     offerRetry(reply.game.id, reply.review);
     shown = true;
@@ -134,11 +171,16 @@ function start() {
     const reply = await send(EVENTS.history);
     if (!reply.ok) return refused(reply);
     renderTotals(reply.totals);
-    renderGames(reply.games, open);
+    renderGames(reply.games, (id) => open(id, { push: true }));
     renderMatches(reply.games);
-    const wanted = new URLSearchParams(window.location.search).get("game");
+    const wanted = gameInAddress();
     if (wanted && !shown) open(wanted);
   };
+  window.addEventListener("popstate", () => {
+    const wanted = gameInAddress();
+    if (wanted) open(wanted);
+    else closeReplay();
+  });
   const onStatus = (status, message) => {
     $("connection").hidden = status === "online";
     if (status !== "online") $("connection-text").textContent = message || "Reconnecting…";

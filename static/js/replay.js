@@ -31,7 +31,7 @@ export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 let replay = null; // {game, review, ply, signed}
 let downloadUrl = null;
 
-/** "win in 2 of the mover's moves", from a value whose plies count both sides. */
+/** "a win in 2 moves" (the mover's), from a value whose plies count both sides. */
 function valueWords({ result, plies }) {
   if (result === "draw") return "a draw";
   const own = Math.ceil(plies / 2);
@@ -51,10 +51,22 @@ function moveWords(move) {
   return `${who} played ${move.cell}${how}`;
 }
 
+/** "c1", "a1 or c3", "a1, b1 or c3". */
+export function eitherCell(cells) {
+  return cells.length < 2 ? cells.join("") : `${cells.slice(0, -1).join(", ")} or ${cells.at(-1)}`;
+}
+
+/** The better moves the server named for a move that was not the best, else none. */
+const betterCells = (move) => (move.verdict === "best" ? [] : (move.best_cells ?? []));
+
 function verdictWords(move) {
   const verdict = `${title(VERDICT_WORDS[move.verdict])}: `;
   const kept = `kept ${valueWords(move.played)}`;
-  const best = move.verdict === "best" ? "" : `; the best kept ${valueWords(move.best)}`;
+  const better = betterCells(move);
+  const was = better.length === 1 ? "was" : "were";
+  const best = better.length
+    ? `; best ${was} ${eitherCell(better)}, keeping ${valueWords(move.best)}`
+    : "";
   const gift = move.gift ? ` AI gift: you ${move.gift === "taken" ? "took it" : "missed it"}.` : "";
   return `${verdict}${kept}${best}.${gift}`;
 }
@@ -63,14 +75,18 @@ function renderPly() {
   const { review, ply } = replay;
   const moves = review.moves;
   const marks = boardAt(moves, ply);
+  const move = ply > 0 ? moves[ply - 1] : null;
+  const better = move ? betterCells(move).map(cellIndex) : [];
   document.querySelectorAll("#replay-board [data-cell]").forEach((cell) => {
     const index = Number(cell.dataset.cell);
+    const best = better.includes(index);
     cell.firstElementChild.textContent = marks[index];
     cell.dataset.mark = marks[index];
-    cell.dataset.last = ply > 0 && cellIndex(moves[ply - 1].cell) === index ? "true" : "false";
-    cell.setAttribute("aria-label", `${cellName(index)}, ${marks[index] || "empty"}`);
+    cell.dataset.last = move && cellIndex(move.cell) === index ? "true" : "false";
+    cell.dataset.best = best ? "true" : "false";
+    const label = `${cellName(index)}, ${marks[index] || "empty"}`;
+    cell.setAttribute("aria-label", best ? `${label}, the better move` : label);
   });
-  const move = ply > 0 ? moves[ply - 1] : null;
   $("replay-move").textContent = move
     ? `Move ${ply} of ${moves.length}: ${moveWords(move)}`
     : `The empty board: ${moves[0]?.side === review.mark ? "you" : "the AI"} moved first`;
@@ -99,7 +115,9 @@ function renderMoveList(review) {
     button.className = "move-link";
     button.dataset.verdict = move.verdict;
     const gift = move.gift ? `, AI gift ${move.gift}` : "";
-    button.textContent = `${move.side} ${move.cell}: ${VERDICT_WORDS[move.verdict]}${gift}`;
+    const better = betterCells(move);
+    const best = better.length ? ` (best ${eitherCell(better)})` : "";
+    button.textContent = `${move.side} ${move.cell}: ${VERDICT_WORDS[move.verdict]}${best}${gift}`;
     button.addEventListener("click", () => go(index + 1));
     item.append(button);
     return item;
@@ -154,6 +172,12 @@ export function showReplay(game, review, { focus = true, signed = null } = {}) {
   if (!focus) return;
   $("replay-title").setAttribute("tabindex", "-1");
   $("replay-title").focus();
+}
+
+/** Take the replay off the page. */
+export function hideReplay() {
+  replay = null;
+  $("replay").hidden = true;
 }
 
 /** Make the replay's buttons, scrubber and arrow keys step through the game. */

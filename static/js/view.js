@@ -9,6 +9,7 @@ import {
   RECORD_VERIFIED,
   cellName,
 } from "./protocol.js";
+import { eitherCell, plural } from "./replay.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const NOTICE_MS = 3500;
@@ -112,6 +113,36 @@ export function hintWords({ result, plies }) {
   const mine = Math.ceil(plies / 2);
   if (mine === 1) return { label: "win now", sentence: "win now: three in a row" };
   return { label: `win · ${mine} moves`, sentence: `win in ${mine} of your moves` };
+}
+
+const SLIPS = { inaccuracy: "an inaccuracy", mistake: "a mistake", blunder: "a blunder" };
+
+/** What a move leads to under best play: "it wins in 2 moves", "it only draws". */
+function leadsTo({ result, plies }, { slipped = false } = {}) {
+  if (result === "draw") return slipped ? "it only draws" : "it keeps a draw";
+  return `it ${result === "win" ? "wins" : "loses"} in ${plural(Math.ceil(plies / 2), "move")}`;
+}
+
+/**
+ * A practice game from a mistake, in words: `lesson` names the mistake and asks for
+ * another move; `feedback` says what the player's latest move does (the server's
+ * verdict: the mistake again, the best move, another good one, or a slip).
+ */
+export function practiceWords({ mistake, feedback }) {
+  const slip = SLIPS[mistake.verdict] ?? mistake.verdict;
+  const lost = leadsTo(mistake.played, { slipped: true });
+  const lesson = `You played ${mistake.cell} here, ${slip}: ${lost}; try another move.`;
+  if (!feedback) return { lesson, feedback: "" };
+  const kept = ["best", "good"].includes(feedback.feedback);
+  const it = leadsTo(feedback.played, { slipped: !kept });
+  const best = `best was ${eitherCell(feedback.best_cells)}`;
+  const said = {
+    played: `That's the move you played: ${it}.`,
+    best: `Best move: ${feedback.cell}, ${it}.`,
+    good: `Also good: ${feedback.cell}, ${it}; ${best}.`,
+  }[feedback.feedback];
+  const slipped = `${feedback.cell} is ${SLIPS[feedback.feedback] ?? feedback.feedback}: ${it}; ${best}.`;
+  return { lesson, feedback: said ?? slipped };
 }
 
 /** What the AI's `move` was, in plain words; `mode` is the fixed mode's name. */
@@ -817,7 +848,18 @@ export function createView(actions) {
     $("explain").classList.toggle("is-empty", !said);
     renderDice(state);
     seedSettings(state);
+    renderPractice(state);
     if (fresh) showHints(null);
+  }
+
+  /** On the practice page: the mistake practised, and what the latest move does. */
+  function renderPractice(state) {
+    const lesson = $("practice-lesson");
+    if (!lesson || !state.practice) return;
+    const words = practiceWords(state.practice);
+    lesson.textContent = words.lesson;
+    $("practice-feedback").textContent = words.feedback;
+    $("practice-feedback").dataset.feedback = state.practice.feedback?.feedback ?? "";
   }
 
   /** Show the perfect-play value of each empty cell, or clear them with null. */

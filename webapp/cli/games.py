@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from ..game.board import RuleError, parse_cell
+from ..game.board import RuleError, cell_name, parse_cell
 from ..game.engine import Value
 from ..game.review import MoveReview, review, summary
 from .signatures import KEYS_HELP, VERIFY_HELP, cmd_keys, cmd_verify
@@ -48,11 +48,18 @@ def _words(value: Value) -> str:
     return f"{value.result.value} in {value.plies}"
 
 
+def _either(cells: tuple[int, ...]) -> str:
+    """The cells in words: b2; a1 or c3; a1, b1 or c3."""
+    names = [cell_name(cell) for cell in cells]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
 def _line(move: MoveReview) -> str:
     gift = f", gift {move.gift}" if move.gift else ""
+    where = "" if move.verdict == "best" else f" at {_either(move.best_cells)}"
     return (
         f"{move.ply:>2}. {move.side} {move.cell_name:<2}  {move.verdict:<10}"
-        f" kept {_words(move.played)} (best: {_words(move.best)}){gift}"
+        f" kept {_words(move.played)} (best: {_words(move.best)}{where}){gift}"
     )
 
 

@@ -164,12 +164,13 @@ def reviewed(entry: Entry) -> dict[str, Any]:
     return {"moves": found, "summary": review_summary(judged, mark), "mark": mark}
 
 
-def first_mistake(entry: Entry) -> tuple[int, ...] | None:
-    """The moves before the player's first mistake or blunder in the game, or None if
-    they made none: the position to practise from, the player to move."""
+def first_mistake(entry: Entry) -> tuple[tuple[int, ...], int] | None:
+    """The moves before the player's first mistake or blunder in the game, and that
+    mistake, or None if they made none: the position to practise from (the player to
+    move), and the move they made there."""
     record = entry["record"]
     cells = [move["cell"] for move in record["moves"]]
     for index, (move, judged) in enumerate(zip(record["moves"], review(cells), strict=True)):
         if move["by"] == "human" and judged.gave_away:
-            return tuple(record.get("setup", [])) + tuple(cells[:index])
+            return tuple(record.get("setup", [])) + tuple(cells[:index]), cells[index]
     return None

@@ -348,6 +348,9 @@ class Game:
     board: Board = field(default_factory=Board)
     setup: tuple[Cell, ...] = ()
     first_by: FirstBy = "dice"
+    mistake: Cell | None = None
+    """In a practice game from a reviewed game: the move the player made at the position
+    after ``setup``, the mistake being practised."""
 
     def mark_of(self, side: Side) -> Mark:
         """The mark ``side`` plays in this game: the first player is X."""
@@ -376,13 +379,20 @@ class Game:
         played = (*self.history, (side, check_cell(cell)))
         if ai_move is None:
             return Game(
-                self.first, self.dice, played, self.ai_moves, board, self.setup, self.first_by
+                self.first,
+                self.dice,
+                played,
+                self.ai_moves,
+                board,
+                self.setup,
+                self.first_by,
+                self.mistake,
             )
         # The dice move on past the numbers this move drew.
         used = self.dice.used if ai_move.pick_n is None else ai_move.pick_n + 1
         dice = self.dice if used == self.dice.used else self.dice.with_used(used)
         moves = (*self.ai_moves, ai_move)
-        return Game(self.first, dice, played, moves, board, self.setup, self.first_by)
+        return Game(self.first, dice, played, moves, board, self.setup, self.first_by, self.mistake)
 
 
 def start_game(
@@ -658,15 +668,18 @@ def practice_match(
     rng: random.Random,
     setup: tuple[Cell, ...],
     *,
+    mistake: Cell | None = None,
     client_seed: str | None = None,
     server_seed: str | None = None,
 ) -> Match:
     """A practice game from the position after ``setup``, the human to move, against the
     AI's perfect play: a fixed mode, so no HP is at stake. Its seeds are as
-    ``new_match``'s; the position, not the dice, decides who played X."""
+    ``new_match``'s; the position, not the dice, decides who played X. ``mistake`` is the
+    move the player made there in the game reviewed (``Game.mistake``)."""
     board = setup_board(setup)
     if board.is_over():
         raise MatchError("bad_setting", "that position is already over: nothing to practise")
+    check_mistake(board, mistake)
     human_plays_x = board.to_move == "X"
     first: Side = "human" if human_plays_x else "ai"
     game = start_game(
@@ -678,6 +691,7 @@ def practice_match(
         setup=setup,
         player_seeded=server_seed is not None,
     )
+    game = dataclasses.replace(game, mistake=mistake)
     rules = Rules()
     return Match(
         "impossible",
@@ -688,6 +702,15 @@ def practice_match(
         version=1,
         next_seed=new_server_seed(rng),
     )
+
+
+def check_mistake(board: Board, mistake: object) -> None:
+    """Refuse a practised mistake that is not a move the player could make on ``board``."""
+    if mistake is None:
+        return
+    legal = isinstance(mistake, int) and not isinstance(mistake, bool)
+    if not legal or mistake not in board.legal_moves():
+        raise MatchError("bad_setting", f"the mistake must be an empty cell, got {mistake!r}")
 
 
 def _after_move(match: Match, game: Game) -> Match:

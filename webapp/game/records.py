@@ -24,6 +24,7 @@ from .match import (
     MatchError,
     Record,
     Rules,
+    check_mistake,
     setup_board,
 )
 
@@ -132,6 +133,9 @@ def to_record(match: Match) -> Data:
             "history": [[side, cell] for side, cell in game.history],
             "ai_moves": [move.to_dict() for move in game.ai_moves],
             "setup": list(game.setup),
+            # Only in a practice game from a mistake: an optional key, so that a release
+            # without it still reads every match (it ignores the key).
+            **({} if game.mistake is None else {"mistake": game.mistake}),
         },
     }
 
@@ -150,12 +154,15 @@ def from_record(data: Data) -> Match:
             check_server_seed(next_seed)
         dice = Dice(**stored["dice"])
         setup = tuple(int(cell) for cell in stored["setup"])
+        mistake = stored.get("mistake")
+        check_mistake(setup_board(setup), mistake)
         game = Game(
             first=stored["first"],
             dice=dataclasses.replace(dice, used=1),
             board=setup_board(setup),
             setup=setup,
             first_by=stored["first_by"],
+            mistake=mistake,
         )
         ai_moves = iter(
             AiMove(**{**m, "candidates": tuple(m["candidates"])}) for m in stored["ai_moves"]

@@ -2,12 +2,17 @@
 
 For every move, the engine's table gives the best value the mover had (win, draw or
 loss, and in how many plies under perfect play) and the value of the move played.
-The verdict compares the two:
+The verdict compares the two, and the review names the *best cells*: every move that kept
+the best value, so that a page can say "best was c1" and mark it on the board:
 
 - ``best``: the same result in the same number of plies;
 - ``inaccuracy``: the same result, but a slower win or a faster loss;
 - ``mistake``: one step down: a win thrown into a draw, or a draw into a loss;
 - ``blunder``: a win thrown into a loss.
+
+A practice game from a player's mistake (``lesson``) says the same of each of their
+moves there, in its own words (``Feedback``): the mistake played again, the best move,
+or another move that keeps the best result.
 
 A move that threw its mover's result away hands the opponent a better one: a *gift*.
 The opponent's next move either keeps what was given (``taken``) or throws it back
@@ -34,8 +39,10 @@ _RANK = {Result.LOSS: 0, Result.DRAW: 1, Result.WIN: 2}
 class MoveReview:
     """One move: who played it, the best its mover had, what it kept, and the verdict.
 
-    ``gift`` is set on a move that gave the opponent a better result than they had,
-    once the opponent has answered it: whether they took it or missed it.
+    ``best_cells`` are the moves that kept ``best`` (the played cell among them when the
+    verdict is ``best``). ``gift`` is set on a move that gave the opponent a better
+    result than they had, once the opponent has answered it: whether they took it or
+    missed it.
     """
 
     ply: int
@@ -44,6 +51,7 @@ class MoveReview:
     best: Value
     played: Value
     verdict: Verdict
+    best_cells: tuple[Cell, ...] = ()
     gift: Gift | None = None
 
     def to_dict(self) -> dict[str, object]:
@@ -55,6 +63,7 @@ class MoveReview:
             "best": self.best.to_dict(),
             "played": self.played.to_dict(),
             "verdict": self.verdict,
+            "best_cells": [cell_name(cell) for cell in self.best_cells],
         }
         return found if self.gift is None else {**found, "gift": self.gift}
 
@@ -87,7 +96,13 @@ def judge(board: Board, cell: Cell) -> MoveReview:
     played = analysis.moves[cell]
     ply = 10 - board.empties
     return MoveReview(
-        ply, cell, board.to_move, analysis.value, played, verdict(analysis.value, played)
+        ply,
+        cell,
+        board.to_move,
+        analysis.value,
+        played,
+        verdict(analysis.value, played),
+        tuple(sorted(analysis.best)),
     )
 
 
@@ -127,3 +142,39 @@ def summary(moves: Iterable[MoveReview], mark: Mark) -> str:
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+Feedback = Literal["played", "best", "good", "inaccuracy", "mistake", "blunder"]
+"""What a practice game says of a move: ``played`` is the mistake being practised, played
+again at its position; ``best`` kept the best value; ``good`` kept the best result (a win
+or a draw), only more slowly; otherwise the move's verdict."""
+
+
+def feedback(move: MoveReview, *, mistake: Cell | None = None) -> Feedback:
+    """The feedback on ``move``; ``mistake`` is the move practised, if the position is
+    the one it was made in."""
+    if move.cell == mistake:
+        return "played"
+    if move.verdict == "inaccuracy" and move.best.result != Result.LOSS:
+        return "good"
+    return move.verdict
+
+
+def lesson(
+    setup: Sequence[Cell], mistake: Cell, moves: Sequence[tuple[bool, Cell]]
+) -> dict[str, object]:
+    """What a practice game from a mistake shows: the mistake, judged at the position
+    after ``setup``, and the feedback on the player's latest move. ``moves`` are the
+    practice game's moves, each with whether the player made it (they move first)."""
+    board = Board()
+    for cell in setup:
+        board = board.apply_move(cell)
+    practised = judge(board, mistake).to_dict()
+    latest: dict[str, object] | None = None
+    for index, (mine, cell) in enumerate(moves):
+        if mine:
+            move = judge(board, cell)
+            said = feedback(move, mistake=mistake if index == 0 else None)
+            latest = {**move.to_dict(), "feedback": said}
+        board = board.apply_move(cell)
+    return {"mistake": practised, "feedback": latest}

@@ -113,6 +113,15 @@ def history_page() -> ResponseReturnValue:
     return _player() or _render("history.html")
 
 
+@pages.get("/history/<game_id>")
+def history_replay(game_id: str) -> ResponseReturnValue:
+    """The History page with one of the player's games replayed: the replay's own
+    address, to bookmark or reload; the page asks for the game (``history_game``)."""
+    if not ONLINE_ID.fullmatch(game_id):
+        return _render("game_missing.html"), 404
+    return _player() or _render("history.html")
+
+
 @pages.get("/g/<game_id>")
 def shared_game(game_id: str) -> ResponseReturnValue:
     """A finished game's read-only replay by its share link: for anyone, no cookie needed."""

@@ -1,5 +1,7 @@
 """Practice from a reviewed game: the position just before the player's first mistake,
-the player to move, against the AI's perfect play, kept apart from their match.
+the player to move, against the AI's perfect play, kept apart from their match. The
+game knows the mistake, so its state says what each of the player's moves there does
+(``practice`` in the state: docs/protocol.md).
 
 ``POST /practice`` (from this site's own page: its ``Origin`` is checked) starts one from
 a game of the player's history and sends them to ``GET /practice``, the game page
@@ -33,17 +35,18 @@ def start_practice() -> ResponseReturnValue:
     player = session.get("player")
     history = current_app.extensions["history"]
     found = history.game(request.form.get("game", "")) if player else None
-    setup = first_mistake(found[1]) if found and found[0] == player else None
-    if setup is None:
+    slip = first_mistake(found[1]) if found and found[0] == player else None
+    if slip is None:
         return Response("That game has no mistake of yours to practise from.", 404)
+    setup, mistake = slip
     service: MatchService = current_app.extensions["tictactoe"]
     seed = random.Random(service.rng.getrandbits(64))
 
     def start(current: Match | None) -> Match:
         if current is None:
-            return practice_match(seed, setup)
+            return practice_match(seed, setup, mistake=mistake)
         # The seed committed during the last practice game, shown on that page.
-        fresh = practice_match(seed, setup, server_seed=current.next_seed)
+        fresh = practice_match(seed, setup, mistake=mistake, server_seed=current.next_seed)
         return dataclasses.replace(fresh, version=current.version + 1)
 
     key = practice_key(str(player))

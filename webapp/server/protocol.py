@@ -21,6 +21,7 @@ from ..game.match import (
     MODES,
     PRESETS,
     RULE_FIELDS,
+    Game,
     Match,
     MatchError,
     Pause,
@@ -28,6 +29,7 @@ from ..game.match import (
     no_pause,
     rules_from,
 )
+from ..game.review import lesson
 from ..game.verification import game_record
 
 Ack = dict[str, Any]
@@ -290,6 +292,15 @@ def rules_payload(fields: dict[str, Any], pause: Pause = no_pause) -> Rules:
 Sign = Callable[[dict[str, Any]], dict[str, Any]]
 
 
+def practice_state(game: Game) -> dict[str, Any] | None:
+    """A practice game's mistake and the feedback on the player's latest move, or None
+    outside a practice game from a mistake."""
+    if game.mistake is None:
+        return None
+    moves = [(side == "human", cell) for side, cell in game.history]
+    return lesson(game.setup, game.mistake, moves)
+
+
 def snapshot(match: Match, sign: Sign | None = None) -> dict[str, Any]:
     """The ``state`` event: everything a client renders; ``sign`` puts a finished game's
     record in its signed envelope too (``signed_record``)."""
@@ -315,6 +326,7 @@ def snapshot(match: Match, sign: Sign | None = None) -> dict[str, Any]:
         "record": record,
         "signed_record": sign(record) if sign and game.turn is None else None,
         "next_commitment": commitment(match.next_seed) if match.next_seed else None,
+        "practice": practice_state(game),
         "match": {
             "human_hp": match.human_hp,
             "ai_hp": match.ai_hp,
