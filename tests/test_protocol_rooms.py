@@ -176,11 +176,83 @@ def test_leaving_frees_the_seat_and_an_empty_room_is_gone(people: list[Person]) 
     left = x.latest()
     assert left["status"] == "waiting" and None in [s["token"] for s in left["seats"]]
     third = people[2]
-    assert third.join(room)["you"] is not None  # the freed seat is taken by the next one
+    assert third.join(room)["you"] is None  # opening the link after a leave only watches
+    assert third.send("room_sit", {"room": room})["you"] is not None
     assert code(third.send("room_leave", {"room": room})) is None
     assert code(x.send("room_leave", {"room": room})) is None
     assert code(x.send("room_join", {"room": room})) == "room_not_found"
     assert people[0].web.get(f"/r/{room}").status_code == 404
+
+
+def win_for_x(room: str, x: Person, o: Person) -> None:
+    """X wins the game under way along the top row."""
+    for mover, cell in ((x, 0), (o, 3), (x, 1), (o, 4), (x, 2)):
+        assert code(mover.send("room_move", {"room": room, "cell": cell})) is None
+
+
+def test_everyone_is_told_when_a_player_leaves_and_the_score_stays(
+    people: list[Person],
+) -> None:
+    room, x, o, first = seated_room(people)
+    watcher = people[2]
+    watcher.join(room)
+    win_for_x(room, x, o)
+    x_seat = first["x_seat"]
+    for person in (x, o, watcher):
+        person.rooms()
+    assert code(x.send("room_leave", {"room": room})) is None
+    for person in (o, watcher):
+        told = person.latest()
+        assert (told["left"], told["status"]) == (x_seat, "waiting")
+        assert told["score"]["seat_wins"][x_seat] == 1  # the last series, not 0-0
+        assert told["seats"][x_seat]["token"] is None
+
+
+def test_a_watcher_who_reloads_stays_a_watcher_until_they_take_the_seat(
+    app: Flask, people: list[Person]
+) -> None:
+    room, x, o, _ = seated_room(people)
+    watcher = people[2]
+    assert watcher.join(room)["you"] is None
+    assert code(watcher.send("room_sit", {"room": room})) == "no_free_seat"
+    assert code(o.send("room_leave", {"room": room})) is None
+    watcher.sock.disconnect()  # a reload: a new socket, the same cookie
+    watcher.sock = connect(app, watcher.web)
+    assert watcher.join(room)["you"] is None
+    assert (
+        watcher.latest()["seats"][[s["token"] for s in x.latest()["seats"]].index(None)]["token"]
+        is None
+    )  # nobody was seated silently
+    sat = watcher.send("room_sit", {"room": room})
+    assert code(sat) is None and sat["you"] is not None
+    after = x.latest()
+    assert (after["status"], after["game"], after["left"], after["watching"]) == (
+        "playing",
+        1,
+        None,
+        0,
+    )
+    assert sorted(s["token"] for s in after["seats"]) == sorted([x.you, sat["you"]])
+    assert after["score"]["seat_wins"] == [0, 0]  # a new series with a new friend
+
+
+def test_names_are_seen_by_everyone_and_checked(app: Flask, people: list[Person]) -> None:
+    room, x, o, _ = seated_room(people)
+    watcher = people[2]
+    watcher.join(room)
+    assert code(x.send("room_name", {"room": room, "name": " Ann "})) is None
+    named = watcher.latest()
+    mine = [s["token"] for s in named["seats"]].index(x.you)
+    assert named["seats"][mine]["name"] == "Ann"
+    version = named["version"]
+    for bad in ("A" * 21, "Ann\u202e", "tab\there", "\u2067x"):
+        assert code(x.send("room_name", {"room": room, "name": bad})) == "bad_name", bad
+    assert code(x.send("room_name", {"room": room, "name": 5})) == "bad_payload"
+    assert code(x.send("room_name", {"room": room})) == "bad_payload"
+    assert code(watcher.send("room_name", {"room": room, "name": "Cy"})) == "not_seated"
+    assert x.latest()["version"] == version  # nothing changed
+    assert x.web.post("/history/forget", headers=ORIGIN).status_code == 204
+    assert all(seat["name"] is None for seat in o.latest()["seats"])
 
 
 def test_a_friend_who_disconnects_shows_as_away(people: list[Person]) -> None:

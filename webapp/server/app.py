@@ -175,4 +175,4 @@ def _add_socketio(app: Flask) -> None:
     app.extensions["rooms"] = rooms
     max_payload = int(app.config["MAX_PAYLOAD_BYTES"])
     register(socketio, service, limits, caps, max_payload, odds, rooms)
-    register_rooms(socketio, rooms, max_payload)
+    register_rooms(socketio, rooms, max_payload, int(app.config["ROOM_NAME_CHARS"]))

@@ -23,7 +23,17 @@ from typing import Any
 
 from flask_socketio import SocketIO
 
-from ..game.room import SEATS, Room, RoomError, Seat, expired, leave, open_room, take_seat
+from ..game.room import (
+    SEATS,
+    Room,
+    RoomError,
+    Seat,
+    expired,
+    leave,
+    open_room,
+    take_free_seat,
+    take_seat,
+)
 from .presence import Presence
 from .protocol import ErrorCode, ServerEvent
 from .room_store import RoomStore
@@ -119,8 +129,9 @@ class RoomService:
         return update(self.store, room_id, live)
 
     def join(self, sid: str, player: str, asked: object) -> dict[str, Any]:
-        """Put a socket in a room: a free seat is taken, else it watches. Returns the ack's
-        fields: the room's id and the token of the viewer's seat (None for a spectator)."""
+        """Put a socket in a room: the free seat of a room that never lost a player is
+        taken, else it watches. Returns the ack's fields: the room's id and the token of
+        the viewer's seat (None for a spectator)."""
         room_id = self.room_id(asked, player)
         if room_id.startswith("local.") and self.store.load(room_id) is None:
             room = open_room(room_id, player, kind="local", now=time.time())
@@ -145,6 +156,30 @@ class RoomService:
             "room": room.id if room.kind == "online" else LOCAL,
             "you": None if watching else self.token(room_id, player),
         }
+
+    def sit(self, sid: str, player: str, asked: object) -> dict[str, Any]:
+        """A spectator's socket takes the free seat, as they asked; answers as ``join``."""
+        room_id = self.room_id(asked, player)
+        coin = self._toss()
+
+        def step(current: Room) -> Room:
+            after = take_free_seat(current, player, coin=coin, now=time.time())
+            if after is not current:
+                self._seats_left(player)
+            return after
+
+        room = self._apply(room_id, step)
+        self._stop_watching(sid, room_id, player)
+        self._count(sid, Visit(room_id, player, watching=False))
+        self.socketio.server.enter_room(sid, f"room:{room_id}", namespace="/")
+        self.push(room)
+        return {"room": room.id, "you": self.token(room_id, player)}
+
+    def _stop_watching(self, sid: str, room_id: str, player: str) -> None:
+        visit = Visit(room_id, player, watching=True)
+        if visit in self.visits.get(sid, set()):
+            self.visits[sid].discard(visit)
+            self.presence.leave(f"room:{room_id}:watch", sid)
 
     def _toss(self) -> Seat:
         return 0 if self.coin.random() < 0.5 else 1
@@ -222,10 +257,15 @@ class RoomService:
                 "draws": score.draws,
             },
             "seats": [self._seat(room, seat) for seat in SEATS],
+            "left": room.left,
             "watching": self.presence.count(f"room:{room.id}:watch"),
         }
 
     def _seat(self, room: Room, seat: int) -> dict[str, Any]:
         holder = room.seats[seat]
         connected = holder is not None and self.presence.count(f"room:{room.id}:{holder}") > 0
-        return {"token": self.token(room.id, holder), "connected": connected}
+        return {
+            "token": self.token(room.id, holder),
+            "connected": connected,
+            "name": room.names[seat],
+        }
