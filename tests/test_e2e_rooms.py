@@ -321,6 +321,24 @@ def test_a_leave_is_told_and_a_watcher_takes_the_seat_by_its_button(
     expect(b.locator("#score")).to_have_text(score(0, 0, 0))  # a new series, with C
     expect(c.get_by_role("list")).to_contain_text("Bea · ")
 
+    # Both A's and B's histories hold the 1-0 game, as a game with a friend.
+    for page, result in ((a, "Loss"), (b, "Win")):
+        page.goto(server.url + "/history")
+        row = page.get_by_role("row").filter(has_text="With a friend")
+        expect(row).to_have_count(1)
+        expect(row).to_contain_text(result)
+        expect(page.get_by_role("heading", name="With friends")).to_be_visible()
+    b.get_by_role("row").filter(has_text="With a friend").get_by_role("button").click()
+    expect(
+        b.get_by_role("heading", name=re.compile(r"^Replay: With a friend, .*, Win$"))
+    ).to_be_visible()
+    expect(b.locator("#replay-move")).to_have_text(
+        re.compile(r"^Move \d of \d: You \([XO]\) played")
+    )
+    expect(b.locator("#share")).to_be_hidden()
+    expect_no_violations(axe, b, "the replay of a game with a friend")
+    shoot(b, "history-friend")
+
 
 def test_two_players_on_one_device(page: Page, server: ServerProcess) -> None:
     page.goto(server.url + "/")

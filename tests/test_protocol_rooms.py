@@ -346,3 +346,51 @@ def test_sqlite_rooms_expire_when_idle(tmp_path: Path) -> None:
     time.sleep(0.1)
     assert store.load(room.id) is None and store.online_rooms_of("a") == []
     assert store.prune() == 1
+
+
+def test_a_finished_room_game_stays_in_both_players_history(
+    app: Flask, people: list[Person]
+) -> None:
+    room, x, o, _ = seated_room(people)
+    win_for_x(room, x, o)
+    assert code(x.send("room_leave", {"room": room})) is None  # leaving keeps it
+    for person, result in ((x, "win"), (o, "loss")):
+        history = person.send("history")
+        assert [(g["kind"], g["mode"], g["result"], g["moves"]) for g in history["games"]] == [
+            ("friend", "friend", result, 5)
+        ]
+        totals = history["totals"]
+        assert totals["with_friends"][result] == 1 and totals["by_mode"] == {}
+        assert totals["longest_unbeaten"] == 0  # the run is against the AI
+        game = person.send("history_game", {"id": history["games"][0]["id"]})
+        assert game["signed_record"] is None
+        bys = [move["by"] for move in game["review"]["moves"]]
+        assert (
+            bys == (["human", "friend"] * 3)[:5] if person is x else (["friend", "human"] * 3)[:5]
+        )
+        assert all("gift" not in move for move in game["review"]["moves"])
+        shared = person.web.get(f"/g/{history['games'][0]['id']}")
+        assert shared.status_code == 404  # another person's game too: not shared
+
+
+def test_friend_games_fall_under_the_cap_and_are_forgotten(tmp_path: Path) -> None:
+    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "HISTORY_PER_PLAYER": 2})
+    people = [Person(app) for _ in range(2)]
+    room, x, o, snapshot = seated_room(people)
+    for _ in range(3):
+        first, second = (
+            (x, o) if x.you == snapshot["seats"][snapshot["x_seat"]]["token"] else (o, x)
+        )
+        win_for_x(room, first, second)
+        for person in (x, o):
+            assert code(person.send("room_rematch", {"room": room})) is None
+        snapshot = x.latest()
+    assert len(x.send("history")["games"]) == 2  # the newest two of three
+    assert sum(x.send("history")["totals"]["with_friends"].values()) == 3
+    with x.web.session_transaction() as session:
+        player = str(session["player"])
+    history = app.extensions["history"]
+    assert len(history.games(player)) == 2
+    assert x.web.post("/history/forget", headers=ORIGIN).status_code == 204
+    assert history.games(player) == [] and history.counters(player) == {}
+    assert len(o.send("history")["games"]) == 2  # the friend keeps their own

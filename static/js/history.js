@@ -2,7 +2,7 @@
 // any game with its review by perfect play. Everything shown comes from the server.
 import { connect } from "./connection.js";
 import { ERROR_MESSAGES, EVENTS } from "./protocol.js";
-import { RESULTS, formatWhen, plural, showReplay, title, wireControls } from "./replay.js";
+import { RESULTS, formatWhen, modeName, plural, showReplay, wireControls } from "./replay.js";
 import { drawMatch, matchesIn } from "./timeline.js";
 
 const SHOWN_MATCHES = 6;
@@ -21,9 +21,20 @@ function refused(reply) {
   showNotice(ERROR_MESSAGES[code] ?? reply?.error?.message ?? "The server did not answer");
 }
 
+// Games with a friend are counted apart from those against the AI.
+function renderFriends(counts) {
+  const played = ["win", "draw", "loss"].reduce((sum, key) => sum + (counts?.[key] ?? 0), 0);
+  $("with-friends").hidden = played === 0;
+  $("friend-wins").textContent = counts?.win ?? 0;
+  $("friend-draws").textContent = counts?.draw ?? 0;
+  $("friend-losses").textContent = counts?.loss ?? 0;
+  return played;
+}
+
 function renderTotals(totals) {
   const modes = Object.entries(totals.by_mode);
-  $("totals-empty").hidden = modes.length > 0;
+  const withFriends = renderFriends(totals.with_friends);
+  $("totals-empty").hidden = modes.length > 0 || withFriends > 0;
   $("totals").hidden = $("by-mode").hidden = modes.length === 0;
   $("matches-won").textContent = totals.matches_won;
   $("matches-lost").textContent = totals.matches_lost;
@@ -32,7 +43,7 @@ function renderTotals(totals) {
     const row = document.createElement("tr");
     const head = document.createElement("th");
     head.scope = "row";
-    head.textContent = title(mode);
+    head.textContent = modeName(mode);
     row.append(head, ...["win", "draw", "loss"].map((key) => cellOf(counts[key])));
     return row;
   });
@@ -59,7 +70,7 @@ function renderGames(games, open) {
     const action = document.createElement("td");
     action.append(button);
     const result = RESULTS[game.result] + (game.match_over ? ", match over" : "");
-    row.append(cellOf(date), cellOf(title(game.mode)), cellOf(result), cellOf(game.moves), action);
+    row.append(cellOf(date), cellOf(modeName(game.mode)), cellOf(result), cellOf(game.moves), action);
     return row;
   });
   $("games-rows").replaceChildren(...rows);
@@ -108,7 +119,8 @@ function wireForget() {
 }
 
 function renderMatches(games) {
-  const matches = matchesIn(games).slice(0, SHOWN_MATCHES);
+  const againstAi = games.filter((game) => game.kind !== "friend");
+  const matches = matchesIn(againstAi).slice(0, SHOWN_MATCHES);
   $("matches").hidden = matches.length === 0;
   const figures = matches.map((match) => {
     const ended = formatWhen(match.games[match.games.length - 1].ended);
@@ -126,8 +138,13 @@ function start() {
     if (asked !== id) return;
     if (!reply.ok) return refused(reply);
     showReplay(reply.game, reply.review, { signed: reply.signed_record });
-    showShareLink(reply.game.id);
-    offerRetry(reply.game.id, reply.review);
+    // A game with a friend is theirs too: it is not shared, nor practised against the AI.
+    const friend = reply.game.kind === "friend";
+    if (friend) $("share").hidden = $("retry").hidden = true;
+    else {
+      showShareLink(reply.game.id);
+      offerRetry(reply.game.id, reply.review);
+    }
     shown = true;
   };
   const load = async () => {

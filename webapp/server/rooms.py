@@ -23,6 +23,7 @@ from typing import Any
 
 from flask_socketio import SocketIO
 
+from ..game.history import friend_game
 from ..game.room import (
     SEATS,
     Room,
@@ -34,6 +35,7 @@ from ..game.room import (
     take_free_seat,
     take_seat,
 )
+from .history_store import HistoryStore
 from .presence import Presence
 from .protocol import ErrorCode, ServerEvent
 from .room_store import RoomStore
@@ -62,8 +64,10 @@ class RoomService:
         store: RoomStore,
         socketio: SocketIO,
         presence: Presence,
+        history: HistoryStore | None = None,
     ) -> None:
         self.store, self.socketio, self.presence = store, socketio, presence
+        self.history = history
         self.key = str(config["SECRET_KEY"] or "").encode()
         self.idle_seconds = float(config["ROOM_IDLE_HOURS"]) * 3600
         self.max_rooms = int(config["MAX_ROOMS_PER_PLAYER"])
@@ -114,10 +118,44 @@ class RoomService:
         return room_id
 
     def change(self, room_id: str, step: Step) -> Room:
-        """Apply one transition to a live room, store it, and push it to the room."""
-        changed = self._apply(room_id, step)
+        """Apply one transition to a live room, store it, keep a game it ended in both
+        players' history, and push it to the room."""
+        before: list[Room] = []
+
+        def seen(current: Room) -> Room:
+            before[:] = [current]  # the room the stored change was made on
+            return step(current)
+
+        changed = self._apply(room_id, seen)
+        if before:
+            self.keep_if_ended(before[0], changed)
         self.push(changed)
         return changed
+
+    def keep_if_ended(self, before: Room, after: Room) -> None:
+        """Store the game that this change ended in each seated player's history, as a
+        game with a friend (a room on one device keeps none)."""
+        if self.history is None or after.kind != "online" or after.status != "over":
+            return
+        if before.status == "over" and before.game_number == after.game_number:
+            return  # it had ended already
+        ended, winner = time.time(), after.winner
+        for seat in SEATS:
+            player = after.seats[seat]
+            if player is None:
+                continue
+            result = "draw" if winner is None else "win" if winner == seat else "loss"
+            resigned = None if after.resigned is None else after.resigned == seat
+            entry = friend_game(
+                after.moves,
+                mine="X" if seat == after.x_seat else "O",
+                result=result,
+                resigned=None if resigned is None else "human" if resigned else "friend",
+                game=after.game_number,
+                game_id=secrets.token_urlsafe(16),
+                ended=ended,
+            )
+            self.history.add(player, f"room:{after.id}:{after.version}", entry)
 
     def _apply(self, room_id: str, step: Step) -> Room:
         def live(current: Room | None) -> Room:
