@@ -230,9 +230,8 @@ def test_forget_deletes_games_match_and_seats_only_from_our_page(
 FIXTURE_0_4_0 = Path(__file__).parent / "fixtures" / "history-0.4.0.jsonl"
 
 
-def test_entries_stored_by_0_4_0_load_beside_games_with_a_friend(tmp_path: Path) -> None:
+def test_entries_stored_by_0_4_0_load_beside_games_with_a_friend(store: Any) -> None:
     old = [json.loads(line) for line in FIXTURE_0_4_0.open()]
-    store = SQLiteHistory(tmp_path, per_player=10, idle_seconds=3600)
     for entry in old:
         assert store.add("p", f"game:{entry['id']}", entry)
     friend = friend_game(
@@ -250,4 +249,3 @@ def test_entries_stored_by_0_4_0_load_beside_games_with_a_friend(tmp_path: Path)
     assert totals.with_friends == {"win": 0, "draw": 0, "loss": 1}
     assert [kind_of(entry) for entry in old] == ["ai", "ai"]
     assert reviewed(old[0])["moves"] and reviewed(friend)["mark"] == "O"
-    store.close()
