@@ -107,9 +107,14 @@ def test_a_third_person_watches_live(new_context: NewContext, server: ServerProc
     open_room(watcher, link)
     in_step(host, watcher)
 
-    meta = re.compile(r"^Game 1 · You are watching; Player [12] plays X$")
+    meta = re.compile(r"^Game 1 · You are watching: Player ([12]) plays X, Player [12] plays O$")
     expect(watcher.locator("#game-meta")).to_have_text(meta)
-    expect(status(watcher)).to_have_text("X to move")
+    x_name = "Player " + (meta.search(watcher.locator("#game-meta").inner_text()) or [""])[1]
+    o_name = "Player 2" if x_name == "Player 1" else "Player 1"
+    expect(status(watcher)).to_have_text(f"{x_name} (X) to move")
+    # The header says they watch; it does not ask them to share the link.
+    expect(watcher.get_by_role("heading", level=1)).to_have_text("Watching a game")
+    expect(watcher.get_by_text("share the link below")).to_have_count(0)
     expect(watcher.locator("[data-cell][aria-disabled='true']")).to_have_count(9)
     for page in (host, guest, watcher):
         expect(page.get_by_text("1 watching", exact=True)).to_be_visible()
@@ -127,8 +132,17 @@ def test_a_third_person_watches_live(new_context: NewContext, server: ServerProc
     x, _ = x_first(host, guest)
     click_cell(x, 4)
     expect(cell(watcher, 4)).to_have_accessible_name("b2, X")
-    expect(status(watcher)).to_have_text("O to move")
+    expect(status(watcher)).to_have_text(f"{o_name} (O) to move")
     expect(watcher.locator("[data-cell][aria-disabled='true']")).to_have_count(9)
+
+    # A player who gives a name is shown by it, to the spectator too.
+    o_page = guest if x is host else host
+    o_page.get_by_label("Your name in this room").fill("Bea <b>")
+    o_page.get_by_role("button", name="Save name").click()
+    expect(status(watcher)).to_have_text("Bea <b> (O) to move")  # as text, not markup
+    expect(x.locator("#substatus")).to_have_text("")
+    players = watcher.get_by_role("list").filter(has_text="Bea <b>")
+    expect(players).to_contain_text("Bea <b> · O · here")
 
     # No Clipboard API: Copy selects the link instead, and says so.
     invite = watcher.get_by_role("region", name="Invite someone to watch")
@@ -142,9 +156,13 @@ def test_a_third_person_watches_live(new_context: NewContext, server: ServerProc
     )
     assert selected == link
 
+    # The spectator is told when a player is away.
+    o_page.close()
+    expect(watcher.locator("#substatus")).to_have_text("Bea <b> is away", timeout=15_000)
+    expect(players).to_contain_text("Bea <b> · O · away")
+
     watcher.close()
-    for page in (host, guest):
-        expect(page.get_by_text("1 watching", exact=True)).to_be_hidden(timeout=15_000)
+    expect(x.get_by_text("1 watching", exact=True)).to_be_hidden(timeout=15_000)
 
 
 def test_refresh_keeps_the_board_and_the_seat(
@@ -245,14 +263,81 @@ def test_leaving_frees_the_seat_and_goes_home(
     guest.get_by_role("link", name="Leave room").click()
     guest.get_by_role("button", name="Yes, leave").click()
     expect(guest).to_have_url(server.url + "/")
-    expect(status(host)).to_have_text("Waiting for your friend to open the link")
-    expect(host.locator("#score")).to_have_text(score(0, 0, 0))
+    expect(status(host)).to_have_text("Your friend left the room")
+    expect(host.locator("#score")).to_have_text(score(1, 0, 0))  # the game left is lost
     expect(host.locator("details#invite")).to_have_attribute("open", "")
 
-    # Someone new takes the free seat.
+    # Someone new opens the link: they watch, and take the free seat by its button.
     newcomer = new_context().new_page()
     open_room(newcomer, link)
+    expect(status(newcomer)).to_have_text(re.compile(r"^Player [12] left the room$"))
+    newcomer.get_by_role("button", name="Take the free seat").click()
     expect(newcomer.locator("#game-meta")).to_have_text(re.compile(r"^Game 1 · You play [XO]$"))
+    expect(host.locator("#score")).to_have_text(score(0, 0, 0))  # a new series
+
+
+# O wins by the middle row, X answering a1, b1, c3 (the cells in the order played).
+O_WINS = [0, 3, 1, 4, 8, 5]
+
+
+def test_a_leave_is_told_and_a_watcher_takes_the_seat_by_its_button(
+    new_context: NewContext, server: ServerProcess, axe: Any, shoot: Shoot
+) -> None:
+    a, b, link = friends(new_context, server.url)
+    c = new_context().new_page()
+    open_room(c, link)
+    in_step(a, b, c)
+    b.get_by_label("Your name in this room").fill("Bea")
+    b.get_by_role("button", name="Save name").click()
+    expect(c.get_by_role("list")).to_contain_text("Bea")
+
+    # B wins the first game: 1-0.
+    play_out({a: click_cell, b: click_cell}, X_WINS if mark_of(b) == "X" else O_WINS)
+    expect(status(b)).to_have_text("You win!")
+    expect(b.locator("#score")).to_have_text(score(1, 0, 0))
+
+    # A leaves: B and C are told in words, and B keeps the score of the series.
+    a.get_by_role("link", name="Leave room").click()
+    expect(a).to_have_url(server.url + "/")
+    expect(status(b)).to_have_text("Your friend left the room")
+    expect(b.locator("#score")).to_have_text(score(1, 0, 0))
+    expect(b.locator("#substatus")).to_contain_text("your last series")
+    expect(status(c)).to_have_text(re.compile(r"^Player [12] left the room$"))
+    take = c.get_by_role("button", name="Take the free seat")
+    expect(take).to_be_visible()
+    expect_no_violations(axe, b, "a player whose friend left")
+    shoot(b, "room-friend-left")
+    expect_no_violations(axe, c, "a spectator offered the free seat")
+    shoot(c, "room-free-seat")
+
+    # A reload leaves C watching: no seat is taken without the button.
+    c.reload()
+    expect(board(c)).to_have_attribute("data-version", re.compile(r"^\d+$"))
+    expect(status(c)).to_have_text(re.compile(r"^Player [12] left the room$"))
+    expect(status(b)).to_have_text("Your friend left the room")
+    take.click()
+    expect(c.locator("#game-meta")).to_have_text(re.compile(r"^Game 1 · You play [XO]$"))
+    expect(b.locator("#game-meta")).to_have_text(re.compile(r"^Game 1 · You play [XO]$"))
+    expect(b.locator("#score")).to_have_text(score(0, 0, 0))  # a new series, with C
+    expect(c.get_by_role("list")).to_contain_text("Bea · ")
+
+    # Both A's and B's histories hold the 1-0 game, as a game with a friend.
+    for page, result in ((a, "Loss"), (b, "Win")):
+        page.goto(server.url + "/history")
+        row = page.get_by_role("row").filter(has_text="With a friend")
+        expect(row).to_have_count(1)
+        expect(row).to_contain_text(result)
+        expect(page.get_by_role("heading", name="With friends")).to_be_visible()
+    b.get_by_role("row").filter(has_text="With a friend").get_by_role("button").click()
+    expect(
+        b.get_by_role("heading", name=re.compile(r"^Replay: With a friend, .*, Win$"))
+    ).to_be_visible()
+    expect(b.locator("#replay-move")).to_have_text(
+        re.compile(r"^Move \d of \d: You \([XO]\) played")
+    )
+    expect(b.locator("#share")).to_be_hidden()
+    expect_no_violations(axe, b, "the replay of a game with a friend")
+    shoot(b, "history-friend")
 
 
 def test_two_players_on_one_device(page: Page, server: ServerProcess) -> None:
@@ -295,19 +380,23 @@ def test_two_players_on_one_device(page: Page, server: ServerProcess) -> None:
     page.keyboard.press("9")
     expect(cell(page, 8)).to_have_accessible_name("c3, X")
     expect(status(page)).to_have_text("X wins")
-    expect(page.locator("#x-wins")).to_have_text("1")
-    expect(page.locator("#o-wins")).to_have_text("0")
-    expect(page.locator("#draws")).to_have_text("0")
+    tally = page.get_by_label("Tally")
+    expect(tally).to_have_text(re.compile(r"Player 1 wins\s*1\s*Player 2 wins\s*0\s*Draws\s*0"))
 
     page.get_by_role("button", name="Next game").click()
     expect(page.locator("#game-meta")).to_have_text("Game 2 · Player 2 is X, Player 1 is O")
     expect(status(page)).to_have_text("X to move")
     assert marks(page) == "........."
+    for target in X_WINS:  # X again, but Player 2 this time: one win each
+        click_cell(page, target)
+    expect(status(page)).to_have_text("X wins")
+    expect(tally).to_have_text(re.compile(r"Player 1 wins\s*1\s*Player 2 wins\s*1\s*Draws\s*0"))
+
+    page.get_by_role("button", name="Next game").click()
     for target in DRAW:
         click_cell(page, target)
     expect(status(page)).to_have_text("Draw")
     expect(page.locator("#draws")).to_have_text("1")
-    expect(page.locator("#x-wins")).to_have_text("1")
 
     page.get_by_role("link", name="Play the AI").click()
     assert ai_version is not None

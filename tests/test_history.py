@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,16 @@ from flask import Flask
 from flask.testing import FlaskClient
 from support.testing import Actions, connect, player_of
 
-from webapp.game.history import counted, finished_game, games_counted, reviewed, totals_from
+from webapp.game.history import (
+    counted,
+    finished_game,
+    friend_game,
+    games_counted,
+    kind_of,
+    reviewed,
+    summary,
+    totals_from,
+)
 from webapp.game.match import ai_move, human_move, new_match
 from webapp.server.app import create_app
 from webapp.server.history_store import RedisHistory, SQLiteHistory
@@ -215,3 +225,27 @@ def test_forget_deletes_games_match_and_seats_only_from_our_page(
     rooms = app.extensions["rooms"].store
     seats = rooms.load(room).seats
     assert None in seats and seats.count(None) == 1  # the friend keeps theirs
+
+
+FIXTURE_0_4_0 = Path(__file__).parent / "fixtures" / "history-0.4.0.jsonl"
+
+
+def test_entries_stored_by_0_4_0_load_beside_games_with_a_friend(store: Any) -> None:
+    old = [json.loads(line) for line in FIXTURE_0_4_0.open()]
+    for entry in old:
+        assert store.add("p", f"game:{entry['id']}", entry)
+    friend = friend_game(
+        (0, 3, 1, 4, 2), mine="O", result="loss", resigned=None, game=1, game_id="f" * 22, ended=2e9
+    )
+    assert store.add("p", "room:r:9", friend)
+    listed = [summary(entry) for entry in store.games("p")]
+    assert [(g["kind"], g["mode"]) for g in listed] == [
+        ("friend", "friend"),
+        ("ai", old[1]["record"]["mode"]),
+        ("ai", old[0]["record"]["mode"]),
+    ]
+    totals = totals_from(store.counters("p"))
+    assert sum(sum(counts.values()) for counts in totals.by_mode.values()) == 2
+    assert totals.with_friends == {"win": 0, "draw": 0, "loss": 1}
+    assert [kind_of(entry) for entry in old] == ["ai", "ai"]
+    assert reviewed(old[0])["moves"] and reviewed(friend)["mark"] == "O"

@@ -176,11 +176,83 @@ def test_leaving_frees_the_seat_and_an_empty_room_is_gone(people: list[Person]) 
     left = x.latest()
     assert left["status"] == "waiting" and None in [s["token"] for s in left["seats"]]
     third = people[2]
-    assert third.join(room)["you"] is not None  # the freed seat is taken by the next one
+    assert third.join(room)["you"] is None  # opening the link after a leave only watches
+    assert third.send("room_sit", {"room": room})["you"] is not None
     assert code(third.send("room_leave", {"room": room})) is None
     assert code(x.send("room_leave", {"room": room})) is None
     assert code(x.send("room_join", {"room": room})) == "room_not_found"
     assert people[0].web.get(f"/r/{room}").status_code == 404
+
+
+def win_for_x(room: str, x: Person, o: Person) -> None:
+    """X wins the game under way along the top row."""
+    for mover, cell in ((x, 0), (o, 3), (x, 1), (o, 4), (x, 2)):
+        assert code(mover.send("room_move", {"room": room, "cell": cell})) is None
+
+
+def test_everyone_is_told_when_a_player_leaves_and_the_score_stays(
+    people: list[Person],
+) -> None:
+    room, x, o, first = seated_room(people)
+    watcher = people[2]
+    watcher.join(room)
+    win_for_x(room, x, o)
+    x_seat = first["x_seat"]
+    for person in (x, o, watcher):
+        person.rooms()
+    assert code(x.send("room_leave", {"room": room})) is None
+    for person in (o, watcher):
+        told = person.latest()
+        assert (told["left"], told["status"]) == (x_seat, "waiting")
+        assert told["score"]["seat_wins"][x_seat] == 1  # the last series, not 0-0
+        assert told["seats"][x_seat]["token"] is None
+
+
+def test_a_watcher_who_reloads_stays_a_watcher_until_they_take_the_seat(
+    app: Flask, people: list[Person]
+) -> None:
+    room, x, o, _ = seated_room(people)
+    watcher = people[2]
+    assert watcher.join(room)["you"] is None
+    assert code(watcher.send("room_sit", {"room": room})) == "no_free_seat"
+    assert code(o.send("room_leave", {"room": room})) is None
+    watcher.sock.disconnect()  # a reload: a new socket, the same cookie
+    watcher.sock = connect(app, watcher.web)
+    assert watcher.join(room)["you"] is None
+    assert (
+        watcher.latest()["seats"][[s["token"] for s in x.latest()["seats"]].index(None)]["token"]
+        is None
+    )  # nobody was seated silently
+    sat = watcher.send("room_sit", {"room": room})
+    assert code(sat) is None and sat["you"] is not None
+    after = x.latest()
+    assert (after["status"], after["game"], after["left"], after["watching"]) == (
+        "playing",
+        1,
+        None,
+        0,
+    )
+    assert sorted(s["token"] for s in after["seats"]) == sorted([x.you, sat["you"]])
+    assert after["score"]["seat_wins"] == [0, 0]  # a new series with a new friend
+
+
+def test_names_are_seen_by_everyone_and_checked(app: Flask, people: list[Person]) -> None:
+    room, x, o, _ = seated_room(people)
+    watcher = people[2]
+    watcher.join(room)
+    assert code(x.send("room_name", {"room": room, "name": " Ann "})) is None
+    named = watcher.latest()
+    mine = [s["token"] for s in named["seats"]].index(x.you)
+    assert named["seats"][mine]["name"] == "Ann"
+    version = named["version"]
+    for bad in ("A" * 21, "Ann\u202e", "tab\there", "\u2067x"):
+        assert code(x.send("room_name", {"room": room, "name": bad})) == "bad_name", bad
+    assert code(x.send("room_name", {"room": room, "name": 5})) == "bad_payload"
+    assert code(x.send("room_name", {"room": room})) == "bad_payload"
+    assert code(watcher.send("room_name", {"room": room, "name": "Cy"})) == "not_seated"
+    assert x.latest()["version"] == version  # nothing changed
+    assert x.web.post("/history/forget", headers=ORIGIN).status_code == 204
+    assert all(seat["name"] is None for seat in o.latest()["seats"])
 
 
 def test_a_friend_who_disconnects_shows_as_away(people: list[Person]) -> None:
@@ -274,3 +346,51 @@ def test_sqlite_rooms_expire_when_idle(tmp_path: Path) -> None:
     time.sleep(0.1)
     assert store.load(room.id) is None and store.online_rooms_of("a") == []
     assert store.prune() == 1
+
+
+def test_a_finished_room_game_stays_in_both_players_history(
+    app: Flask, people: list[Person]
+) -> None:
+    room, x, o, _ = seated_room(people)
+    win_for_x(room, x, o)
+    assert code(x.send("room_leave", {"room": room})) is None  # leaving keeps it
+    for person, result in ((x, "win"), (o, "loss")):
+        history = person.send("history")
+        assert [(g["kind"], g["mode"], g["result"], g["moves"]) for g in history["games"]] == [
+            ("friend", "friend", result, 5)
+        ]
+        totals = history["totals"]
+        assert totals["with_friends"][result] == 1 and totals["by_mode"] == {}
+        assert totals["longest_unbeaten"] == 0  # the run is against the AI
+        game = person.send("history_game", {"id": history["games"][0]["id"]})
+        assert game["signed_record"] is None
+        bys = [move["by"] for move in game["review"]["moves"]]
+        assert (
+            bys == (["human", "friend"] * 3)[:5] if person is x else (["friend", "human"] * 3)[:5]
+        )
+        assert all("gift" not in move for move in game["review"]["moves"])
+        shared = person.web.get(f"/g/{history['games'][0]['id']}")
+        assert shared.status_code == 404  # another person's game too: not shared
+
+
+def test_friend_games_fall_under_the_cap_and_are_forgotten(tmp_path: Path) -> None:
+    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "HISTORY_PER_PLAYER": 2})
+    people = [Person(app) for _ in range(2)]
+    room, x, o, snapshot = seated_room(people)
+    for _ in range(3):
+        first, second = (
+            (x, o) if x.you == snapshot["seats"][snapshot["x_seat"]]["token"] else (o, x)
+        )
+        win_for_x(room, first, second)
+        for person in (x, o):
+            assert code(person.send("room_rematch", {"room": room})) is None
+        snapshot = x.latest()
+    assert len(x.send("history")["games"]) == 2  # the newest two of three
+    assert sum(x.send("history")["totals"]["with_friends"].values()) == 3
+    with x.web.session_transaction() as session:
+        player = str(session["player"])
+    history = app.extensions["history"]
+    assert len(history.games(player)) == 2
+    assert x.web.post("/history/forget", headers=ORIGIN).status_code == 204
+    assert history.games(player) == [] and history.counters(player) == {}
+    assert len(o.send("history")["games"]) == 2  # the friend keeps their own

@@ -19,7 +19,9 @@ from webapp.game.room import (
     rematch,
     resign,
     room_move,
+    set_name,
     take_back,
+    take_free_seat,
     take_seat,
     to_record,
 )
@@ -121,13 +123,62 @@ def test_resigning_gives_the_game_to_the_other_seat() -> None:
     assert again.value.code == "game_over"
 
 
-def test_leaving_frees_the_seat_for_a_new_friend() -> None:
+def test_leaving_keeps_the_series_and_the_seat_is_taken_only_on_purpose() -> None:
     room = play(seated(coin=0), 4)
-    left = leave(room, "b", now=NOW)
-    assert (left.seats, left.status, left.score) == (("a", None), "waiting", Tally())
-    newcomer = take_seat(left, "c", coin=1, now=NOW)
+    left = leave(room, "b", now=NOW)  # mid-game: the leaver loses that game
+    assert (left.seats, left.status, left.left) == (("a", None), "waiting", 1)
+    assert left.score == Tally(seat_wins=(1, 0), x_wins=1)
+    assert take_seat(left, "c", coin=1, now=NOW) is left  # opening the link seats no one
+    newcomer = take_free_seat(left, "c", coin=1, now=NOW)
     assert (newcomer.seats, newcomer.status, newcomer.x_seat) == (("a", "c"), "playing", 1)
+    assert (newcomer.score, newcomer.left) == (Tally(), None)  # a new series
+    assert take_free_seat(newcomer, "c", coin=0, now=NOW) is newcomer
+    with pytest.raises(RoomError) as full:
+        take_free_seat(newcomer, "d", coin=0, now=NOW)
+    assert full.value.code == "no_free_seat"
     assert leave(leave(room, "a", now=NOW), "b", now=NOW).empty
+
+
+def test_a_finished_game_stays_in_the_score_after_a_leave() -> None:
+    won = play(seated(coin=0), 0, 3, 1, 4, 2)  # seat 0 (X) wins
+    left = leave(won, "a", now=NOW)
+    assert (left.score.seat_wins, left.left, left.seats) == ((1, 0), 0, (None, "b"))
+
+
+@pytest.mark.parametrize(
+    ("name", "kept"),
+    [
+        ("  Ann  ", "Ann"),
+        ("", None),
+        ("e\u0301" * 20, "\u00e9" * 20),  # 40 code points, 20 after NFC
+        ("\U0001f600" * 20, "\U0001f600" * 20),
+    ],
+)
+def test_names_are_kept_after_nfc(name: str, kept: str | None) -> None:
+    room = set_name(seated(), "b", name, now=NOW, max_chars=20)
+    assert room.names == (None, kept)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["x" * 21, "Ann\u202eevil", "a\u2066b", "bell\x07", "two\nlines", "z\u200fw", 7, None],
+)
+def test_bad_names_are_refused(name: object) -> None:
+    with pytest.raises(RoomError) as refused:
+        set_name(seated(), "b", name, now=NOW, max_chars=20)
+    assert refused.value.code == "bad_name"
+
+
+def test_names_are_for_players_and_go_with_their_seat() -> None:
+    named = set_name(
+        set_name(seated(), "a", "Ann", now=NOW, max_chars=20), "b", "Bo", now=NOW, max_chars=20
+    )
+    assert named.names == ("Ann", "Bo")
+    with pytest.raises(RoomError) as watcher:
+        set_name(named, "c", "Cy", now=NOW, max_chars=20)
+    assert watcher.value.code == "not_seated"
+    assert leave(named, "a", now=NOW).names == (None, "Bo")
+    assert from_record(to_record(named)) == named
 
 
 def test_one_device_holds_both_seats_and_takes_back() -> None:

@@ -8,6 +8,7 @@ import {
   RESULTS,
   formatWhen,
   hideReplay,
+  modeName,
   plural,
   showReplay,
   title,
@@ -44,9 +45,20 @@ function refused(reply) {
   showNotice(ERROR_MESSAGES[code] ?? reply?.error?.message ?? "The server did not answer");
 }
 
+// Games with a friend are counted apart from those against the AI.
+function renderFriends(counts) {
+  const played = ["win", "draw", "loss"].reduce((sum, key) => sum + (counts?.[key] ?? 0), 0);
+  $("with-friends").hidden = played === 0;
+  $("friend-wins").textContent = counts?.win ?? 0;
+  $("friend-draws").textContent = counts?.draw ?? 0;
+  $("friend-losses").textContent = counts?.loss ?? 0;
+  return played;
+}
+
 function renderTotals(totals) {
   const modes = Object.entries(totals.by_mode);
-  $("totals-empty").hidden = modes.length > 0;
+  const withFriends = renderFriends(totals.with_friends);
+  $("totals-empty").hidden = modes.length > 0 || withFriends > 0;
   $("totals").hidden = $("by-mode").hidden = modes.length === 0;
   $("matches-won").textContent = totals.matches_won;
   $("matches-lost").textContent = totals.matches_lost;
@@ -55,7 +67,7 @@ function renderTotals(totals) {
     const row = document.createElement("tr");
     const head = document.createElement("th");
     head.scope = "row";
-    head.textContent = title(mode);
+    head.textContent = modeName(mode);
     row.append(head, ...["win", "draw", "loss"].map((key) => cellOf(counts[key])));
     return row;
   });
@@ -82,7 +94,7 @@ function renderGames(games, open) {
     const action = document.createElement("td");
     action.append(button);
     const result = RESULTS[game.result] + (game.match_over ? ", match over" : "");
-    row.append(cellOf(date), cellOf(title(game.mode)), cellOf(result), cellOf(game.moves), action);
+    row.append(cellOf(date), cellOf(modeName(game.mode)), cellOf(result), cellOf(game.moves), action);
     return row;
   });
   $("games-rows").replaceChildren(...rows);
@@ -131,7 +143,8 @@ function wireForget() {
 }
 
 function renderMatches(games) {
-  const matches = matchesIn(games).slice(0, SHOWN_MATCHES);
+  const againstAi = games.filter((game) => game.kind !== "friend");
+  const matches = matchesIn(againstAi).slice(0, SHOWN_MATCHES);
   $("matches").hidden = matches.length === 0;
   const figures = matches.map((match) => {
     const ended = formatWhen(match.games[match.games.length - 1].ended);
@@ -163,8 +176,13 @@ function start() {
     else if (window.location.pathname !== address) history.replaceState({ id }, "", address);
     showReplay(reply.game, reply.review, { signed: reply.signed_record });
     document.title = `Game of ${formatWhen(reply.game.ended)} · ${PAGE_TITLE}`;
-    showShareLink(reply.game.id);
-    offerRetry(reply.game.id, reply.review);
+    // A game with a friend is theirs too: it is not shared, nor practised against the AI.
+    const friend = reply.game.kind === "friend";
+    if (friend) $("share").hidden = $("retry").hidden = true;
+    else {
+      showShareLink(reply.game.id);
+      offerRetry(reply.game.id, reply.review);
+    }
     shown = true;
   };
   const load = async () => {

@@ -26,6 +26,9 @@ export const formatWhen = (seconds) =>
   );
 /** The text with a capital first letter. */
 export const title = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+/** A game's mode as the pages name it: the AI's mode, or a game with a friend. */
+export const modeName = (mode) => (mode === "friend" ? "With a friend" : title(mode));
+const PLAYERS = { human: "You", friend: "Your friend", ai: "The AI" };
 export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 let replay = null; // {game, review, ply, signed}
@@ -46,7 +49,7 @@ function boardAt(moves, ply) {
 }
 
 function moveWords(move) {
-  const who = move.by === "human" ? `You (${move.side})` : `The AI (${move.side})`;
+  const who = `${PLAYERS[move.by] ?? PLAYERS.ai} (${move.side})`;
   const how = move.decision ? `, ${DECISION_WORDS[move.decision] ?? move.decision}` : "";
   return `${who} played ${move.cell}${how}`;
 }
@@ -71,6 +74,11 @@ function verdictWords(move) {
   return `${verdict}${kept}${best}.${gift}`;
 }
 
+function firstMover(game, moves) {
+  if (moves[0]?.by) return PLAYERS[moves[0].by].toLowerCase();
+  return game.record.first === "human" ? "you" : "the AI";
+}
+
 function renderPly() {
   const { review, ply } = replay;
   const moves = review.moves;
@@ -89,7 +97,7 @@ function renderPly() {
   });
   $("replay-move").textContent = move
     ? `Move ${ply} of ${moves.length}: ${moveWords(move)}`
-    : `The empty board: ${moves[0]?.side === review.mark ? "you" : "the AI"} moved first`;
+    : `The empty board: ${firstMover(replay.game, moves)} moved first`;
   $("replay-verdict").textContent = move ? verdictWords(move) : "";
   $("replay-verdict").dataset.verdict = move?.verdict ?? "";
   $("replay-scrubber").value = ply;
@@ -163,7 +171,7 @@ export function showReplay(game, review, { focus = true, signed = null } = {}) {
   showRecord(signed, game);
   const date = formatWhen(game.ended);
   const result = RESULTS[game.result];
-  $("replay-title").textContent = `Replay: ${title(game.record.mode)}, ${date}, ${result}`;
+  $("replay-title").textContent = `Replay: ${modeName(game.record.mode)}, ${date}, ${result}`;
   $("replay-summary").textContent = review.summary;
   $("replay-scrubber").max = review.moves.length;
   renderMoveList(review);

@@ -28,6 +28,16 @@ const view = createRoomView({
   resign: () => request(EVENTS.roomResign),
   rematch: () => request(EVENTS.roomRematch),
   leave: () => request(EVENTS.roomLeave),
+  name: (name) => request(EVENTS.roomName, { name }),
+  // The seat is ours from its answer on, as from a join's.
+  async takeSeat() {
+    const reply = await request(EVENTS.roomSit);
+    if (reply.ok) {
+      you = reply.you;
+      show();
+    }
+    return reply;
+  },
   toggleHints(on) {
     hintsOn = on;
     hintsFor = -1;

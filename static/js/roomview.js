@@ -19,36 +19,61 @@ const other = (seat) => 1 - seat;
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const markOf = (room, seat) => (seat === room.x_seat ? "X" : "O");
 
+/** A seat's name as the room shows it: the one its player gave, else Player 1 or 2. */
+export const nameOf = (room, seat) => room.seats[seat].name || SEAT_NAMES[seat];
+
+/** The friend of the player in `seat`, as that player reads it. */
+const friendOf = (room, seat) => room.seats[other(seat)].name || "Your friend";
+
+const away = (room, seat) => room.seats[seat].token != null && !room.seats[seat].connected;
+
 /** The seats held by the holder of token `you`: none to watch, both on one device. */
 export function seatsOf(room, you) {
   if (you == null) return [];
   return SEATS.filter((seat) => room.seats[seat].token === you);
 }
 
-// For a spectator, and for two people on one device: the marks, not the people.
+// For two people on one device: the marks, not the people.
 function markStatus(room) {
   if (room.status === "playing") return `${markOf(room, room.turn)} to move`;
   if (room.resigned != null) return `${markOf(room, room.resigned)} resigned`;
   return room.winner == null ? "Draw" : `${markOf(room, room.winner)} wins`;
 }
 
+// For a spectator: each player by name, with their mark.
+function watcherStatus(room) {
+  const who = (seat) => `${nameOf(room, seat)} (${markOf(room, seat)})`;
+  if (room.status === "playing") return `${who(room.turn)} to move`;
+  if (room.resigned != null) return `${who(room.resigned)} resigned`;
+  return room.winner == null ? "Draw" : `${who(room.winner)} wins`;
+}
+
 function playerStatus(room, seat) {
+  const friend = friendOf(room, seat);
   if (room.status === "playing") {
-    return room.turn === seat ? `Your turn (you play ${markOf(room, seat)})` : "Your friend's turn";
+    return room.turn === seat ? `Your turn (you play ${markOf(room, seat)})` : `${friend}'s turn`;
   }
   if (room.resigned != null) {
-    return room.resigned === seat ? "You resigned" : "Your friend resigned";
+    return room.resigned === seat ? "You resigned" : `${friend} resigned`;
   }
   if (room.winner == null) return "Draw";
-  return room.winner === seat ? "You win!" : "Your friend wins";
+  return room.winner === seat ? "You win!" : `${friend} wins`;
+}
+
+/** What a player leaving means to this viewer ("" when no one has left). */
+export function leftText(room, mine) {
+  if (room.left == null) return "";
+  return mine.length ? "Your friend left the room" : `${SEAT_NAMES[room.left]} left the room`;
 }
 
 /** The status line, in plain words, for a viewer holding the seats `mine`. */
 export function statusText(room, mine) {
   if (room.status === "waiting") {
+    if (room.left != null) return leftText(room, mine);
     return mine.length ? "Waiting for your friend to open the link" : "Waiting for a second player";
   }
-  return mine.length === 1 ? playerStatus(room, mine[0]) : markStatus(room);
+  if (room.kind === "local") return markStatus(room);
+  return mine.length === 1 ? playerStatus(room, mine[0]) : watcherStatus(room);
 }
 
 /** Whether the status is good or bad news for this viewer ("" when neither). */
@@ -57,19 +82,38 @@ function tone(room, mine) {
   return room.winner === mine[0] ? "good" : "bad";
 }
 
-/** What else a player should know: a rematch asked for, a friend away. */
+/** What else a player should know: a rematch asked for, a friend away, a free seat. */
 function playerNotes(room, seat) {
   const friend = other(seat);
+  const name = friendOf(room, seat);
   const notes = [];
+  if (room.status === "waiting" && room.left != null) {
+    notes.push("The score is your last series"); // short: a long note reads as a heading
+  }
   if (room.status === "over") {
     const asked = room.rematch.includes(seat);
     const theirs = room.rematch.includes(friend);
-    if (asked && !theirs) notes.push("Waiting for your friend to accept the rematch");
-    if (theirs && !asked) notes.push("Your friend wants a rematch");
+    const them = room.seats[friend].name || "your friend";
+    if (asked && !theirs) notes.push(`Waiting for ${them} to accept the rematch`);
+    if (theirs && !asked) notes.push(`${name} wants a rematch`);
   }
-  const away = room.seats[friend].token != null && !room.seats[friend].connected;
-  if (room.status !== "waiting" && away) notes.push("Your friend is away");
+  if (room.status !== "waiting" && away(room, friend)) notes.push(`${name} is away`);
   return notes.join(" · ");
+}
+
+/** What a spectator should know: who is away, and a seat they may take. */
+function watcherNotes(room) {
+  const notes = SEATS.filter((seat) => away(room, seat)).map((s) => `${nameOf(room, s)} is away`);
+  if (SEATS.some((seat) => room.seats[seat].token == null)) {
+    notes.push("A seat is free");
+  }
+  return notes.join(" · ");
+}
+
+/** The notes under the status, for any viewer. */
+function notesText(room, mine) {
+  if (room.kind === "local") return "";
+  return mine.length === 1 ? playerNotes(room, mine[0]) : watcherNotes(room);
 }
 
 function metaText(room, mine) {
@@ -82,14 +126,17 @@ function metaText(room, mine) {
     return `${game} · ${SEAT_NAMES[room.x_seat]} is X, ${SEAT_NAMES[o]} is O`;
   }
   if (mine.length) return `${game} · You play ${markOf(room, mine[0])}`;
-  return `${game} · You are watching; ${SEAT_NAMES[room.x_seat]} plays X`;
+  const o = other(room.x_seat);
+  return `${game} · You are watching: ${nameOf(room, room.x_seat)} plays X, ${nameOf(room, o)} plays O`;
 }
 
 /** The series so far, as "You 2 – 1 Friend" and "1 draw" (by seat for a spectator). */
 export function scoreParts(room, mine) {
   const player = mine.length === 1;
   const [first, second] = player ? [mine[0], other(mine[0])] : SEATS;
-  const names = player ? ["You", "Friend"] : SEAT_NAMES;
+  const names = player
+    ? ["You", room.seats[second].name || "Friend"]
+    : [nameOf(room, 0), nameOf(room, 1)];
   const wins = room.score.seat_wins;
   const series = `${names[0]} ${wins[first]} – ${wins[second]} ${names[1]}`;
   return [series, plural(room.score.draws, "draw")];
@@ -127,7 +174,8 @@ function errorText(error) {
 /**
  * Build the view over the server-rendered room page. `actions` receives the viewer's
  * intentions, each answered by a promise of the server's ack: play(cell), undo(),
- * resign(), rematch(), leave(), and toggleHints(on) (answered by nothing).
+ * resign(), rematch(), leave(), takeSeat(), name(text), and toggleHints(on) (answered by
+ * nothing).
  */
 export function createRoomView(actions) {
   const $ = (id) => document.getElementById(id);
@@ -254,15 +302,50 @@ export function createRoomView(actions) {
   function renderStatus(room) {
     $("status-text").textContent = statusText(room, mine);
     $("status").dataset.tone = tone(room, mine);
-    $("substatus").textContent = mine.length === 1 ? playerNotes(room, mine[0]) : "";
+    $("substatus").textContent = notesText(room, mine);
     $("game-meta").textContent = metaText(room, mine);
+  }
+
+  // Who is in the room: each seat's name, mark and presence, for players and spectators.
+  function renderPlayers(room) {
+    const list = $("players");
+    if (!list) return;
+    list.replaceChildren(
+      ...SEATS.map((seat) => {
+        const item = document.createElement("li");
+        const held = room.seats[seat].token != null;
+        const mark = room.status === "waiting" ? "" : ` · ${markOf(room, seat)}`;
+        const you = mine.includes(seat) ? " (you)" : "";
+        const state = !held ? "free seat" : away(room, seat) ? "away" : "here";
+        item.textContent = `${held ? nameOf(room, seat) : SEAT_NAMES[seat]}${you}${mark} · ${state}`;
+        item.dataset.seat = String(seat);
+        return item;
+      }),
+    );
+    const form = $("name-form");
+    form.hidden = mine.length !== 1;
+    const field = $("name");
+    if (mine.length === 1 && document.activeElement !== field) {
+      field.value = room.seats[mine[0]].name ?? "";
+    }
+  }
+
+  // A spectator is told so in the header, not asked to share the link.
+  function renderHeader(watching) {
+    const title = $("room-title");
+    if (!title || local) return;
+    title.textContent = watching ? "Watching a game" : "Play a friend";
+    $("room-tagline").textContent = watching
+      ? "You are watching two players. When a seat is free, you can take it."
+      : "One board, two browsers: share the link below.";
   }
 
   function renderScore(room) {
     $("game-number").textContent = room.game ? `Game ${room.game}` : "";
     if (local) {
-      $("x-wins").textContent = String(room.score.x_wins);
-      $("o-wins").textContent = String(room.score.o_wins);
+      // X alternates between games: the tally counts by player, not by mark.
+      $("p1-wins").textContent = String(room.score.seat_wins[0]);
+      $("p2-wins").textContent = String(room.score.seat_wins[1]);
       $("draws").textContent = String(room.score.draws);
     } else {
       const [wins, draws] = scoreParts(room, mine);
@@ -294,6 +377,9 @@ export function createRoomView(actions) {
     inert("rematch", !online || (over && asked));
     toggle("resign", seated && room.status === "playing");
     toggle("leave", seated);
+    const free = SEATS.some((seat) => room.seats[seat].token == null);
+    toggle("take-seat", !seated && free);
+    inert("take-seat", !online);
     inert("undo", !(online && room.moves.length > 0 && room.resigned == null));
   }
 
@@ -308,6 +394,12 @@ export function createRoomView(actions) {
   const pressed = (id) => $(id).getAttribute("aria-disabled") === "true";
 
   $("rematch").addEventListener("click", () => pressed("rematch") || actions.rematch());
+  $("take-seat")?.addEventListener("click", () => pressed("take-seat") || actions.takeSeat());
+  $("name-form")?.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const reply = await actions.name($("name").value);
+    $("name-said").textContent = reply.ok ? "Name saved" : errorText(reply.error);
+  });
   $("undo")?.addEventListener("click", () => pressed("undo") || actions.undo());
   $("resign")?.addEventListener("click", async () => {
     const sure = await confirm({
@@ -370,13 +462,18 @@ export function createRoomView(actions) {
 
   function renderInvite(room) {
     if (!invite) return;
-    const waiting = room.status === "waiting";
+    // Open for a player waiting for a friend; for a spectator the free seat is its button.
+    const waiting = room.status === "waiting" && (room.left == null || mine.length > 0);
     // Open while the room waits for a friend; folded once the game is on (still there
     // for inviting spectators), and left as the viewer sets it in between.
     if (waiting !== wasWaiting) invite.open = waiting;
     wasWaiting = waiting;
-    const friend = waiting && mine.length > 0;
+    const friend = room.status === "waiting" && mine.length > 0;
     $("invite-title").textContent = friend ? "Invite a friend" : "Invite someone to watch";
+    $("invite-help").textContent =
+      room.left == null
+        ? "The first person to open it plays you; anyone after them watches."
+        : "Whoever opens it can take the free seat with its button; anyone else watches.";
   }
 
   function said(text) {
@@ -418,6 +515,8 @@ export function createRoomView(actions) {
     shown = room;
     mine = seatsOf(room, you);
     page.dataset.status = room.status;
+    if (room.left == null) delete page.dataset.left;
+    else page.dataset.left = String(room.left);
     board.dataset.status = room.status;
     board.dataset.version = String(room.version);
     board.dataset.turn = room.turn == null ? "none" : markOf(room, room.turn);
@@ -428,6 +527,8 @@ export function createRoomView(actions) {
     renderScore(room);
     renderActions(room);
     renderInvite(room);
+    renderPlayers(room);
+    renderHeader(!local && mine.length === 0);
     if (fresh) showHints(null);
     keepFocus(had);
   }

@@ -5,12 +5,19 @@ downloadable record (moves, the AI's decisions, the dice; webapp/game/verificati
 the HP before and after, and whether it ended the match. The lifetime figures are
 counters that each entry adds to (``increments``), so they outlive the entries a cap
 drops; the longest run of games without a loss is kept as the current run and its best.
+
+A game played with a friend in a room is an entry of its own kind (``"kind": "friend"``):
+the moves, whose each was, and the result, for each of its two players. It is counted in
+figures of its own (``friend:<result>``), never in those against the AI, and like every
+entry it falls under the player's cap. Entries stored before kinds existed (0.4.0) are
+all games against the AI.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from .board import Mark
 from .match import MODES, Match, difficulty
@@ -20,7 +27,53 @@ from .verification import game_record
 
 SCHEMA = 1
 RESULTS = ("win", "draw", "loss")
+FRIEND = "friend"  # the kind, and the record's mode, of a game played with a friend
 Entry = dict[str, Any]
+Kind = Literal["ai", "friend"]
+
+
+def kind_of(entry: Entry) -> Kind:
+    """Whether the game was against the AI or with a friend (entries of 0.4.0: the AI)."""
+    return "friend" if entry.get("kind") == FRIEND else "ai"
+
+
+def friend_game(
+    cells: tuple[int, ...],
+    *,
+    mine: Mark,
+    result: str,
+    resigned: str | None,
+    game: int,
+    game_id: str,
+    ended: float,
+) -> Entry:
+    """The entry, for one of its players, of a game with a friend: ``mine`` is the mark
+    they played, ``result`` theirs, ``resigned`` who resigned ("human", "friend", None)."""
+    if result not in RESULTS:
+        raise ValueError(f"result must be one of {', '.join(RESULTS)}")
+
+    def by(ply: int) -> str:
+        return "human" if ("X" if ply % 2 == 0 else "O") == mine else FRIEND
+
+    return {
+        "format": SCHEMA,
+        "kind": FRIEND,
+        "id": game_id,
+        "ended": ended,
+        "result": result,
+        "hp_before": None,
+        "hp_after": None,
+        "match_over": False,
+        "match_winner": None,
+        "resigned": resigned,
+        "record": {
+            "mode": FRIEND,
+            "game": game,
+            "first": "human" if mine == "X" else FRIEND,
+            "locked": None,
+            "moves": [{"cell": cell, "by": by(ply)} for ply, cell in enumerate(cells)],
+        },
+    }
 
 
 def result_of(status: str) -> str:
@@ -61,8 +114,22 @@ def game_key(match: Match) -> str:
 def summary(entry: Entry) -> dict[str, Any]:
     """What the History list shows of one game: when, mode, result, length."""
     record = entry["record"]
+    if kind_of(entry) == "friend":
+        return {
+            "id": entry["id"],
+            "kind": FRIEND,
+            "ended": entry["ended"],
+            "mode": FRIEND,
+            "result": entry["result"],
+            "moves": len(record["moves"]),
+            "first": record["first"],
+            "match_over": False,
+            "game": record["game"],
+            "resigned": entry.get("resigned"),
+        }
     return {
         "id": entry["id"],
+        "kind": "ai",
         "ended": entry["ended"],
         "mode": record["mode"],
         "result": entry["result"],
@@ -85,8 +152,10 @@ def _difficulty(hp: dict[str, int] | None, locked: int | None) -> int | None:
 
 
 def increments(entry: Entry) -> dict[str, int]:
-    """The lifetime counters this game adds one to."""
+    """The lifetime counters this game adds one to (a friend's game: ``friend:<result>``)."""
     counts = {f"{entry['record']['mode']}:{entry['result']}": 1}
+    if kind_of(entry) == "friend":
+        return counts
     if entry["match_over"]:
         counts["matches_won" if entry["match_winner"] == "human" else "matches_lost"] = 1
     return counts
@@ -102,11 +171,13 @@ class Totals:
     matches_lost: int = 0
     unbeaten: int = 0
     longest_unbeaten: int = 0
+    with_friends: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form the page shows."""
         return {
             "by_mode": self.by_mode,
+            "with_friends": self.with_friends,
             "matches_won": self.matches_won,
             "matches_lost": self.matches_lost,
             "unbeaten": self.unbeaten,
@@ -127,6 +198,7 @@ def totals_from(counters: dict[str, int]) -> Totals:
         matches_lost=counters.get("matches_lost", 0),
         unbeaten=counters.get("unbeaten", 0),
         longest_unbeaten=counters.get("longest_unbeaten", 0),
+        with_friends={result: counters.get(f"{FRIEND}:{result}", 0) for result in RESULTS},
     )
 
 
@@ -135,6 +207,8 @@ def counted(counters: dict[str, int], entry: Entry) -> dict[str, int]:
     found = dict(counters)
     for name, n in increments(entry).items():
         found[name] = found.get(name, 0) + n
+    if kind_of(entry) == "friend":
+        return found  # the run without a loss is against the AI
     run = 0 if entry["result"] == "loss" else found.get("unbeaten", 0) + 1
     found["unbeaten"] = run
     found["longest_unbeaten"] = max(run, found.get("longest_unbeaten", 0))
@@ -154,11 +228,13 @@ def reviewed(entry: Entry) -> dict[str, Any]:
     record = entry["record"]
     moves = record["moves"]
     judged = review(move["cell"] for move in moves)
+    if kind_of(entry) == "friend":  # a gift is the AI's random move: a friend gives none
+        judged = tuple(dataclasses.replace(judgement, gift=None) for judgement in judged)
     mark: Mark = "X" if record["first"] == "human" else "O"
     found = []
     for move, judgement in zip(moves, judged, strict=True):
         line = {**judgement.to_dict(), "by": move["by"], "decision": move.get("decision")}
-        if move["by"] == "human":
+        if move["by"] != "ai":
             line.pop("gift", None)  # a gift is the AI's to give
         found.append(line)
     return {"moves": found, "summary": review_summary(judged, mark), "mark": mark}

@@ -1,7 +1,9 @@
 """A room: two people playing a series of games on one board, as pure values.
 
 A room has two seats. An online room's first seat is its host's, and the second is
-taken by whoever opens the invite link first; anyone else watches. A room on one
+taken by whoever opens the invite link first; anyone else watches. Once a player has
+left, their seat is taken only on purpose (``take_free_seat``), never by opening the
+link, and the series they played stays as the room's last score until it is. A room on one
 device seats the same player twice, and allows taking a move back. Who plays X in the
 first game is a coin toss (the caller's), and X alternates after that. A finished game
 counts in the room's tally once both seats agree to a rematch; until then the score
@@ -14,6 +16,7 @@ its expiry is judged; nothing here reads a clock.
 from __future__ import annotations
 
 import dataclasses
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast, get_args
 
@@ -24,7 +27,12 @@ Seat = Literal[0, 1]
 Status = Literal["waiting", "playing", "over"]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 SEATS: tuple[Seat, Seat] = (0, 1)
-SCHEMA = 1
+SCHEMA = 2  # 2: names and the seat left (0.5.0); 1 (0.4.0) still loads
+NAME_CHARS = 20  # the default longest name, in code points after NFC
+# Bidirectional controls reorder the text around them: a name could disguise another.
+BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
 
 
 class RoomError(RuleError):
@@ -65,6 +73,8 @@ class Room:
     resigned: Seat | None = None
     rematch: frozenset[Seat] = frozenset()
     tally: Tally = field(default_factory=Tally)
+    names: tuple[str | None, str | None] = (None, None)
+    left: Seat | None = None  # the seat whose player left, until someone takes it
 
     @property
     def board(self) -> Board:
@@ -142,17 +152,67 @@ def open_room(room_id: str, host: str, *, kind: Kind, now: float) -> Room:
 
 
 def take_seat(room: Room, player: str, *, coin: Seat, now: float) -> Room:
-    """``player`` takes a free seat (the room unchanged if they hold one or none is free).
+    """``player`` opens the link: they take the free seat of a room that has never lost
+    a player; otherwise (or if they hold one, or none is free) the room is unchanged."""
+    if room.left is not None:
+        return room
+    return _seated(room, player, coin=coin, now=now)
 
-    The game begins when both seats are held; ``coin`` says which seat plays X first.
-    """
+
+def take_free_seat(room: Room, player: str, *, coin: Seat, now: float) -> Room:
+    """``player`` asks for the free seat (unchanged if they hold one already)."""
+    if room.kind == "local":
+        raise RoomError("not_allowed", "a room on this device has no seat to take")
+    if not room.seats_of(player) and None not in room.seats:
+        raise RoomError("no_free_seat", "both seats are taken: you can watch")
+    return _seated(room, player, coin=coin, now=now)
+
+
+def _seated(room: Room, player: str, *, coin: Seat, now: float) -> Room:
+    """``player`` in the free seat; with both seats held a new series begins, and
+    ``coin`` says which seat plays X first."""
     if room.seats_of(player) or None not in room.seats or room.kind == "local":
         return room
     free = room.seats.index(None)
     seats = (player, room.seats[1]) if free == 0 else (room.seats[0], player)
     if None in seats:
-        return _bump(room, now, seats=seats)
-    return _bump(room, now, seats=seats, game_number=1, x_seat=coin, moves=(), resigned=None)
+        return _bump(room, now, seats=seats, left=None)
+    return _bump(
+        room,
+        now,
+        seats=seats,
+        game_number=1,
+        x_seat=coin,
+        moves=(),
+        resigned=None,
+        tally=Tally(),
+        left=None,
+    )
+
+
+def check_name(name: object, *, max_chars: int = NAME_CHARS) -> str | None:
+    """A player's name as kept: NFC, trimmed, None when blank; or RoomError("bad_name")."""
+    if not isinstance(name, str):
+        raise RoomError("bad_name", "a name is text")
+    kept = unicodedata.normalize("NFC", name).strip()
+    if len(kept) > max_chars:
+        raise RoomError("bad_name", f"a name is at most {max_chars} characters")
+    for char in kept:
+        if char in BIDI_CONTROLS or unicodedata.category(char) in ("Cc", "Zl", "Zp"):
+            raise RoomError("bad_name", "a name cannot hold control or direction characters")
+    return kept or None
+
+
+def set_name(room: Room, player: str, name: object, *, now: float, max_chars: int) -> Room:
+    """``player`` names themselves in this online room (None or blank: no name)."""
+    seats = room.seats_of(player)
+    if not seats:
+        raise RoomError("not_seated", "only the players of this room give their names")
+    if room.kind == "local":
+        raise RoomError("not_allowed", "names are for rooms with a friend")
+    kept = check_name(name, max_chars=max_chars)
+    names = (kept, room.names[1]) if seats[0] == 0 else (room.names[0], kept)
+    return room if names == room.names else _bump(room, now, names=names)
 
 
 def _mover(room: Room, player: str) -> Seat:
@@ -224,23 +284,30 @@ def rematch(room: Room, player: str, *, now: float) -> Room:
 
 
 def leave(room: Room, player: str, *, now: float) -> Room:
-    """``player`` leaves for good, freeing their seat; a game under way is lost by them.
-
-    The one who stays waits for a new friend, and a new series begins with them.
-    """
+    """``player`` leaves for good, freeing their seat and their name; a game under way
+    is lost by them. The series stays as the room's last score, and the one who stays
+    waits for someone to take the seat, when a new series begins."""
     seats = room.seats_of(player)
     if not seats:
         raise RoomError("not_seated", "you are not playing in this room")
+    if room.status == "playing" and room.kind == "online":
+        room = dataclasses.replace(room, resigned=seats[0])
     remaining = tuple(None if holder == player else holder for holder in room.seats)
+    names = tuple(
+        None if holder == player else name
+        for holder, name in zip(room.seats, room.names, strict=True)
+    )
     return _bump(
         room,
         now,
         seats=cast("tuple[str | None, str | None]", remaining),
+        names=cast("tuple[str | None, str | None]", names),
         game_number=0,
         moves=(),
         resigned=None,
         rematch=frozenset(),
-        tally=Tally(),
+        tally=room.score,
+        left=seats[0] if len(seats) == 1 else None,
     )
 
 
@@ -264,14 +331,16 @@ def to_record(room: Room) -> dict[str, Any]:
         "resigned": room.resigned,
         "rematch": sorted(room.rematch),
         "tally": dataclasses.asdict(room.tally),
+        "names": list(room.names),
+        "left": room.left,
     }
 
 
 def from_record(data: dict[str, Any]) -> Room:
     """The room in stored data; raises RoomError("bad_state") if it is not one."""
-    if not isinstance(data, dict) or data.get("format") != SCHEMA:
-        raise RoomError("bad_state", f"not a room record of format {SCHEMA}")
-    tally = data["tally"]
+    if not isinstance(data, dict) or data.get("format") not in (1, SCHEMA):
+        raise RoomError("bad_state", f"not a room record of format 1 to {SCHEMA}")
+    tally, names = data["tally"], data.get("names", [None, None])  # format 1 had no names
     room = Room(
         id=str(data["id"]),
         kind=data["kind"],
@@ -284,6 +353,8 @@ def from_record(data: dict[str, Any]) -> Room:
         resigned=data["resigned"],
         rematch=frozenset(data["rematch"]),
         tally=Tally(tuple(tally["seat_wins"]), tally["x_wins"], tally["o_wins"], tally["draws"]),
+        names=(names[0], names[1]),
+        left=data.get("left"),
     )
     _check(room)
     return room
@@ -292,6 +363,10 @@ def from_record(data: dict[str, Any]) -> Room:
 def _check(room: Room) -> None:
     if room.kind not in KINDS or room.x_seat not in SEATS or room.resigned not in (None, *SEATS):
         raise RoomError("bad_state", "a room's kind or seats are out of range")
+    if room.left not in (None, *SEATS) or len(room.names) != 2:
+        raise RoomError("bad_state", "a room's seat left or names are out of range")
+    if not all(name is None or isinstance(name, str) for name in room.names):
+        raise RoomError("bad_state", "a room's names are not text")
     if not room.rematch <= frozenset(SEATS) or len(room.tally.seat_wins) != 2:
         raise RoomError("bad_state", "a room's votes or tally are out of range")
     room.board  # replays the moves: raises on an illegal one  # noqa: B018

@@ -171,8 +171,10 @@ def _add_socketio(app: Flask) -> None:
         per_address=int(app.config["MAX_SOCKETS_PER_ADDRESS"]),
     )
     odds = odds_for(socketio.async_mode, app.config)
-    rooms = RoomService(app.config, open_rooms(app.config), socketio, app.extensions["presence"])
+    rooms = RoomService(
+        app.config, open_rooms(app.config), socketio, app.extensions["presence"], history
+    )
     app.extensions["rooms"] = rooms
     max_payload = int(app.config["MAX_PAYLOAD_BYTES"])
     register(socketio, service, limits, caps, max_payload, odds, rooms)
-    register_rooms(socketio, rooms, max_payload)
+    register_rooms(socketio, rooms, max_payload, int(app.config["ROOM_NAME_CHARS"]))

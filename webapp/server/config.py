@@ -252,6 +252,12 @@ SETTINGS: tuple[Setting, ...] = (
         "open rooms (with a friend or on one device) for all players together; past it a"
         " new one is refused (`rooms_full`)",
     ),
+    Setting(
+        "ROOM_NAME_CHARS",
+        20,
+        integer(1, 100),
+        "longest name a player may give themselves in a room, in characters after NFC (`bad_name`)",
+    ),
     Setting("MAX_SPECTATORS", 50, integer(0, 100_000), "connections watching one room at most"),
     Setting(
         "NEW_PLAYERS_PER_MINUTE",

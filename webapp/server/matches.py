@@ -22,7 +22,7 @@ from typing import Any
 
 from flask_socketio import SocketIO
 
-from ..game.history import finished_game, game_key, reviewed, summary, totals_from
+from ..game.history import finished_game, game_key, kind_of, reviewed, summary, totals_from
 from ..game.match import (
     Match,
     MatchError,
@@ -231,5 +231,6 @@ class MatchService:
         if found is None or found[0] != player:
             raise MatchError(ErrorCode.GAME_NOT_FOUND, "no such game in your history")
         entry = found[1]
-        signed = self.sign(entry["record"]) if self.sign else None
+        # A game with a friend has no dice and no signature: the server played no part.
+        signed = self.sign(entry["record"]) if self.sign and kind_of(entry) == "ai" else None
         return {"game": entry, "signed_record": signed, "review": reviewed(entry)}

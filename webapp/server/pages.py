@@ -28,7 +28,7 @@ from flask.typing import ResponseReturnValue
 
 from .. import __version__
 from ..game.board import RuleError
-from ..game.history import reviewed
+from ..game.history import kind_of, reviewed
 from ..game.match import RULE_FIELDS
 from .health import OK
 from .limits import address_key
@@ -127,7 +127,7 @@ def shared_game(game_id: str) -> ResponseReturnValue:
     """A finished game's read-only replay by its share link: for anyone, no cookie needed."""
     history = current_app.extensions["history"]
     found = history.game(game_id) if ONLINE_ID.fullmatch(game_id) else None
-    if found is None:
+    if found is None or kind_of(found[1]) != "ai":  # a game with a friend is not shared
         return _render("game_missing.html"), 404
     entry = found[1]
     signed = current_app.extensions["signing"].sign(entry["record"])

@@ -53,6 +53,8 @@ class Event(StrEnum):
     ROOM_REMATCH = "room_rematch"
     ROOM_LEAVE = "room_leave"
     ROOM_HINT = "room_hint"
+    ROOM_SIT = "room_sit"
+    ROOM_NAME = "room_name"
     HISTORY = "history"
     HISTORY_GAME = "history_game"
 
@@ -88,6 +90,8 @@ class ErrorCode(StrEnum):
     TOO_MANY_ROOMS = "too_many_rooms"
     TOO_MANY_WATCHERS = "too_many_watchers"
     ROOMS_FULL = "rooms_full"
+    NO_FREE_SEAT = "no_free_seat"
+    BAD_NAME = "bad_name"
     STORAGE_FULL = "storage_full"
     GAME_NOT_FOUND = "game_not_found"
     INTERNAL = "internal"
@@ -151,6 +155,8 @@ FIELDS: dict[Event, dict[str, Field]] = {
     Event.ROOM_REMATCH: ROOM,
     Event.ROOM_LEAVE: ROOM,
     Event.ROOM_HINT: ROOM,
+    Event.ROOM_SIT: ROOM,
+    Event.ROOM_NAME: {**ROOM, "name": STRING},
     Event.TAKE_BACK: {},
     Event.HISTORY: {},
     Event.HISTORY_GAME: {"id": STRING},

@@ -14,7 +14,16 @@ from typing import Any
 from flask_socketio import SocketIO
 
 from ..game import engine
-from ..game.room import Room, RoomError, leave, rematch, resign, room_move, take_back
+from ..game.room import (
+    Room,
+    RoomError,
+    leave,
+    rematch,
+    resign,
+    room_move,
+    set_name,
+    take_back,
+)
 from .events import Handler, attach, checked, player_id, socket_id
 from .protocol import OK, Ack, BadPayload, ErrorCode, Event
 from .rooms import RoomService
@@ -28,7 +37,9 @@ def _room(fields: dict[str, Any]) -> object:
     return fields["room"]
 
 
-def register_rooms(socketio: SocketIO, rooms: RoomService, max_payload: int) -> None:
+def register_rooms(
+    socketio: SocketIO, rooms: RoomService, max_payload: int, name_chars: int
+) -> None:
     """Attach the room events' handlers to ``socketio``."""
 
     def on(event: Event) -> Callable[[Handler], Any]:
@@ -76,6 +87,23 @@ def register_rooms(socketio: SocketIO, rooms: RoomService, max_payload: int) -> 
     def on_room_leave(fields: dict[str, Any]) -> Ack:
         left = act(fields, lambda room, player: leave(room, player, now=time.time()))
         rooms.forget(left.id, left)
+        return OK
+
+    @on(Event.ROOM_SIT)
+    def on_room_sit(fields: dict[str, Any]) -> Ack:
+        return {**OK, **rooms.sit(socket_id(), player_id(), _room(fields))}
+
+    @on(Event.ROOM_NAME)
+    def on_room_name(fields: dict[str, Any]) -> Ack:
+        if "name" not in fields:
+            raise BadPayload('a name is needed: {"room": ..., "name": "Ann"} ("" for none)')
+        name = fields["name"]
+        act(
+            fields,
+            lambda room, player: set_name(
+                room, player, name, now=time.time(), max_chars=name_chars
+            ),
+        )
         return OK
 
     @on(Event.ROOM_HINT)

@@ -23,7 +23,19 @@ from typing import Any
 
 from flask_socketio import SocketIO
 
-from ..game.room import SEATS, Room, RoomError, Seat, expired, leave, open_room, take_seat
+from ..game.history import friend_game
+from ..game.room import (
+    SEATS,
+    Room,
+    RoomError,
+    Seat,
+    expired,
+    leave,
+    open_room,
+    take_free_seat,
+    take_seat,
+)
+from .history_store import HistoryStore
 from .presence import Presence
 from .protocol import ErrorCode, ServerEvent
 from .room_store import RoomStore
@@ -52,8 +64,10 @@ class RoomService:
         store: RoomStore,
         socketio: SocketIO,
         presence: Presence,
+        history: HistoryStore | None = None,
     ) -> None:
         self.store, self.socketio, self.presence = store, socketio, presence
+        self.history = history
         self.key = str(config["SECRET_KEY"] or "").encode()
         self.idle_seconds = float(config["ROOM_IDLE_HOURS"]) * 3600
         self.max_rooms = int(config["MAX_ROOMS_PER_PLAYER"])
@@ -104,10 +118,44 @@ class RoomService:
         return room_id
 
     def change(self, room_id: str, step: Step) -> Room:
-        """Apply one transition to a live room, store it, and push it to the room."""
-        changed = self._apply(room_id, step)
+        """Apply one transition to a live room, store it, keep a game it ended in both
+        players' history, and push it to the room."""
+        before: list[Room] = []
+
+        def seen(current: Room) -> Room:
+            before[:] = [current]  # the room the stored change was made on
+            return step(current)
+
+        changed = self._apply(room_id, seen)
+        if before:
+            self.keep_if_ended(before[0], changed)
         self.push(changed)
         return changed
+
+    def keep_if_ended(self, before: Room, after: Room) -> None:
+        """Store the game that this change ended in each seated player's history, as a
+        game with a friend (a room on one device keeps none)."""
+        if self.history is None or after.kind != "online" or after.status != "over":
+            return
+        if before.status == "over" and before.game_number == after.game_number:
+            return  # it had ended already
+        ended, winner = time.time(), after.winner
+        for seat in SEATS:
+            player = after.seats[seat]
+            if player is None:
+                continue
+            result = "draw" if winner is None else "win" if winner == seat else "loss"
+            resigned = None if after.resigned is None else after.resigned == seat
+            entry = friend_game(
+                after.moves,
+                mine="X" if seat == after.x_seat else "O",
+                result=result,
+                resigned=None if resigned is None else "human" if resigned else "friend",
+                game=after.game_number,
+                game_id=secrets.token_urlsafe(16),
+                ended=ended,
+            )
+            self.history.add(player, f"room:{after.id}:{after.version}", entry)
 
     def _apply(self, room_id: str, step: Step) -> Room:
         def live(current: Room | None) -> Room:
@@ -119,8 +167,9 @@ class RoomService:
         return update(self.store, room_id, live)
 
     def join(self, sid: str, player: str, asked: object) -> dict[str, Any]:
-        """Put a socket in a room: a free seat is taken, else it watches. Returns the ack's
-        fields: the room's id and the token of the viewer's seat (None for a spectator)."""
+        """Put a socket in a room: the free seat of a room that never lost a player is
+        taken, else it watches. Returns the ack's fields: the room's id and the token of
+        the viewer's seat (None for a spectator)."""
         room_id = self.room_id(asked, player)
         if room_id.startswith("local.") and self.store.load(room_id) is None:
             room = open_room(room_id, player, kind="local", now=time.time())
@@ -145,6 +194,30 @@ class RoomService:
             "room": room.id if room.kind == "online" else LOCAL,
             "you": None if watching else self.token(room_id, player),
         }
+
+    def sit(self, sid: str, player: str, asked: object) -> dict[str, Any]:
+        """A spectator's socket takes the free seat, as they asked; answers as ``join``."""
+        room_id = self.room_id(asked, player)
+        coin = self._toss()
+
+        def step(current: Room) -> Room:
+            after = take_free_seat(current, player, coin=coin, now=time.time())
+            if after is not current:
+                self._seats_left(player)
+            return after
+
+        room = self._apply(room_id, step)
+        self._stop_watching(sid, room_id, player)
+        self._count(sid, Visit(room_id, player, watching=False))
+        self.socketio.server.enter_room(sid, f"room:{room_id}", namespace="/")
+        self.push(room)
+        return {"room": room.id, "you": self.token(room_id, player)}
+
+    def _stop_watching(self, sid: str, room_id: str, player: str) -> None:
+        visit = Visit(room_id, player, watching=True)
+        if visit in self.visits.get(sid, set()):
+            self.visits[sid].discard(visit)
+            self.presence.leave(f"room:{room_id}:watch", sid)
 
     def _toss(self) -> Seat:
         return 0 if self.coin.random() < 0.5 else 1
@@ -222,10 +295,15 @@ class RoomService:
                 "draws": score.draws,
             },
             "seats": [self._seat(room, seat) for seat in SEATS],
+            "left": room.left,
             "watching": self.presence.count(f"room:{room.id}:watch"),
         }
 
     def _seat(self, room: Room, seat: int) -> dict[str, Any]:
         holder = room.seats[seat]
         connected = holder is not None and self.presence.count(f"room:{room.id}:{holder}") > 0
-        return {"token": self.token(room.id, holder), "connected": connected}
+        return {
+            "token": self.token(room.id, holder),
+            "connected": connected,
+            "name": room.names[seat],
+        }

@@ -15,6 +15,7 @@ import orjson
 from flask import Blueprint, Response, current_app, request, session
 from flask.typing import ResponseReturnValue
 
+from ..game.history import kind_of
 from .matches import practice_key
 
 your_data = Blueprint("your_data", __name__)
@@ -31,7 +32,10 @@ def download() -> ResponseReturnValue:
     player = _player()
     games = current_app.extensions["history"].games(player) if player else []
     sign = current_app.extensions["signing"].sign
-    games = [{**game, "signed_record": sign(game["record"])} for game in games]
+    games = [
+        {**game, "signed_record": sign(game["record"]) if kind_of(game) == "ai" else None}
+        for game in games
+    ]
     body = orjson.dumps({"kind": "tictactoe-hp-history", "format": 1, "games": games})
     headers = {
         "Content-Disposition": 'attachment; filename="tictactoe-games.json"',
