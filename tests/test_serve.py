@@ -468,8 +468,14 @@ print(json.dumps(report))
 
 
 def test_idle_websockets_hold_no_greenlet_and_keep_their_place(tmp_path: Path) -> None:
+    # The script imports tests/support, which is beside the tests, not installed.
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent)}
     found = subprocess.run(
-        [sys.executable, "-c", PARKING, str(tmp_path)], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", PARKING, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
     )
     assert found.returncode == 0, found.stderr[-3000:]
     report = json.loads(found.stdout)
