@@ -62,10 +62,17 @@ from typing import Any
 from players import ONE_ADDRESS_FOR_ALL, Server
 
 from webapp import __version__
-from webapp.game.match import MatchError, rules_from
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support
-from support.testing import HOST, Player, RawWebSocket, healthy, percentile, rss_kb
+from support.testing import (
+    HOST,
+    Player,
+    RawWebSocket,
+    hard_rule_sets,
+    healthy,
+    percentile,
+    rss_kb,
+)
 
 MB = 1 << 20
 QUIET_SECONDS = 5.0
@@ -669,32 +676,6 @@ def attack_spread(at: Attacker) -> dict[str, Any]:
     }
 
 
-def hard_odds_rules(count: int) -> list[dict[str, int]]:
-    """Distinct rule sets a player may choose whose odds take the most work: a maximum of
-    1,000 HP, damages near the 100-game cap, close to the most states allowed."""
-    found: list[dict[str, int]] = []
-    for ai in range(1000, 500, -7):
-        for human in range(200, 100, -1):
-            numbers = {
-                "max_hp": 1000,
-                "start_human_hp": human,
-                "start_ai_hp": ai,
-                "human_win_human_heal": 0,
-                "human_win_ai_damage": 11,
-                "ai_win_human_damage": 34,
-                "draw_human_damage": 11,
-                "draw_ai_damage": 10,
-            }
-            try:
-                rules_from(**numbers)
-            except MatchError:
-                continue
-            found.append(numbers)
-            if len(found) == count:
-                return found
-    return found
-
-
 def ask_odds(raw: Raw, ack: int, numbers: dict[str, int]) -> tuple[str, float]:
     """One ``odds`` event's answer (ok or the error code) and its round trip in ms."""
     started = time.perf_counter()
@@ -733,7 +714,9 @@ def odds_costs(at: Attacker, sets: list[dict[str, int]]) -> dict[str, Any]:
 def attack_odds(at: Attacker) -> dict[str, Any]:
     """What odds cost one connection; then 16 connections asking for new ones non-stop."""
     count, seconds = at.size(16, 4), at.size(10.0, 3.0)
-    sets = hard_odds_rules(at.size(1000, 200))
+    sets = hard_rule_sets(
+        at.size(1000, 200), ai_hps=range(1000, 500, -7), humans=range(200, 100, -1)
+    )
     costs = odds_costs(at, sets[:20])
     cookies = at.cookies(count)
     shared = iter(sets[20:])

@@ -26,6 +26,7 @@ from support.testing import (
     Refused,
     ServerProcess,
     connect,
+    hard_rule_sets,
     odds_flood,
     percentile,
     rss_kb,
@@ -33,8 +34,6 @@ from support.testing import (
     states,
     timed_calls,
 )
-
-from webapp.game.match import MatchError, rules_from
 
 MB = 1 << 20
 TOO_BIG = 1009
@@ -353,39 +352,12 @@ def test_requests_that_are_not_http_do_not_fill_the_log(server: ServerProcess) -
     get(server.url + "/healthz")
 
 
-def hard_rule_sets(count: int, ai_hp: int = 1000) -> list[dict[str, int]]:
-    """Distinct rule sets near the 100-game cap, each a long computation of odds.
-
-    With these numbers a match can last 100 games from a starting HP of about 330 down.
-    """
-    found: list[dict[str, int]] = []
-    for start in range(340, 0, -1):
-        numbers = {
-            "max_hp": 1000,
-            "start_human_hp": start,
-            "start_ai_hp": ai_hp,
-            "human_win_human_heal": 0,
-            "human_win_ai_damage": 11,
-            "ai_win_human_damage": 34,
-            "draw_human_damage": 11,
-            "draw_ai_damage": 10,
-        }
-        try:
-            rules_from(**numbers)
-        except MatchError:
-            continue
-        found.append(numbers)
-        if len(found) == count:
-            break
-    return found
-
-
 def odds_flood_round(
     server: ServerProcess, bystander: Player, cookies: list[str], ai_hp: int
 ) -> tuple[float, float, dict[str, int]]:
     """The bystander's ``hint`` p99 quiet, then while each of ``cookies`` asks for odds
     of new rule sets (hard ones, none cached) for 5 s from a child process."""
-    sets = hard_rule_sets(150, ai_hp)
+    sets = hard_rule_sets(150, ai_hps=(ai_hp,))
     quiet = p99_of_hints(bystander)
     spawn = multiprocessing.get_context("spawn")
     told = spawn.Queue()

@@ -20,14 +20,15 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
 from http.cookiejar import CookieJar
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from webapp import __version__
 from webapp.game.board import Board
+from webapp.game.match import MatchError, rules_from
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -626,3 +627,32 @@ def odds_flood(
     for raw in sockets:
         raw.close()
     told.put(report)
+
+
+def hard_rule_sets(
+    count: int, *, ai_hps: Iterable[int] = (1000,), humans: Iterable[int] = range(340, 0, -1)
+) -> list[dict[str, int]]:
+    """Distinct rule sets a player may choose whose odds take the most work: a maximum of
+    1,000 HP, damages near the 100-game cap (a match can last 100 games from a starting HP
+    of about 330 down), close to the most states allowed."""
+    found: list[dict[str, int]] = []
+    for ai in ai_hps:
+        for human in humans:
+            numbers = {
+                "max_hp": 1000,
+                "start_human_hp": human,
+                "start_ai_hp": ai,
+                "human_win_human_heal": 0,
+                "human_win_ai_damage": 11,
+                "ai_win_human_damage": 34,
+                "draw_human_damage": 11,
+                "draw_ai_damage": 10,
+            }
+            try:
+                rules_from(**cast(dict[str, Any], numbers))
+            except MatchError:
+                continue
+            found.append(numbers)
+            if len(found) == count:
+                return found
+    return found
