@@ -163,7 +163,7 @@ HINT_EXAMPLES = [
     ("X...O....", {8: ("draw", "draw with best play")}),
 ]
 HINT_WORDS = """async value => {
-  const { hintWords } = await import("/static/js/view.js");
+  const { hintWords } = await import("/static/js/words.js");
   return hintWords(value);
 }"""
 
