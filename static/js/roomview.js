@@ -147,6 +147,8 @@ function errorText(error) {
   const own = CLIENT_ERROR_MESSAGES[code];
   const said = error?.message && error.message !== code ? error.message : "";
   const text = own ?? (said || ERROR_MESSAGES[code]) ?? "Something went wrong";
+  // A sentence gets its capital; a cell's name ("b2 is already taken") keeps its own.
+  if (/^[a-i][1-9]\b/.test(text)) return text;
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
