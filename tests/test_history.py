@@ -92,6 +92,22 @@ def test_review_marks_the_ais_gifts_from_the_players_side() -> None:
     assert found["summary"] == "1 mistake, 1 taken gift"
 
 
+@pytest.mark.parametrize(
+    ("cells", "line"),
+    [
+        ((0, 3, 1, 4, 2), [0, 1, 2]),  # X's top row
+        ((4, 0, 8, 3, 2, 6), [0, 3, 6]),  # O's left column
+        ((0, 4, 8, 2, 6, 3, 5, 7, 1), None),  # a full board, no line: a draw
+    ],
+)
+def test_the_review_names_the_line_that_ended_the_game(
+    cells: tuple[int, ...], line: list[int] | None
+) -> None:
+    # The replay draws the winning line from the server's word, not from a rule of its own.
+    moves = [{"by": "human" if ply % 2 == 0 else "ai", "cell": cell} for ply, cell in enumerate(cells)]
+    assert reviewed({"record": {"first": "human", "moves": moves}})["winning_line"] == line
+
+
 @pytest.fixture(params=["sqlite", "redis"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     """Both history stores, with a cap of three games."""

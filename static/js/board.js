@@ -158,7 +158,7 @@ export function createBoard(root, { size = 3, label = "Board", onPlay = null, co
     });
   }
 
-  /** Mark `cells` as the better move(s) the review names, or none with []. */
+  /** Ring the cells the review names as better than the move shown, or none with []. */
   function mark(better) {
     const marked = new Set(better);
     holders.forEach((holder, i) => (holder.dataset.best = String(marked.has(i))));

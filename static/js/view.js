@@ -13,6 +13,7 @@ import { createBoard } from "./board.js";
 import {
   MATCH_RESULTS,
   RESULTS,
+  difficultyWords,
   latestMoveWords,
   offlineMoveWords,
   practiceWords,
@@ -500,9 +501,7 @@ export function createView(actions) {
       renderMeter("human", match.human_hp, change?.human, maxHp, full ? "already at full HP" : "");
       renderMeter("ai", match.ai_hp, change?.ai, maxHp);
       $("difficulty").textContent = String(match.difficulty);
-      const locked = match.locked != null ? "locked: " : "";
-      $("difficulty-note").textContent =
-        ` — ${locked}the AI plays its best move ${match.difficulty}% of the time, else at random`;
+      $("difficulty-note").textContent = ` — ${difficultyWords(match.difficulty, match.locked)}`;
     }
     renderTools(state);
     $("wins").textContent = String(match.record.wins);

@@ -90,6 +90,12 @@ const DECISION_NAMES = {
   lookahead: "a move looking two ahead",
 };
 
+/** What the difficulty means: "the AI plays its best move 60% of the time, else at random". */
+export function difficultyWords(difficulty, locked) {
+  const lock = locked != null ? "locked: " : "";
+  return `${lock}the AI plays its best move ${difficulty}% of the time, else at random`;
+}
+
 /** What the AI's `move` was, in plain words; `mode` is the fixed mode's name. */
 export function aiMoveWords(move, { mode, depth = 2 }) {
   const cell = cellName(move.cell);
