@@ -76,14 +76,16 @@ def expect_winning_line(page: Page, name: str = "Board") -> tuple[int, ...]:
         int(index)
         for index in grid(page, name)
         .locator(".board-cell")
-        .evaluate_all(
-            "cells => cells.flatMap((c, i) => c.querySelector('.is-win') ? [i] : [])"
-        )
+        .evaluate_all("cells => cells.flatMap((c, i) => c.querySelector('.is-win') ? [i] : [])")
     )
     assert cells in LINES, cells
-    names = grid(page, name).get_by_role("gridcell").evaluate_all(
-        "cells => cells.map(c => c.querySelector('[aria-label]')?.getAttribute('aria-label')"
-        " ?? c.getAttribute('aria-label'))"
+    names = (
+        grid(page, name)
+        .get_by_role("gridcell")
+        .evaluate_all(
+            "cells => cells.map(c => c.querySelector('[aria-label]')?.getAttribute('aria-label')"
+            " ?? c.getAttribute('aria-label'))"
+        )
     )
     assert len({names[i].split(", ")[1] for i in cells}) == 1, names
     return cells
@@ -217,7 +219,9 @@ def test_the_replay_and_practice_draw_the_same_board(
 
 def marks_of_replay(page: Page) -> list[str]:
     """The marks on the replay's board as shown (its last move)."""
-    labels = grid(page, "Replay board").get_by_role("gridcell").evaluate_all(
-        "cells => cells.map(c => c.getAttribute('aria-label'))"
+    labels = (
+        grid(page, "Replay board")
+        .get_by_role("gridcell")
+        .evaluate_all("cells => cells.map(c => c.getAttribute('aria-label'))")
     )
     return [label for label in labels if re.search(r", [XO]", label)]

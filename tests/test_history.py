@@ -104,7 +104,9 @@ def test_the_review_names_the_line_that_ended_the_game(
     cells: tuple[int, ...], line: list[int] | None
 ) -> None:
     # The replay draws the winning line from the server's word, not from a rule of its own.
-    moves = [{"by": "human" if ply % 2 == 0 else "ai", "cell": cell} for ply, cell in enumerate(cells)]
+    moves = [
+        {"by": "human" if ply % 2 == 0 else "ai", "cell": cell} for ply, cell in enumerate(cells)
+    ]
     assert reviewed({"record": {"first": "human", "moves": moves}})["winning_line"] == line
 
 
