@@ -90,6 +90,9 @@ def test_review_marks_the_ais_gifts_from_the_players_side() -> None:
     assert "gift" not in found["moves"][1]  # the player's slip is no gift of the AI's
     assert found["moves"][2]["gift"] == "taken" and found["moves"][2]["decision"] == "random"
     assert found["summary"] == "1 mistake, 1 taken gift"
+    # The player's slip is a game to practise from: the server says so, the page asks not.
+    assert found["can_practise"] is True
+    assert reviewed({"record": {**record, "moves": record["moves"][:1]}})["can_practise"] is False
 
 
 @pytest.mark.parametrize(

@@ -82,6 +82,13 @@ def test_the_ai_page_derives_no_refusal() -> None:
     assert "offlineMoveWords" in view and "offlineMoveWords" in SCRIPTS["roomview.js"]
 
 
+def test_no_page_judges_a_verdict() -> None:
+    # Which verdicts make a game worth practising is the server's to say (`can_practise`).
+    for name, text in SCRIPTS.items():
+        if name != "words.js":  # which words say them, not what follows from them
+            assert not re.search(r'"(inaccuracy|mistake|blunder)"', text), name
+
+
 def test_words_js_is_a_flat_list_of_exports() -> None:
     # Imports at the top, then declarations only: no code runs when it loads.
     lines = [line for line in SCRIPTS["words.js"].splitlines() if line and line[0] not in " /}*)]"]

@@ -92,11 +92,9 @@ function renderGames(games, open) {
   $("games-rows").replaceChildren(...rows);
 }
 
-/** "Retry from your first mistake", when the game has one of the player's. */
+/** "Retry from your first mistake", when the server says the game has one of the player's. */
 function offerRetry(id, review) {
-  const slips = ["mistake", "blunder"];
-  const mistake = review.moves.some((move) => move.by === "human" && slips.includes(move.verdict));
-  $("retry").hidden = !mistake;
+  $("retry").hidden = !review.can_practise;
   $("retry-game").value = id;
 }
 

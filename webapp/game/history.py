@@ -242,6 +242,7 @@ def reviewed(entry: Entry) -> dict[str, Any]:
         "summary": review_summary(judged, mark),
         "mark": mark,
         "winning_line": final_line(judged),
+        "can_practise": kind_of(entry) != "friend" and first_mistake(entry) is not None,
     }
 
 
