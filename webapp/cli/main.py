@@ -18,7 +18,7 @@ from ..game import engine, strategies, tree
 from ..game.board import Board, RuleError, cell_name
 from ..game.match import MODES, PRESETS, RULE_FIELDS, MatchError, Rules, rules_from
 from ..game.odds import PLAYERS as ODDS_PLAYERS
-from ..game.odds import match_odds
+from ..game.odds import UnknownPlayer, match_odds, player_name
 from ..game.simulation import PLAYERS, simulate
 from .games import add_commands
 from .report import render_json, render_odds, render_text
@@ -182,6 +182,14 @@ def cmd_odds(args: argparse.Namespace) -> int:
     return 0
 
 
+def _odds_player(name: str) -> str:
+    """A ``--player`` of the odds: a scripted player, or ``skill:S``."""
+    try:
+        return player_name(name)
+    except UnknownPlayer as err:
+        raise argparse.ArgumentTypeError(err.message) from None
+
+
 def _add_rule_settings(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--preset",
@@ -270,7 +278,13 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.set_defaults(func=cmd_simulate)
 
     odds = sub.add_parser("odds", help="the exact odds of a match, from the game tree")
-    odds.add_argument("--player", choices=ODDS_PLAYERS, default=None, help="(all three)")
+    odds.add_argument(
+        "--player",
+        type=_odds_player,
+        default=None,
+        help="random, heuristic, perfect, or skill:S: a perfect move with chance S (0..1),"
+        " else a random one (all three scripted players)",
+    )
     odds.add_argument("--json", action="store_true", help="print JSON")
     _add_rule_settings(odds)
     odds.set_defaults(func=cmd_odds)

@@ -19,7 +19,12 @@ The scripted players, each uniform over a set of moves:
 - ``perfect``: the moves that keep the best perfect-play value, the fastest win or the
   slowest loss (``engine.best_moves``, the set the AI's perfect move picks from);
 - ``heuristic``: the moves with the best win-probability heuristic
-  (``strategies.heuristic_choices``).
+  (``strategies.heuristic_choices``);
+- ``skill:S`` (S from 0 to 1, rounded to 0.01): a perfect player's move with probability
+  S, else a random player's. One walk of the tree gives its chances as polynomials in
+  both p and S (``skill_polynomials``), so each S costs only their values, and
+  ``random`` is ``skill:0`` and ``perfect`` ``skill:1``: their chances are those
+  polynomials' values at S = 0 and S = 1 (the tests prove it with the exact ones).
 
 A rule set whose every game changes some HP (the checks in ``Rules``) ends every match
 in a bounded number of games, so the pass always ends.
@@ -28,13 +33,15 @@ in a bounded number of games, so the pass always ends.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache, lru_cache, partial
 from math import gcd
 from operator import itemgetter
 from typing import Any, TypeVar
+
+import numpy as np
 
 from .board import Board, Cell
 from .engine import best_moves
@@ -48,6 +55,53 @@ POLICIES: dict[str, Callable[[Board], tuple[Cell, ...]]] = {
     "heuristic": heuristic_choices,
     "perfect": best_moves,
 }
+SKILL = "skill:"
+SKILL_STEPS = 100  # S is kept in hundredths, so there are 101 skill players at most
+# The scripted players that are skill players at the ends of the scale.
+AS_SKILL = {"random": 0, "perfect": SKILL_STEPS}
+
+
+class UnknownPlayer(ValueError):
+    """A player name that is neither a scripted player nor ``skill:S`` with S in 0..1."""
+
+    code = "bad_setting"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def skill_player(skill: float) -> str:
+    """The name of the player of skill ``skill`` (0..1), rounded to 0.01: ``skill:0.8``."""
+    if isinstance(skill, bool) or not isinstance(skill, int | float) or not 0 <= skill <= 1:
+        raise UnknownPlayer(f"a skill must be a number from 0 to 1, got {skill!r}")
+    return f"{SKILL}{round(skill * SKILL_STEPS) / SKILL_STEPS:g}"
+
+
+def player_name(name: str) -> str:
+    """``name`` as the odds know it: a scripted player, or ``skill:S`` with S rounded to
+    0.01 (``skill:0.805`` is ``skill:0.81``); refuses anything else."""
+    if name in POLICIES:
+        return name
+    if name.startswith(SKILL):
+        try:
+            skill = float(name[len(SKILL) :])
+        except ValueError:
+            skill = -1.0
+        if 0 <= skill <= 1:  # also refuses nan
+            return skill_player(skill)
+    choices = ", ".join(PLAYERS)
+    raise UnknownPlayer(f"unknown player {name!r}: choose from {choices}, or skill:S with S 0..1")
+
+
+def hundredths(player: str) -> int | None:
+    """The skill of ``player`` (a name from ``player_name``) in hundredths, or None for
+    the heuristic player, who is not on the scale."""
+    if player in AS_SKILL:
+        return AS_SKILL[player]
+    if player.startswith(SKILL):
+        return round(float(player[len(SKILL) :]) * SKILL_STEPS)
+    return None
 
 
 @dataclass(frozen=True)
@@ -149,26 +203,115 @@ def _game_tree(player: str, human_mark: str, unit: Number) -> Polys[Number]:
 def game_polynomials(player: str) -> Polys[Fraction]:
     """One game's (win, loss, draw) for ``player`` as exact polynomials in p.
 
-    Either side starts with probability 1/2; the one who starts plays X.
+    Either side starts with probability 1/2; the one who starts plays X. For a skill
+    player, the values of ``skill_polynomials`` at its S.
     """
-    return _both_sides(player, Fraction(1))
+    name = player_name(player)
+    if name.startswith(SKILL):
+        skill = Fraction(hundredths(name) or 0, SKILL_STEPS)
+        return _at_skill(skill_polynomials(exact=True), skill, Fraction(0))
+    return _both_sides(name, Fraction(1))
 
 
 def _both_sides(player: str, unit: Number) -> Polys[Number]:
-    if player not in POLICIES:
-        raise ValueError(f"unknown player {player!r}: choose from {', '.join(PLAYERS)}")
     return _mean([_game_tree(player, "X", unit), _game_tree(player, "O", unit)], unit)
 
 
 @cache
 def _float_polynomials(player: str) -> Polys[float]:
-    """The same in floats: what the odds use (the exact ones are for the tests)."""
-    return _both_sides(player, 1.0)
+    """The same in floats: what the odds use (the exact ones are for the tests). The
+    players on the skill scale take theirs from the one float walk in p and S, so that
+    ``random`` and ``skill:0`` give the very same floats."""
+    skill = hundredths(player)
+    if skill is None:
+        return _both_sides(player, 1.0)
+    return _at_skill(skill_polynomials(), skill / SKILL_STEPS, 0.0)
+
+
+# One game's (win, loss, draw) for the skill player as polynomials in p and S, each of
+# degree 5 at most (either side moves 5 times at most): an array of shape (3, 6, 6),
+# [result, i, j] holding the coefficient of p**i * S**j.
+DEGREES = 6
+# In the exact walk a position with e empty cells holds its chances times SCALE**e, in
+# Python ints: every mean is over at most 9 moves, and 9, 8, ... 1 all divide SCALE, so
+# the walk divides nothing and its ints stay exact (about 100 bits at the root).
+SCALE = 2520
+
+
+def _skill_tree(human_mark: str, exact: bool) -> np.ndarray:
+    """The skill player's chances from the empty board, in p and S (times SCALE**9 if
+    ``exact``)."""
+    seen: dict[str, np.ndarray] = {}
+    kind = object if exact else float
+
+    def node(board: Board) -> np.ndarray:
+        found = seen.get(board.cells)
+        if found is not None:
+            return found
+        outcome = board.outcome()
+        if outcome is not None:
+            result = np.zeros((3, DEGREES, DEGREES), dtype=kind)
+            won = 2 if outcome.winner is None else 0 if outcome.winner == human_mark else 1
+            result[won, 0, 0] = SCALE**board.empties if exact else 1.0
+        else:
+            best = _mean_of(node, board, best_moves(board), exact)
+            chance = _mean_of(node, board, board.legal_moves(), exact)
+            # x * best + (1 - x) * chance, x being S on the player's move, else p.
+            gap = best - chance
+            result = chance.copy()
+            if board.to_move == human_mark:
+                result[:, :, 1:] += gap[:, :, :-1]
+            else:
+                result[:, 1:, :] += gap[:, :-1, :]
+        seen[board.cells] = result
+        return result
+
+    return node(Board())
+
+
+def _mean_of(
+    node: Callable[[Board], np.ndarray], board: Board, cells: Sequence[Cell], exact: bool
+) -> np.ndarray:
+    """The mean of the children's chances over ``cells`` (times SCALE if ``exact``)."""
+    total = sum(node(board.apply_move(cell)) for cell in cells)
+    assert isinstance(total, np.ndarray)
+    return total * (SCALE // len(cells)) if exact else total / len(cells)
 
 
 @cache
+def skill_polynomials(*, exact: bool = False) -> Polys2:
+    """One game's (win, loss, draw) for the skill player as polynomials in p and S, each
+    a tuple of rows (one per power of p) of coefficients (one per power of S): Fractions
+    if ``exact``, else floats. Either side starts with probability 1/2."""
+    both = _skill_tree("X", exact) + _skill_tree("O", exact)
+    whole = 2 * SCALE**9 if exact else 2
+
+    def rows(poly: np.ndarray) -> Poly2:
+        if exact:
+            return tuple(tuple(Fraction(c, whole) for c in row) for row in poly)
+        return tuple(tuple(float(c) / whole for c in row) for row in poly)
+
+    return rows(both[0]), rows(both[1]), rows(both[2])
+
+
+Poly2 = tuple[tuple[Any, ...], ...]  # rows by power of p, coefficients by power of S
+Polys2 = tuple[Poly2, Poly2, Poly2]
+
+
+def _at_skill(polys: Polys2, skill: Number, zero: Number) -> Polys[Number]:
+    """The polynomials in p that ``polys`` are at S = ``skill``."""
+
+    def at(poly: tuple[tuple[Number, ...], ...]) -> tuple[Number, ...]:
+        return tuple(sum((c * skill**j for j, c in enumerate(row)), zero) for row in poly)
+
+    win, loss, draw = polys
+    return at(win), at(loss), at(draw)
+
+
+@lru_cache(maxsize=(len(PLAYERS) + SKILL_STEPS + 1) * 101)
 def game_odds(player: str, level: int) -> GameOdds:
     """One game's chances for ``player`` against the AI at difficulty ``level`` (0..100)."""
+    player = player_name(player)
     p = level / 100
     win, loss, draw = (
         sum(c * p**k for k, c in enumerate(poly)) for poly in _float_polynomials(player)
@@ -194,12 +337,14 @@ def match_odds(
     locked: int | None = None,
     pause: Pause | None = None,
 ) -> MatchOdds:
-    """The exact odds of a match under ``rules`` for the scripted ``player``.
+    """The exact odds of a match under ``rules`` for the scripted ``player`` (a name
+    ``player_name`` accepts; pass it as that gives it, and the cache holds one answer).
 
     From the rules' starting HP, or from ``human_hp`` and ``ai_hp`` (a match under way);
     ``locked`` is a difficulty kept for the rest of the match. ``pause`` is called after
     each game of the walk, so that a server can serve others meanwhile.
     """
+    player = player_name(player)
     human = rules.start_human_hp if human_hp is None else human_hp
     ai = rules.start_ai_hp if ai_hp is None else ai_hp
     table = _chance_table(player)
@@ -238,7 +383,7 @@ ONE = 1 << MASS_BITS
 Chances = tuple[int, int, int]  # one game's win, loss and draw for the player, fixed-point
 
 
-@cache
+@lru_cache(maxsize=len(PLAYERS) + SKILL_STEPS + 1)
 def _chance_table(player: str) -> list[Chances]:
     """``game_odds`` at each difficulty 0..100 in fixed point: one index per AI HP."""
     return [
