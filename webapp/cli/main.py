@@ -1,5 +1,5 @@
-"""The ``tictactoe`` console command: serve, backup, restore, play, simulate, odds, solve,
-stats, selfplay."""
+"""The ``tictactoe`` console command: serve, backup, restore, play, simulate, odds, tune,
+solve, stats, selfplay."""
 
 from __future__ import annotations
 
@@ -20,8 +20,9 @@ from ..game.match import MODES, PRESETS, RULE_FIELDS, MatchError, Rules, rules_f
 from ..game.odds import PLAYERS as ODDS_PLAYERS
 from ..game.odds import UnknownPlayer, match_odds, player_name
 from ..game.simulation import PLAYERS, simulate
+from ..game.tune import TuneError, tune
 from .games import add_commands
-from .report import render_json, render_odds, render_text
+from .report import render_json, render_odds, render_text, render_tuned
 from .terminal import draw_board, play_match
 
 
@@ -182,6 +183,17 @@ def cmd_odds(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tune(args: argparse.Namespace) -> int:
+    """Find the rules that give the player the chance of winning a match asked for."""
+    try:
+        tuned = tune(args.target, args.player)
+    except TuneError as err:
+        print(f"tictactoe tune: error: {err.message}", file=sys.stderr)
+        return 2
+    print(json.dumps(tuned.to_dict()) if args.json else render_tuned(tuned))
+    return 0
+
+
 def _odds_player(name: str) -> str:
     """A ``--player`` of the odds: a scripted player, or ``skill:S``."""
     try:
@@ -288,6 +300,22 @@ def build_parser() -> argparse.ArgumentParser:
     odds.add_argument("--json", action="store_true", help="print JSON")
     _add_rule_settings(odds)
     odds.set_defaults(func=cmd_odds)
+
+    tuned = sub.add_parser(
+        "tune", help="the rules that give a player the chance of winning a match asked for"
+    )
+    tuned.add_argument(
+        "--target", type=float, required=True, help="the chance of winning a match, 0..1"
+    )
+    tuned.add_argument(
+        "--player",
+        type=_odds_player,
+        default="skill:0.8",
+        help="as for odds: skill:S (a perfect move with chance S, else a random one), random,"
+        " heuristic or perfect (skill:0.8)",
+    )
+    tuned.add_argument("--json", action="store_true", help="print JSON")
+    tuned.set_defaults(func=cmd_tune)
 
     add_commands(sub)
     return parser

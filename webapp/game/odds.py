@@ -32,20 +32,18 @@ in a bounded number of games, so the pass always ends.
 
 from __future__ import annotations
 
-from collections import defaultdict
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache, lru_cache, partial
-from math import gcd
-from operator import itemgetter
+from functools import cache, lru_cache
 from typing import Any, TypeVar
 
 import numpy as np
 
 from .board import Board, Cell
 from .engine import best_moves
-from .match import Pause, Rules, difficulty, no_pause
+from .match import Pause, Rules, no_pause, reachable_rows
 from .strategies import heuristic_choices
 
 PLAYERS = ("random", "heuristic", "perfect")
@@ -320,10 +318,9 @@ def game_odds(player: str, level: int) -> GameOdds:
 
 
 def build_tables() -> None:
-    """Compute every player's one-game chances at every difficulty, once per process."""
+    """Compute every scripted player's one-game chances at every difficulty, and the
+    skill players' polynomials, once per process."""
     for player in PLAYERS:
-        for level in range(101):
-            game_odds(player, level)
         _chance_table(player)
 
 
@@ -347,214 +344,128 @@ def match_odds(
     player = player_name(player)
     human = rules.start_human_hp if human_hp is None else human_hp
     ai = rules.start_ai_hp if ai_hp is None else ai_hp
+    graph = state_graph(rules, human, ai)
     table = _chance_table(player)
-    # One game's chances at each AI HP the match can pass through (it never rises); the
-    # difficulty stops changing above 100 HP.
-    levels = [difficulty(hp) if locked is None else locked for hp in range(min(ai, 101) + 1)]
-    chances = [table[level] for level in levels] + [table[levels[-1]]] * (ai - 101)
-    won, ended = _walk(rules, chances, human, ai, pause or no_pause)
+    # One game's chances in each state, at its AI HP's difficulty or the locked one.
+    levels = np.clip(100 - graph.ai, 0, 100) if locked is None else np.full(graph.size, locked)
+    chances = table[:, levels].ravel()  # wins of every state, then losses, then draws
+    won, ended = _walk(graph, chances, pause or no_pause)
     return MatchOdds(
         player=player,
-        human_match_win_prob=won / ONE,
-        expected_games=sum(games * share for games, share in enumerate(ended, 1)) / ONE,
+        human_match_win_prob=won,
+        expected_games=float(np.dot(ended, np.arange(1, len(ended) + 1))),
         games_quantiles=_quantiles(ended),
         rules=rules,
     )
 
 
-# The walk below keeps its chances as fixed-point numbers with MASS_BITS binary places
-# (a chance of 1 is ONE) and packs each run of them into one Python int, SLOT bits
-# apiece: then one multiplication by an int scales the whole run, one shift moves it to
-# other HPs and one addition merges two, each done in C over the int's 30-bit digits
-# rather than by the interpreter float by float. A game's chance has CHANCE_BITS
-# places, so a scaled slot has MASS_BITS + CHANCE_BITS places and, the chances arriving
-# at one state summing to at most 1, fewer than MASS_BITS + CHANCE_BITS + 2 bits: it
-# never carries into the next. Shifting back CHANCE_BITS leaves each slot's low bits in
-# the top of the one below, which a mask clears. That drops under 2**-80 per state and
-# game, and rounding each game's chance to CHANCE_BITS places moves it by under 2**-61,
-# so a match's chances come out within 2e-16 of the exact sums over the float chances
-# and its expected games within 2e-14: closer than the same sums done in floats, and far
-# inside the 1e-12 by which the quantiles are read.
-MASS_BITS = 80
-CHANCE_BITS = 60
-SLOT = MASS_BITS + CHANCE_BITS + 2
-ONE = 1 << MASS_BITS
-
-Chances = tuple[int, int, int]  # one game's win, loss and draw for the player, fixed-point
-
-
 @lru_cache(maxsize=len(PLAYERS) + SKILL_STEPS + 1)
-def _chance_table(player: str) -> list[Chances]:
-    """``game_odds`` at each difficulty 0..100 in fixed point: one index per AI HP."""
-    return [
-        (_fixed(odds.win), _fixed(odds.loss), _fixed(odds.draw))
-        for odds in map(partial(game_odds, player), range(101))
-    ]
-
-
-def _fixed(chance: float) -> int:
+def _chance_table(player: str) -> np.ndarray:
+    """``game_odds`` at each difficulty 0..100: rows win, loss and draw."""
+    found = np.empty((3, 101))
+    for level in range(101):
+        odds = game_odds(player, level)
+        found[:, level] = (odds.win, odds.loss, odds.draw)
     # At difficulty 100 the float polynomials can give -1e-16 for a chance that is 0.
-    return round(max(chance, 0.0) * (1 << CHANCE_BITS))
+    return np.maximum(found, 0.0)
 
 
-@lru_cache(maxsize=8)
-def _keep(slots: int) -> int:
-    """The mask of the low MASS_BITS + 2 bits of each of ``slots`` slots."""
-    ones = ((1 << (slots * SLOT)) - 1) // ((1 << SLOT) - 1)  # 1 in every slot
-    return ones * ((1 << (MASS_BITS + 2)) - 1)
+@dataclass(frozen=True)
+class StateGraph:
+    """The (player HP, AI HP) states a match can pass through from one start, numbered,
+    and where each game's win, loss and draw lead from each: ``ai`` and ``human`` give
+    each state's HP, ``targets`` the states after a win (first ``size``), a loss (next)
+    and a draw (last), ``WON`` (= ``size``) and ``LOST`` (= ``size + 1``) the ends."""
+
+    ai: np.ndarray
+    human: np.ndarray
+    targets: np.ndarray
+    start: int
+
+    @property
+    def size(self) -> int:
+        """How many states."""
+        return len(self.ai)
 
 
-@lru_cache(maxsize=128)
-def _low(slots: int) -> int:
-    """The mask of the lowest ``slots`` slots: ANDed with it, a run keeps just those."""
-    return (1 << (slots * SLOT)) - 1
+@lru_cache(maxsize=1024)
+def state_graph(rules: Rules, human: int, ai: int) -> StateGraph:
+    """The states of a match under ``rules`` from ``human`` and ``ai`` HP, found as
+    ``reachable_rows`` finds them (an int of player HPs per AI HP), and each game's
+    targets, computed for all states at once."""
+    top = rules.max_hp
+    start = dataclasses.replace(rules, start_human_hp=human, start_ai_hp=ai)
+    rows = reachable_rows(start)
+    used = [hp for hp, row in enumerate(rows) if row]
+    width = (top + 8) // 8
+    packed = b"".join(rows[hp].to_bytes(width, "little") for hp in used)
+    bits = np.unpackbits(np.frombuffer(packed, np.uint8), bitorder="little")
+    which, humans = np.nonzero(bits.reshape(len(used), width * 8))
+    ais = np.array(used, dtype=np.int64)[which]
+    # A state's number is its rank by (AI HP, player HP), the order nonzero gives.
+    keys = ais * (top + 1) + humans
+    size = len(keys)
+    won, lost = size, size + 1
+
+    def goes(to_ai: np.ndarray, to_human: np.ndarray) -> np.ndarray:
+        found: np.ndarray = np.searchsorted(keys, to_ai * (top + 1) + to_human)
+        return found
+
+    win = np.where(
+        ais <= rules.human_win_ai_damage,
+        won,
+        goes(ais - rules.human_win_ai_damage, np.minimum(humans + rules.human_win_human_heal, top)),
+    )
+    loss = np.where(
+        humans <= rules.ai_win_human_damage,
+        lost,
+        goes(ais, humans - rules.ai_win_human_damage),
+    )
+    # The player's end is checked first, as in Match.winner.
+    draw = np.where(
+        humans <= rules.draw_human_damage,
+        lost,
+        np.where(
+            ais <= rules.draw_ai_damage,
+            won,
+            goes(ais - rules.draw_ai_damage, humans - rules.draw_human_damage),
+        ),
+    )
+    targets = np.concatenate([win, loss, draw])
+    return StateGraph(ais, humans, targets, int(np.searchsorted(keys, ai * (top + 1) + human)))
 
 
-def _total(packed: int, slots: int) -> int:
-    """The sum of the ``slots`` numbers packed in ``packed``: halves added, in turn."""
-    while slots > 1:
-        half = (slots + 1) // 2
-        packed = (packed & _low(half)) + (packed >> (half * SLOT))
-        slots = half
-    return packed
+def _walk(graph: StateGraph, chances: np.ndarray, pause: Pause) -> tuple[float, list[float]]:
+    """Walk a match forward game by game until every path has ended: the chance of
+    winning it, and ``ended[k]``, the chance that it ends with game ``k + 1``.
 
-
-Run = tuple[int, int, int]  # a run's first slot, its length and its packed chances
-
-# How far apart two runs of one row may be and still be packed as one: each separate run
-# costs some Python work per game, each zero slot filling a gap a little C work in every
-# operation on the run. Measured on the hardest rule sets, 16 to 32 slots do best.
-GAP = 16
-
-
-def _walk(
-    rules: Rules, chances: list[Chances], human: int, ai: int, pause: Pause
-) -> tuple[int, list[int]]:
-    """Walk a match forward game by game from (``human``, ``ai``) HP until every path has
-    ended; ``chances[ai]`` is one game's at AI HP ``ai``. Gives the chance of winning
-    the match and ``ended[k]``, the chance that it ends with game ``k + 1``.
-
-    The frontier is not a dict of states but rows of them, and runs of consecutive
-    states in each row: a game moves a whole run by the same HP, so each of its three
-    results is one slice of the run, scaled and shifted to another row, and the Python
-    work grows with the runs, not with the states. A state no path reaches holds 0 in a
-    run, which changes no sum.
-
-    Every HP the player gains or loses is a multiple of ``step``, except when a heal
-    stops at the maximum HP; so each player HP is ``slot * step + residue`` with one of
-    two residues, the start's and the maximum's. A row is the states of one AI HP and
-    one residue, numbered ``ai * step + residue``, and a run's slots are consecutive
-    values of ``slot``: damages of 10 and 30 give runs ten times denser.
+    Each game moves every state's chance, times each result's, to that result's target
+    state in one ``bincount``: the work is a few passes over the states a game, in C.
+    Every game lowers the AI's HP or the player's, so each path ends within the longest
+    match and the walk stops when no chance is left in any state.
     """
-    top, heal = rules.max_hp, rules.human_win_human_heal
-    win_damage, loss_damage = rules.human_win_ai_damage, rules.ai_win_human_damage
-    draw_human, draw_ai = rules.draw_human_damage, rules.draw_ai_damage
-    step = gcd(heal, loss_damage, draw_human)
-    heal_slots, loss_slots, draw_slots = heal // step, loss_damage // step, draw_human // step
-    keep = _keep(max(top, human) // step + 1)
-    frontier: dict[int, list[Run]] = {ai * step + human % step: [(human // step, 1, ONE)]}
-    # won, end and the pieces below are scaled by a game's chance and not yet shifted
-    # back: MASS_BITS + CHANCE_BITS places.
-    won = 0
-    ended: list[int] = []
-    while frontier:
-        incoming: defaultdict[int, list[Run]] = defaultdict(list)
-        end = 0
-        for row, runs in frontier.items():
-            ai, residue = divmod(row, step)
-            win, loss, draw = chances[ai]
-            # The first slot past those a win heals in full (past the rest it heals to
-            # the top), past those a loss ends the match, and past those a draw does;
-            # the player's end is checked first, as in Match.winner.
-            healed = (top - heal - residue) // step + 1
-            lost_by_loss = (loss_damage - residue) // step + 1
-            lost_by_draw = (draw_human - residue) // step + 1
-            for first, slots, packed in runs:
-                if not packed:  # all gaps: HPs no path reaches, or chances under 2**-80
-                    continue
-                if win:
-                    if ai <= win_damage:
-                        share = _total(packed, slots) * win
-                        won += share
-                        end += share
-                    else:
-                        full = healed - first
-                        target = row - win_damage * step
-                        if full >= slots:
-                            incoming[target].append((first + heal_slots, slots, packed * win))
-                        else:
-                            capped = packed
-                            if full > 0:
-                                part = packed & _low(full)
-                                incoming[target].append((first + heal_slots, full, part * win))
-                                capped = packed >> (full * SLOT)
-                            else:
-                                full = 0
-                            incoming[(ai - win_damage) * step + top % step].append(
-                                (top // step, 1, _total(capped, slots - full) * win)
-                            )
-                if loss:
-                    lost = lost_by_loss - first
-                    if lost <= 0:
-                        incoming[row].append((first - loss_slots, slots, packed * loss))
-                    elif lost < slots:
-                        end += _total(packed & _low(lost), lost) * loss
-                        alive = packed >> (lost * SLOT)
-                        incoming[row].append(
-                            (first + lost - loss_slots, slots - lost, alive * loss)
-                        )
-                    else:
-                        end += _total(packed, slots) * loss
-                if draw:
-                    lost = lost_by_draw - first
-                    alive = packed
-                    if lost > 0:
-                        lost = min(lost, slots)
-                        end += _total(packed & _low(lost), lost) * draw
-                        alive = packed >> (lost * SLOT)
-                    else:
-                        lost = 0
-                    if lost < slots:
-                        if ai <= draw_ai:
-                            share = _total(alive, slots - lost) * draw
-                            won += share
-                            end += share
-                        else:
-                            incoming[row - draw_ai * step].append(
-                                (first + lost - draw_slots, slots - lost, alive * draw)
-                            )
-        ended.append(end >> CHANCE_BITS)
-        frontier = {row: _runs(pieces, keep) for row, pieces in incoming.items()}
+    size = graph.size
+    mass: np.ndarray = np.zeros(size)
+    mass[graph.start] = 1.0
+    won = 0.0
+    ended: list[float] = []
+    while True:
+        moved = np.bincount(graph.targets, weights=np.tile(mass, 3) * chances, minlength=size + 2)
+        won += moved[size]
+        ended.append(float(moved[size] + moved[size + 1]))
+        mass = moved[:size]
         pause()
-    return won >> CHANCE_BITS, ended
+        if not mass.any():
+            return float(won), ended
 
 
-def _runs(pieces: list[Run], keep: int) -> list[Run]:
-    """Add up the pieces arriving at one row into runs, joining those less than GAP slots
-    apart, and shift them back to MASS_BITS places (``keep`` masks each slot)."""
-    pieces.sort(key=itemgetter(0))
-    runs: list[Run] = []
-    start, stop, total = pieces[0]
-    stop += start
-    for first, slots, packed in pieces[1:]:
-        if first > stop + GAP:
-            runs.append((start, stop - start, (total >> CHANCE_BITS) & keep))
-            start, stop, total = first, first + slots, packed
-        else:
-            total += packed << ((first - start) * SLOT)
-            if first + slots > stop:
-                stop = first + slots
-    runs.append((start, stop - start, (total >> CHANCE_BITS) & keep))
-    return runs
-
-
-def _quantiles(ended: list[int]) -> dict[str, int]:
+def _quantiles(ended: list[float]) -> dict[str, int]:
     """The fewest games by which 50, 90 and 99% of matches have ended."""
     found: dict[str, int] = {}
-    total = 0
+    total = 0.0
     for games, share in enumerate(ended, 1):
         total += share
         for q in QUANTILES:
-            if str(q) not in found and total / ONE >= q / 100 - 1e-12:
+            if str(q) not in found and total >= q / 100 - 1e-12:
                 found[str(q)] = games
     return {str(q): found.get(str(q), len(ended)) for q in QUANTILES}
