@@ -197,7 +197,7 @@ def test_stored_matches_of_schema_5_load_with_no_move_hinted() -> None:
 def test_a_damaged_hinted_list_is_refused(damaged: Any) -> None:
     data = to_record(human_to_move(random.Random(8)))
     data["game"]["hinted"] = damaged
-    with pytest.raises(ValueError, match="stored match|hinted"):
+    with pytest.raises(ValueError, match=r"stored match|hinted"):
         from_record(data)
 
 

@@ -226,9 +226,10 @@ def register(
     def on_odds(fields: dict[str, Any]) -> Ack:
         current = fields.get("current", False)
         if current:
-            if set(fields) - {"current"}:
+            if set(fields) - {"current", "skill"}:
                 raise BadPayload("current odds take no rules: they are the match's own")
-            return {**OK, "odds": odds.for_match(socket_id(), service.open(match_key()))}
+            match = service.open(match_key())
+            return {**OK, "odds": odds.for_match(socket_id(), match, fields.get("skill"))}
         return {**OK, "odds": odds.for_rules(socket_id(), fields)}
 
     @on(Event.HINT)
