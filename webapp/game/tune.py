@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from .match import PRESETS, Pause, Rules, no_pause, rules_from
@@ -89,10 +90,15 @@ Point = tuple[int, int]  # (loss damage, draw damage)
 
 def tune(target: float, player: str, *, pause: Pause = no_pause) -> Tuned:
     """The rules that give ``player`` (a name ``player_name`` takes, as ``skill:0.8``) the
-    chance ``target`` (0..1) of winning a match, or the nearest the bounds allow."""
+    chance ``target`` (0..1, rounded to 0.01) of winning a match, or the nearest the
+    bounds allow. Answers are cached by target and player."""
     if isinstance(target, bool) or not isinstance(target, int | float) or not 0 <= target <= 1:
         raise TuneError(f"a target must be a chance from 0 to 1, got {target!r}")
-    name = player_name(player)
+    return _tune(round(target * 100) / 100, player_name(player), pause)
+
+
+@lru_cache(maxsize=1024)
+def _tune(target: float, name: str, pause: Pause) -> Tuned:
     base = PRESETS["classic"]
     found: dict[Point, MatchOdds] = {}
 
