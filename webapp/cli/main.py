@@ -17,10 +17,7 @@ from .. import __version__
 from ..game import engine, strategies, tree
 from ..game.board import Board, RuleError, cell_name
 from ..game.match import MODES, PRESETS, RULE_FIELDS, MatchError, Rules, rules_from
-from ..game.odds import PLAYERS as ODDS_PLAYERS
-from ..game.odds import UnknownPlayer, match_odds, player_name
 from ..game.simulation import PLAYERS, simulate
-from ..game.tune import TuneError, tune
 from .games import add_commands
 from .report import render_json, render_odds, render_text, render_tuned
 from .terminal import draw_board, play_match
@@ -169,6 +166,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 def cmd_odds(args: argparse.Namespace) -> int:
     """Print the exact odds of a match under the rules, for one scripted player or all."""
+    from ..game.odds import PLAYERS as ODDS_PLAYERS
+    from ..game.odds import match_odds
+
     try:
         rules = _rules(args)
     except MatchError as err:
@@ -185,6 +185,8 @@ def cmd_odds(args: argparse.Namespace) -> int:
 
 def cmd_tune(args: argparse.Namespace) -> int:
     """Find the rules that give the player the chance of winning a match asked for."""
+    from ..game.tune import TuneError, tune
+
     try:
         tuned = tune(args.target, args.player)
     except TuneError as err:
@@ -196,6 +198,8 @@ def cmd_tune(args: argparse.Namespace) -> int:
 
 def _odds_player(name: str) -> str:
     """A ``--player`` of the odds: a scripted player, or ``skill:S``."""
+    from ..game.odds import UnknownPlayer, player_name
+
     try:
         return player_name(name)
     except UnknownPlayer as err:

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 from ..game.match import PRESETS, RULE_FIELDS
-from ..game.odds import MatchOdds
 from ..game.simulation import Simulation
-from ..game.tune import Tuned
+
+if TYPE_CHECKING:  # the odds need numpy, which the other commands do without
+    from ..game.odds import MatchOdds
+    from ..game.tune import Tuned
 
 
 def render_json(result: Simulation) -> str:
