@@ -151,7 +151,7 @@ PRESETS: dict[str, Rules] = {
 MAX_GAMES = 100  # the longest a match may possibly last under rules a player chooses
 # The most (player HP, AI HP) states a match may pass through: it bounds the work of
 # finding the longest match and of the exact odds (game/odds.py); the hardest rule set a
-# search found takes about 55 ms per player (bench/odds.py, docs/performance.md).
+# search found takes about 5 ms of CPU per player (bench/odds.py, docs/performance.md).
 MAX_STATES = 5000
 PAUSE_EVERY = 256  # states walked between two calls of a caller's ``pause``
 

@@ -8,10 +8,11 @@ and a draw as polynomials in ``p`` (the AI moves at most five times, so of degre
 at most), with exact rational coefficients. Second, the match: a forward pass over the
 states (player HP, AI HP), game by game, with each game's chances at that state's
 difficulty, until every path has ended. That gives the chance of winning the match and
-the distribution of its length. The hardest rule sets reach tens of thousands of states,
-each over dozens of games, so the pass packs runs of states into Python ints as fixed
-point numbers (see ``_walk``): C does that arithmetic several times faster than the
-interpreter does floats one by one, and a little more exactly.
+the distribution of its length. The states (at most ``match.MAX_STATES`` for rules a player may
+choose) are numbered once per rule set and start, with where each result leads from each
+(``state_graph``), and each game of the pass is one ``numpy.bincount`` over them: the
+hardest rule sets take a few milliseconds (bench/odds.py). Answers are cached by rule
+set and player.
 
 The scripted players, each uniform over a set of moves:
 

@@ -1,7 +1,8 @@
-"""The ``odds`` event's work: a match's exact odds for each scripted player, shared fairly.
+"""The ``odds`` event's work: a match's exact odds for each scripted player (and a
+``skill:S`` player when asked), shared fairly.
 
-A new rule set's three answers take tens of milliseconds of work (bench/odds.py), and
-every answer is cached by rule set. Three things keep that work from costing other
+A new rule set's answers take up to a few milliseconds of work each (bench/odds.py), and
+every answer is cached by rule set and player. Three things keep that work from costing other
 players more than it costs the connection that asks:
 
 - One walk at a time: the odds of one request at once per process, the others waiting
