@@ -139,6 +139,35 @@ def test_odds_refuse_bad_rules_naming_them(play: Actions) -> None:
     assert "HP you lose on a draw must be an integer from 0 to 100" in found["message"]
 
 
+def test_odds_answer_for_a_skill_player_beside_the_scripted_ones(play: Actions) -> None:
+    odds = play.emit("odds", {"preset": "fair", "skill": 0.8})["odds"]
+    assert set(odds) == {"random", "heuristic", "perfect", "skill"}
+    assert odds["skill"] == match_odds(PRESETS["fair"], "skill:0.8").to_dict()
+    assert odds["skill"]["player"] == "skill:0.8"
+    assert odds["random"]["human_match_win_prob"] < odds["skill"]["human_match_win_prob"]
+    assert odds["skill"]["human_match_win_prob"] < odds["perfect"]["human_match_win_prob"]
+    rounded = play.emit("odds", {"preset": "fair", "skill": 0.8049})["odds"]["skill"]
+    assert rounded == odds["skill"]
+    assert play.emit("odds", {"skill": 1})["odds"]["skill"]["player"] == "skill:1"
+
+
+def test_current_odds_answer_for_a_skill_player(play: Actions) -> None:
+    assert play.new_match(rules={"start_human_hp": 30, "start_ai_hp": 90}) == {"ok": True}
+    odds = play.emit("odds", {"current": True, "skill": 0.5})["odds"]
+    expected = match_odds(
+        Rules(start_human_hp=30, start_ai_hp=90), "skill:0.5", human_hp=30, ai_hp=90
+    )
+    assert odds["skill"] == expected.to_dict()
+
+
+@pytest.mark.parametrize("skill", [-0.01, 1.5, 100])
+def test_a_skill_outside_0_to_1_is_refused_before_any_work(play: Actions, skill: float) -> None:
+    before = match_odds.cache_info()
+    found = refused(play.emit("odds", {"rules": {"start_human_hp": 77}, "skill": skill}))
+    assert found["field"] == "skill" and "from 0 to 1" in found["message"]
+    assert match_odds.cache_info() == before
+
+
 # Hard to answer: a maximum of 1,000 HP and damages near the 100-game cap.
 HARD = {
     "max_hp": 1000,

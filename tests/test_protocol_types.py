@@ -24,6 +24,7 @@ WRONG: dict[Kind, list[object]] = {
     Kind.BOOLEAN: ["", [], {}, "true", 0, 1, NAN, None],
     Kind.RULES: [False, "", [], "{}", 4, NAN, None]
     + [{"max_hp": number} for number in (None, "100", False, NAN, 100.5, [], {})],
+    Kind.NUMBER: [False, True, "", [], {}, "0.5", NAN, math.inf, None],
 }
 # What each event needs besides the field under test, so that only that field is wrong.
 BASE: dict[Event, dict[str, Any]] = {
@@ -64,7 +65,12 @@ def busy(app: Flask, client: FlaskClient, play: Actions) -> Actions:
 
 
 PROTOCOL_MD = (Path(__file__).parent.parent / "docs" / "protocol.md").read_text()
-WORDS = {Kind.INTEGER: "integer", Kind.STRING: "string", Kind.BOOLEAN: "`true` or `false`"}
+WORDS = {
+    Kind.INTEGER: "integer",
+    Kind.STRING: "string",
+    Kind.BOOLEAN: "`true` or `false`",
+    Kind.NUMBER: "number",
+}
 
 
 def test_every_event_has_its_fields_types_and_the_docs_say_them() -> None:

@@ -340,19 +340,22 @@ def stored_count(app: Flask) -> int:
         return int(db.execute("SELECT count(*) FROM matches").fetchone()[0])
 
 
-def test_connecting_stores_the_match_shown_once_and_hints_store_nothing(
+def test_connecting_stores_the_match_shown_once_and_hints_store_one_mark(
     app: Flask, client: FlaskClient
 ) -> None:
     # Its seeds are drawn at random, so the first tab stores it for every other to show.
+    # A hint on the player's move in an HP game marks that move, once: one version more.
     shown = []
     for _ in range(3):
         sock = connect(app, client)
         shown.append(states(sock)[-1])
         assert sock.emit("hint", callback=True)["ok"]
         sock.disconnect()
-    assert shown[0] == shown[1] == shown[2] and shown[0]["status"] == "playing"
+    assert shown[0]["status"] == "playing" and shown[0]["turn"] == "human"
+    assert shown[1] == shown[2] == {**shown[0], "version": shown[0]["version"] + 1}
     stored = app.extensions["tictactoe"].store.load(player_of(client))
-    assert stored is not None and stored.version == shown[0]["version"]
+    assert stored is not None and stored.version == shown[1]["version"]
+    assert stored.game.hinted == (len(stored.game.history),)
     assert stored_count(app) == 1
 
 

@@ -41,7 +41,14 @@ ROW_IDS = [f"{release}:{row['player']}" for release, row in ROWS]
 
 
 def test_a_fixture_is_kept_for_each_release_before() -> None:
-    assert {"0.1.0", "0.2.0", "0.3.0", "0.4.0"} <= set(RELEASES)
+    assert {"0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0.dev0"} <= set(RELEASES)
+    assert {row["player"] for row in stored_rows("0.5.0.dev0")} >= {
+        "adaptive-mid-game",
+        "adaptive-game-over",
+        "adaptive-locked-second-game-over",
+        "hard-chosen-first-mid-game",
+        "practice.someone",
+    }
     assert {row["player"] for row in stored_rows("0.4.0")} >= {
         "adaptive-ai-to-move",
         "hard-chosen-first-mid-game",

@@ -1,5 +1,5 @@
-"""The ``tictactoe`` console command: serve, backup, restore, play, simulate, odds, solve,
-stats, selfplay."""
+"""The ``tictactoe`` console command: serve, backup, restore, play, simulate, odds, tune,
+solve, stats, selfplay."""
 
 from __future__ import annotations
 
@@ -17,11 +17,9 @@ from .. import __version__
 from ..game import engine, strategies, tree
 from ..game.board import Board, RuleError, cell_name
 from ..game.match import MODES, PRESETS, RULE_FIELDS, MatchError, Rules, rules_from
-from ..game.odds import PLAYERS as ODDS_PLAYERS
-from ..game.odds import match_odds
 from ..game.simulation import PLAYERS, simulate
 from .games import add_commands
-from .report import render_json, render_odds, render_text
+from .report import render_json, render_odds, render_text, render_tuned
 from .terminal import draw_board, play_match
 
 
@@ -168,6 +166,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 def cmd_odds(args: argparse.Namespace) -> int:
     """Print the exact odds of a match under the rules, for one scripted player or all."""
+    from ..game.odds import PLAYERS as ODDS_PLAYERS
+    from ..game.odds import match_odds
+
     try:
         rules = _rules(args)
     except MatchError as err:
@@ -180,6 +181,29 @@ def cmd_odds(args: argparse.Namespace) -> int:
         return 0
     print(render_odds(found))
     return 0
+
+
+def cmd_tune(args: argparse.Namespace) -> int:
+    """Find the rules that give the player the chance of winning a match asked for."""
+    from ..game.tune import TuneError, tune
+
+    try:
+        tuned = tune(args.target, args.player)
+    except TuneError as err:
+        print(f"tictactoe tune: error: {err.message}", file=sys.stderr)
+        return 2
+    print(json.dumps(tuned.to_dict()) if args.json else render_tuned(tuned))
+    return 0
+
+
+def _odds_player(name: str) -> str:
+    """A ``--player`` of the odds: a scripted player, or ``skill:S``."""
+    from ..game.odds import UnknownPlayer, player_name
+
+    try:
+        return player_name(name)
+    except UnknownPlayer as err:
+        raise argparse.ArgumentTypeError(err.message) from None
 
 
 def _add_rule_settings(parser: argparse.ArgumentParser) -> None:
@@ -270,10 +294,32 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.set_defaults(func=cmd_simulate)
 
     odds = sub.add_parser("odds", help="the exact odds of a match, from the game tree")
-    odds.add_argument("--player", choices=ODDS_PLAYERS, default=None, help="(all three)")
+    odds.add_argument(
+        "--player",
+        type=_odds_player,
+        default=None,
+        help="random, heuristic, perfect, or skill:S: a perfect move with chance S (0..1),"
+        " else a random one (all three scripted players)",
+    )
     odds.add_argument("--json", action="store_true", help="print JSON")
     _add_rule_settings(odds)
     odds.set_defaults(func=cmd_odds)
+
+    tuned = sub.add_parser(
+        "tune", help="the rules that give a player the chance of winning a match asked for"
+    )
+    tuned.add_argument(
+        "--target", type=float, required=True, help="the chance of winning a match, 0..1"
+    )
+    tuned.add_argument(
+        "--player",
+        type=_odds_player,
+        default="skill:0.8",
+        help="as for odds: skill:S (a perfect move with chance S, else a random one), random,"
+        " heuristic or perfect (skill:0.8)",
+    )
+    tuned.add_argument("--json", action="store_true", help="print JSON")
+    tuned.set_defaults(func=cmd_tune)
 
     add_commands(sub)
     return parser

@@ -1,12 +1,18 @@
-"""The reports of ``tictactoe simulate`` (text or JSON) and ``tictactoe odds`` (text)."""
+"""The reports of ``tictactoe simulate`` (text or JSON), ``tictactoe odds`` and
+``tictactoe tune`` (text)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
-from ..game.odds import MatchOdds
+from ..game.match import PRESETS, RULE_FIELDS
 from ..game.simulation import Simulation
+
+if TYPE_CHECKING:  # the odds need numpy, which the other commands do without
+    from ..game.odds import MatchOdds
+    from ..game.tune import Tuned
 
 
 def render_json(result: Simulation) -> str:
@@ -55,3 +61,33 @@ def render_odds(found: list[MatchOdds]) -> str:
             f" {odds.expected_games:>18.1f} {within:>24}"
         )
     return "\n".join(lines)
+
+
+def render_tuned(tuned: Tuned) -> str:
+    """The rules a tune found, how to ask for them, and their odds."""
+    classic = PRESETS["classic"]
+    changed = [
+        (rule, getattr(tuned.rules, rule.name))
+        for rule in RULE_FIELDS
+        if getattr(tuned.rules, rule.name) != getattr(classic, rule.name)
+    ]
+    reach = f"{percent(tuned.low)} to {percent(tuned.high)}"
+    if tuned.reachable:
+        verdict = f"found {percent(tuned.chance)} (these rules reach {reach})"
+    else:
+        verdict = (
+            f"cannot be reached: these rules reach {reach}; the nearest is {percent(tuned.chance)}"
+        )
+    words = ", ".join(
+        f"{rule.label} {value} (classic {getattr(classic, rule.name)})" for rule, value in changed
+    )
+    flags = " ".join(f"{rule.flag} {value}" for rule, value in changed)
+    return "\n".join(
+        [
+            f"target {percent(tuned.target)} for {tuned.odds.player}: {verdict}",
+            f"rules: classic, with {words}" if changed else "rules: classic",
+            f"the same odds: tictactoe odds --player {tuned.odds.player} {flags}".rstrip(),
+            "",
+            render_odds([tuned.odds]),
+        ]
+    )

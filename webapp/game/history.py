@@ -25,7 +25,9 @@ from .review import MoveReview, review
 from .review import summary as review_summary
 from .verification import game_record
 
-SCHEMA = 1
+SCHEMA = 2
+"""1: release 0.4 on; 2: an HP game's record marks each of the player's moves "hinted"
+(true or false), the moves made with hints shown (``upgrade_entry`` reads format 1)."""
 RESULTS = ("win", "draw", "loss")
 FRIEND = "friend"  # the kind, and the record's mode, of a game played with a friend
 Entry = dict[str, Any]
@@ -74,6 +76,20 @@ def friend_game(
             "moves": [{"cell": cell, "by": by(ply)} for ply, cell in enumerate(cells)],
         },
     }
+
+
+def upgrade_entry(entry: Entry) -> Entry:
+    """The entry in the current format. A format 1 game against the AI did not record
+    hints, so each of the player's moves says ``"hinted": None``: not known."""
+    if entry.get("format", 1) >= SCHEMA:
+        return entry
+    if kind_of(entry) == "friend":
+        return {**entry, "format": SCHEMA}
+    record = entry["record"]
+    moves = [
+        {**move, "hinted": None} if move["by"] == "human" else move for move in record["moves"]
+    ]
+    return {**entry, "format": SCHEMA, "record": {**record, "moves": moves}}
 
 
 def result_of(status: str) -> str:

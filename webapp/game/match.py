@@ -151,7 +151,7 @@ PRESETS: dict[str, Rules] = {
 MAX_GAMES = 100  # the longest a match may possibly last under rules a player chooses
 # The most (player HP, AI HP) states a match may pass through: it bounds the work of
 # finding the longest match and of the exact odds (game/odds.py); the hardest rule set a
-# search found takes about 55 ms per player (bench/odds.py, docs/performance.md).
+# search found takes about 5 ms of CPU per player (bench/odds.py, docs/performance.md).
 MAX_STATES = 5000
 PAUSE_EVERY = 256  # states walked between two calls of a caller's ``pause``
 
@@ -351,6 +351,9 @@ class Game:
     mistake: Cell | None = None
     """In a practice game from a reviewed game: the move the player made at the position
     after ``setup``, the mistake being practised."""
+    hinted: tuple[int, ...] = ()
+    """The plies (indices into ``history``) at which the player was shown hints before
+    moving, in an HP match (``hint_shown``): such moves say nothing about their skill."""
 
     def mark_of(self, side: Side) -> Mark:
         """The mark ``side`` plays in this game: the first player is X."""
@@ -387,12 +390,23 @@ class Game:
                 self.setup,
                 self.first_by,
                 self.mistake,
+                self.hinted,
             )
         # The dice move on past the numbers this move drew.
         used = self.dice.used if ai_move.pick_n is None else ai_move.pick_n + 1
         dice = self.dice if used == self.dice.used else self.dice.with_used(used)
         moves = (*self.ai_moves, ai_move)
-        return Game(self.first, dice, played, moves, board, self.setup, self.first_by, self.mistake)
+        return Game(
+            self.first,
+            dice,
+            played,
+            moves,
+            board,
+            self.setup,
+            self.first_by,
+            self.mistake,
+            self.hinted,
+        )
 
 
 def start_game(
@@ -634,6 +648,26 @@ def lock_difficulty(match: Match) -> Match:
     return _bump(match, locked=match.difficulty)
 
 
+def hint_shown(match: Match) -> Match:
+    """The match with the player's coming move marked as made with hints shown, when it
+    is their move in an HP match (a fixed mode keeps no such marks: it has take-backs);
+    otherwise, or when marked already, the match itself."""
+    game = match.game
+    ply = len(game.history)
+    if not match.adaptive or match.over or game.turn != "human" or ply in game.hinted:
+        return match
+    return _bump(match, game=dataclasses.replace(game, hinted=(*game.hinted, ply)))
+
+
+def saw_position(match: Match, version: int) -> bool:
+    """Whether a state of version ``version`` showed the position ``match`` is at now,
+    for a move made on it: the current version, or the one before when the change since
+    was only the hints' mark (which is not shown), or a change after it at that ply."""
+    if version == match.version:
+        return True
+    return version == match.version - 1 and len(match.game.history) in match.game.hinted
+
+
 def take_back(match: Match) -> Match:
     """Undo the human's last move and the AI's reply to it, in a game still under way in
     a fixed mode (never in an HP match, where it would void the stakes). The dice go back
@@ -658,6 +692,7 @@ def take_back(match: Match) -> Match:
         game,
         history=game.history[:cut],
         ai_moves=game.ai_moves[:kept_ai],
+        hinted=tuple(ply for ply in game.hinted if ply <= cut),
         board=board,
         dice=game.dice.with_used(used),
     )

@@ -29,7 +29,7 @@ from .match import (
 )
 
 Data = dict[str, Any]
-SCHEMA = 5
+SCHEMA = 6
 
 
 def _v1_to_v2(data: Data) -> Data:
@@ -89,12 +89,19 @@ def _v4_to_v5(data: Data) -> Data:
     return {**data, "format": 5, "next_seed": None, "game": game}
 
 
+def _v5_to_v6(data: Data) -> Data:
+    """Release 0.5: an HP game marks the moves made with hints shown. Nothing recorded
+    them before, so a game under way at the upgrade marks none."""
+    return {**data, "format": 6, "game": {**data["game"], "hinted": []}}
+
+
 # UPGRADES[n] turns a record of schema n into one of schema n + 1.
 UPGRADES: dict[int, Callable[[Data], Data]] = {
     1: _v1_to_v2,
     2: _v2_to_v3,
     3: _v3_to_v4,
     4: _v4_to_v5,
+    5: _v5_to_v6,
 }
 
 
@@ -133,6 +140,7 @@ def to_record(match: Match) -> Data:
             "history": [[side, cell] for side, cell in game.history],
             "ai_moves": [move.to_dict() for move in game.ai_moves],
             "setup": list(game.setup),
+            "hinted": list(game.hinted),
             # Only in a practice game from a mistake: an optional key, so that a release
             # without it still reads every match (it ignores the key).
             **({} if game.mistake is None else {"mistake": game.mistake}),
@@ -156,6 +164,9 @@ def from_record(data: Data) -> Match:
         setup = tuple(int(cell) for cell in stored["setup"])
         mistake = stored.get("mistake")
         check_mistake(setup_board(setup), mistake)
+        hinted = tuple(stored["hinted"])
+        if any(isinstance(ply, bool) or ply not in range(10) for ply in hinted):
+            raise MatchError("bad_state", f"a hinted move out of range: {hinted!r}")
         game = Game(
             first=stored["first"],
             dice=dataclasses.replace(dice, used=1),
@@ -163,6 +174,7 @@ def from_record(data: Data) -> Match:
             setup=setup,
             first_by=stored["first_by"],
             mistake=mistake,
+            hinted=hinted,
         )
         ai_moves = iter(
             AiMove(**{**m, "candidates": tuple(m["candidates"])}) for m in stored["ai_moves"]

@@ -87,6 +87,18 @@ def random_move(board: Board, rng: random.Random) -> Cell:
     return rng.choice(moves)
 
 
+def skill_strategy(hundredths: int) -> Strategy:
+    """The ``skill:S`` player, S = ``hundredths`` / 100: a perfect move (uniform among
+    the engine's best) when a roll of 0..99 falls under ``hundredths``, else a random one."""
+
+    def move(board: Board, rng: random.Random) -> Cell:
+        if rng.randrange(100) < hundredths:
+            return perfect_move(board, rng)
+        return random_move(board, rng)
+
+    return move
+
+
 def strategy(name: str, *, depth: int = 2) -> Strategy:
     """The named player: ``random``, ``heuristic``, ``lookahead`` or ``perfect``."""
     if name == "lookahead":

@@ -26,8 +26,10 @@ from .match import (
 )
 
 KIND = "tictactoe-hp-game"
-FORMAT = 2
-FORMATS = (1, 2)  # 1: release 0.4, whose records have no first_by, player_seeded or next_commitment
+FORMAT = 3
+# 1: release 0.4, whose records have no first_by, player_seeded or next_commitment;
+# 2: without "hinted" on the player's moves.
+FORMATS = (1, 2, 3)
 Data = dict[str, Any]
 
 
@@ -38,9 +40,9 @@ def game_record(match: Match) -> Data:
     over = game.turn is None
     ai_moves = iter(game.ai_moves)
     moves: list[Data] = []
-    for side, cell in game.history:
+    for ply, (side, cell) in enumerate(game.history):
         if side == "human":
-            moves.append({"by": "human", "cell": cell})
+            moves.append({"by": "human", "cell": cell, "hinted": ply in game.hinted})
             continue
         move = next(ai_moves).to_dict()
         del move["think_us"]

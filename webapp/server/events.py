@@ -26,6 +26,7 @@ from ..game.match import (
     lock_difficulty,
     new_match,
     next_game,
+    saw_position,
     take_back,
 )
 from .connections import SocketCaps, check_release, match_key_for, refused
@@ -177,7 +178,7 @@ def register(
         key = match_key()
 
         def move(match: Match) -> Match:
-            if seen is not None and seen != match.version:
+            if seen is not None and not saw_position(match, seen):
                 raise MatchError(
                     ErrorCode.STALE_VERSION, "the game moved on since that state: look again"
                 )
@@ -225,9 +226,10 @@ def register(
     def on_odds(fields: dict[str, Any]) -> Ack:
         current = fields.get("current", False)
         if current:
-            if set(fields) - {"current"}:
+            if set(fields) - {"current", "skill"}:
                 raise BadPayload("current odds take no rules: they are the match's own")
-            return {**OK, "odds": odds.for_match(socket_id(), service.open(match_key()))}
+            match = service.open(match_key())
+            return {**OK, "odds": odds.for_match(socket_id(), match, fields.get("skill"))}
         return {**OK, "odds": odds.for_rules(socket_id(), fields)}
 
     @on(Event.HINT)
@@ -235,6 +237,7 @@ def register(
         match = service.open(match_key())
         if match.game.turn != "human" or match.over:
             return {**OK, "analysis": {}}
+        match = service.mark_hint(match_key(), match)
         return {**OK, "analysis": engine.analyse(match.game.board).to_dict()["moves"]}
 
     @on(Event.TAKE_BACK)

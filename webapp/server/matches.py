@@ -27,6 +27,7 @@ from ..game.match import (
     Match,
     MatchError,
     ai_move,
+    hint_shown,
     new_match,
     practice_match,
     with_next_seed,
@@ -147,6 +148,23 @@ class MatchService:
         else:
             self.schedule_ai(player, changed)
         return changed
+
+    def mark_hint(self, player: str, shown: Match) -> Match:
+        """Mark the player's coming move as made with hints shown (``hint_shown``), in
+        one write and unseen: the position does not change, and a move made on the state
+        before the mark is still taken (``saw_position``)."""
+        if hint_shown(shown) is shown:
+            return shown
+        try:
+            return update(
+                self.store,
+                player,
+                lambda current: hint_shown(self.ready(player, current)),
+                known=shown,
+                load=self.load,
+            )
+        except StorageFull:  # no move can be stored either, so none goes unmarked
+            return shown
 
     def reveal(self, player: str, replied: Match) -> None:
         """Show the AI's stored reply: now, or once the AI's delay has passed."""

@@ -1,7 +1,8 @@
-"""The ``odds`` event's work: a match's exact odds for each scripted player, shared fairly.
+"""The ``odds`` event's work: a match's exact odds for each scripted player (and a
+``skill:S`` player when asked), shared fairly.
 
-A new rule set's three answers take tens of milliseconds of work (bench/odds.py), and
-every answer is cached by rule set. Three things keep that work from costing other
+A new rule set's answers take up to a few milliseconds of work each (bench/odds.py), and
+every answer is cached by rule set and player. Three things keep that work from costing other
 players more than it costs the connection that asks:
 
 - One walk at a time: the odds of one request at once per process, the others waiting
@@ -26,10 +27,10 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import Any, cast
 
 from ..game.match import Match, MatchError
-from ..game.odds import PLAYERS, match_odds
+from ..game.odds import PLAYERS, UnknownPlayer, match_odds, skill_player
 from .limits import Clock, TokenBucket
 from .protocol import ErrorCode, rules_payload
 
@@ -139,16 +140,21 @@ class Odds:
 
     def for_rules(self, connection: str, fields: dict[str, Any]) -> Answer:
         """Each scripted player's odds of a whole match under the rules ``fields`` ask for
-        (a preset and numbers, as ``new_match`` takes them)."""
+        (a preset and numbers, as ``new_match`` takes them), and the ``skill`` player's
+        under ``"skill"`` if it names one."""
+        players = _players(fields.get("skill"))
+        rules_fields = {key: value for key, value in fields.items() if key != "skill"}
 
         def work() -> Answer:
-            rules = rules_payload(fields, self.pause)
-            return self._each(lambda player: match_odds(rules, player, pause=self.pause))
+            rules = rules_payload(rules_fields, self.pause)
+            return self._each(players, lambda player: match_odds(rules, player, pause=self.pause))
 
         return self._budgeted(connection, work)
 
-    def for_match(self, connection: str, match: Match) -> Answer:
-        """Each scripted player's odds from ``match``'s current HP and locked difficulty."""
+    def for_match(self, connection: str, match: Match, skill: object = None) -> Answer:
+        """Each scripted player's odds from ``match``'s current HP and locked difficulty
+        (and the ``skill`` player's, if given)."""
+        players = _players(skill)
         if not match.adaptive:
             raise MatchError("bad_setting", "only an adaptive match has odds: it has HP")
         if match.over:
@@ -156,6 +162,7 @@ class Odds:
         return self._budgeted(
             connection,
             lambda: self._each(
+                players,
                 lambda player: match_odds(
                     match.rules,
                     player,
@@ -163,7 +170,7 @@ class Odds:
                     ai_hp=match.ai_hp,
                     locked=match.locked,
                     pause=self.pause,
-                )
+                ),
             ),
         )
 
@@ -194,8 +201,20 @@ class Odds:
             found = self.budgets[connection] = TokenBucket(self.rate, self.burst, clock=self.clock)
         return found
 
-    def _each(self, odds_of: Callable[[str], Any]) -> Answer:
-        return {player: odds_of(player).to_dict() for player in PLAYERS}
+    def _each(self, players: dict[str, str], odds_of: Callable[[str], Any]) -> Answer:
+        return {key: odds_of(player).to_dict() for key, player in players.items()}
+
+
+def _players(skill: object) -> dict[str, str]:
+    """The players to answer for, by the key of each: the scripted ones, and ``skill``
+    (a number from 0 to 1, rounded to 0.01) under the key "skill"."""
+    players = {player: player for player in PLAYERS}
+    if skill is None:
+        return players
+    try:
+        return {**players, "skill": skill_player(cast(float, skill))}
+    except UnknownPlayer as err:
+        raise MatchError(ErrorCode.BAD_SETTING, err.message, field="skill") from None
 
 
 def odds_for(async_mode: str, config: Mapping[str, Any]) -> Odds:

@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
+from math import isfinite
 from typing import Any, cast
 
 import orjson
@@ -119,6 +120,7 @@ class Kind(StrEnum):
     STRING = "string"
     BOOLEAN = "boolean"
     RULES = "rules"  # an object of rule names and integers
+    NUMBER = "number"  # an integer or a finite decimal
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,7 @@ class Field:
     null_is_absent: bool = False
 
 
-INTEGER, STRING, BOOLEAN, RULES = (Field(kind) for kind in Kind)
+INTEGER, STRING, BOOLEAN, RULES, NUMBER = (Field(kind) for kind in Kind)
 VERSION = Field(Kind.INTEGER, null_is_absent=True)
 ROOM = {"room": STRING}
 # The fields each event's payload may carry, each with its one type (docs/protocol.md).
@@ -146,7 +148,7 @@ FIELDS: dict[Event, dict[str, Field]] = {
         "first": STRING,
     },
     Event.LOCK_DIFFICULTY: {},
-    Event.ODDS: {"preset": STRING, "rules": RULES, "current": BOOLEAN},
+    Event.ODDS: {"preset": STRING, "rules": RULES, "current": BOOLEAN, "skill": NUMBER},
     Event.HINT: {},
     Event.ROOM_JOIN: ROOM,
     Event.ROOM_MOVE: {**ROOM, "cell": INTEGER, "version": VERSION},
@@ -238,12 +240,14 @@ _TYPE_OF: dict[Kind, Callable[[object], bool]] = {
     Kind.STRING: lambda value: isinstance(value, str),
     Kind.BOOLEAN: lambda value: isinstance(value, bool),
     Kind.RULES: lambda value: isinstance(value, dict),
+    Kind.NUMBER: lambda value: _is_integer(value) or (isinstance(value, float) and isfinite(value)),
 }
 _WORDS = {
     Kind.INTEGER: "an integer",
     Kind.STRING: "a string",
     Kind.BOOLEAN: "true or false",
     Kind.RULES: "an object of rule names and integers",
+    Kind.NUMBER: "a number",
 }
 _RULE_LABELS = {rule.name: rule.label for rule in RULE_FIELDS}
 
