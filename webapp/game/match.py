@@ -514,6 +514,17 @@ FIRST_CHOICES = ("toss", "human", "ai")
 """Who starts a new match's first game: a coin toss, or the side the player chose."""
 
 
+def check_start(mode: str, first: object) -> None:
+    """Refuse (``bad_setting``) a mode or a first player that no new match starts with."""
+    if mode not in MODES:
+        raise MatchError("bad_setting", f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if first not in FIRST_CHOICES:
+        choices = ", ".join(FIRST_CHOICES)
+        raise MatchError("bad_setting", f"first must be {choices}, got {first!r}", field="first")
+    if mode == "adaptive" and first != "toss":
+        raise MatchError("bad_setting", "an HP match tosses a coin for who starts", field="first")
+
+
 def new_match(
     rng: random.Random,
     *,
@@ -531,13 +542,7 @@ def new_match(
     the game is not player-seeded. ``rng`` also draws the seed after it. ``first``
     chooses who starts its first game in a fixed mode; an HP match tosses a coin.
     """
-    if mode not in MODES:
-        raise MatchError("bad_setting", f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-    if first not in FIRST_CHOICES:
-        choices = ", ".join(FIRST_CHOICES)
-        raise MatchError("bad_setting", f"first must be {choices}, got {first!r}", field="first")
-    if mode == "adaptive" and first != "toss":
-        raise MatchError("bad_setting", "an HP match tosses a coin for who starts", field="first")
+    check_start(mode, first)
     chosen = rules or Rules()
     starts = None if first == "toss" else cast(Side, first)
     game = start_game(

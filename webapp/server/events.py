@@ -22,6 +22,7 @@ from ..game.fairness import check_client_seed
 from ..game.match import (
     Match,
     MatchError,
+    check_start,
     human_move,
     lock_difficulty,
     new_match,
@@ -202,6 +203,9 @@ def register(
         rules = rules_payload(fields, odds.pause)
         seed = _client_seed(fields)
         first = fields.get("first", "toss")
+        check_start(mode, first)
+        if fields.get("check", False):
+            return OK  # checked as a new match would be; nothing changed
         service.change(
             match_key(),
             lambda match: new_match(
