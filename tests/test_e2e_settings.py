@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from browser import (
@@ -307,3 +308,31 @@ def test_abandon_question_and_lock_question_are_accessible(
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme)
         expect_no_violations(axe, page, f"the lock question open ({scheme})")
+
+
+def test_screenshots_of_the_dialogs(
+    page: Page, server: Any, shoot: Callable[[Page, str], None]
+) -> None:
+    open_game(page, server.url)
+    start_match(page, "Adaptive", ai_hp=60)
+    if settle(page) == "human":
+        play(
+            page,
+            int(
+                page.evaluate(
+                    "document.querySelector('[data-cell][aria-label$=empty]').dataset.cell"
+                )
+            ),
+        )
+        settle(page)
+    shoot(page, "rules-closed")
+    dialog = open_rules(page)
+    expect(dialog.get_by_text(ODDS)).to_be_visible()
+    shoot(page, "rules-dialog")
+    dialog.get_by_role("button", name="Start match").click()
+    expect(confirmation(page)).to_be_visible()
+    shoot(page, "rules-abandon")
+    confirmation(page).get_by_role("button", name="Keep playing").click()
+    page.keyboard.press("Escape")
+    page.get_by_role("button", name="Lock difficulty").click()
+    shoot(page, "lock-question")

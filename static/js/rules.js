@@ -82,8 +82,11 @@ export function createRules(actions) {
   function open(from = document.activeElement, field = null) {
     opener = from;
     dialog.returnValue = "";
-    if (!dialog.open) dialog.showModal();
-    (field ?? form.querySelector("input[name=mode]:checked")).focus();
+    if (!dialog.open) {
+      dialog.showModal();
+      form.querySelector(".rules-body").scrollTop = 0; // from the top, the summary first
+    }
+    (field ?? form.querySelector("input[name=mode]:checked")).focus({ preventScroll: !field });
   }
 
   form.addEventListener("input", (event) => {

@@ -65,7 +65,7 @@ export function chancesSentence(odds) {
 // A finished game's dice, checked in the page, by what its signature says.
 const DICE_CHECKED = {
   verified: "Dice checked ✓",
-  unchecked: "Dice checked ✓ (this browser cannot check the server’s signature)",
+  unchecked: "Dice checked ✓ (this browser cannot check the signature)",
   unsigned: "Dice checked ✓ (the record is unsigned)",
 };
 
