@@ -338,3 +338,21 @@ def test_a_replay_has_its_own_address_for_back_forward_and_bookmarks(
     expect(stranger.locator("#replay")).to_be_hidden()
     assert stranger.goto(f"{server.url}/history/not-a-game").status == 404  # type: ignore[union-attr]
     stranger.context.close()
+
+
+def test_an_abandoned_match_is_labelled_abandoned(page: Page, server: Any, axe: Any) -> None:
+    open_game(page, server.url)
+    start_match(page, "Adaptive")
+    while settle(page) == "human":
+        play(page, marks(page).index("."))
+    page.goto(server.url + "/history")
+    under_way = page.get_by_role("figure", name=re.compile(r"^This match, under way \(last game "))
+    expect(under_way).to_be_visible()
+
+    page.goto(server.url)
+    start_match(page, "Adaptive", human_hp=90)  # the first match is left at game 2
+    page.goto(server.url + "/history")
+    abandoned = page.get_by_role("figure", name=re.compile(r"^Abandoned match \(last game "))
+    expect(abandoned).to_be_visible()
+    expect(page.get_by_role("figure", name=re.compile("under way"))).to_have_count(0)
+    expect_no_violations(axe, page, "history with an abandoned match")

@@ -514,8 +514,9 @@ FIRST_CHOICES = ("toss", "human", "ai")
 """Who starts a new match's first game: a coin toss, or the side the player chose."""
 
 
-def check_start(mode: str, first: object) -> None:
-    """Refuse (``bad_setting``) a mode or a first player that no new match starts with."""
+def check_start(mode: str, first: object) -> Mode:
+    """``mode`` as a mode, or refused (``bad_setting``) with a first player that no new
+    match starts with."""
     if mode not in MODES:
         raise MatchError("bad_setting", f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     if first not in FIRST_CHOICES:
@@ -523,6 +524,7 @@ def check_start(mode: str, first: object) -> None:
         raise MatchError("bad_setting", f"first must be {choices}, got {first!r}", field="first")
     if mode == "adaptive" and first != "toss":
         raise MatchError("bad_setting", "an HP match tosses a coin for who starts", field="first")
+    return mode
 
 
 def new_match(
@@ -542,7 +544,7 @@ def new_match(
     the game is not player-seeded. ``rng`` also draws the seed after it. ``first``
     chooses who starts its first game in a fixed mode; an HP match tosses a coin.
     """
-    check_start(mode, first)
+    chosen_mode = check_start(mode, first)
     chosen = rules or Rules()
     starts = None if first == "toss" else cast(Side, first)
     game = start_game(
@@ -553,7 +555,7 @@ def new_match(
         player_seeded=server_seed is not None,
     )
     return Match(
-        mode=mode,
+        mode=chosen_mode,
         rules=chosen,
         human_hp=chosen.start_human_hp,
         ai_hp=chosen.start_ai_hp,

@@ -248,7 +248,7 @@ def register(
 
     @on(Event.HISTORY)
     def on_history(fields: dict[str, Any]) -> Ack:
-        return {**OK, **service.history_of(player_id())}
+        return {**OK, **service.history_of(player_id(), service.open(match_key()))}
 
     @on(Event.HISTORY_GAME)
     def on_history_game(fields: dict[str, Any]) -> Ack:
