@@ -3,12 +3,14 @@
 // (abandoning it, locking its difficulty). Every setting is judged by the server: the
 // form asks it (`new_match` with `check`) before it asks whether to abandon anything.
 
-import { CLIENT_ERROR_MESSAGES, CLIENT_SEED, ERROR_MESSAGES } from "./protocol.js";
+import { CLIENT_ERROR_MESSAGES, CLIENT_SEED, ERRORS, ERROR_MESSAGES } from "./protocol.js";
 import { percent } from "./view.js";
 
 // Who starts the first game of a fixed-mode match, as the new-match summary says it.
 const FIRST_WORDS = { toss: "coin toss for who starts", human: "you start", ai: "the AI starts" };
 const SEED_WORDS = "A seed is 1 to 64 letters, digits, - or _";
+// The settings' own refusals: a setting out of range, or a rule that is not a number.
+const REFUSALS = [ERRORS.badSetting, ERRORS.badPayload];
 
 const games = (n) => `${n} game${n === 1 ? "" : "s"}`;
 
@@ -126,7 +128,7 @@ export function createRules(actions) {
   async function startMatch(settings = readSettings()) {
     const reply = await actions.newMatch(settings);
     if (!reply.ok) {
-      const refused = ["bad_setting", "bad_payload"].includes(reply.error?.code);
+      const refused = REFUSALS.includes(reply.error?.code);
       if (!dialog.open && !refused) actions.failed(reply.error?.code);
       else {
         if (!dialog.open) open(document.activeElement);
@@ -356,24 +358,24 @@ export function createRules(actions) {
     const code = error?.code;
     const named = error?.field ? form.elements.namedItem(error.field) : null;
     const input = named === seedInput || ruleInputs.includes(named) ? named : null;
+    const refused = REFUSALS.includes(code);
     const known = ERROR_MESSAGES[code] ?? CLIENT_ERROR_MESSAGES[code];
-    const fallback = error?.message ? sentence(error.message) : (known ?? "Those settings were refused");
-    const refused = code === "bad_setting" || code === "bad_payload";
-    let message = refused ? fallback : (known ?? fallback);
+    // The rules refused as a whole: the server's sentence ("a draw must cost ...").
+    const whole = refused && error?.message ? sentence(error.message) : null;
+    const message = whole ?? known ?? "Those settings were refused";
     // The live odds line says why there are no odds: by naming the field marked, or
     // in full when the rules as a whole were refused.
-    if (input === seedInput) {
-      message = SEED_WORDS;
-      markField(seedInput, message);
-    } else if (input) {
-      message = ruleWords(input);
-      markField(input, message);
+    if (input === seedInput) markField(seedInput, SEED_WORDS);
+    else if (input) {
+      markField(input, ruleWords(input));
       setOddsLine(`No odds until “${input.labels[0].textContent}” is fixed`, "refused");
     } else if (refused) setOddsLine(message, "error");
     if (!started) return;
-    const where = input ? ` Fix “${input.labels[0].textContent}” above.` : "";
-    $("settings-error").textContent = `Not started: ${input ? "one setting needs a change." : message}${where}`;
-    $("settings-error").hidden = false;
+    const alert = $("settings-error");
+    alert.textContent = input
+      ? `Not started: one setting needs a change. Fix “${input.labels[0].textContent}” above.`
+      : `Not started: ${message}`;
+    alert.hidden = false;
     (input ?? (refused ? presetSelect : form.querySelector("button[type=submit]"))).focus();
     // The field's note in view too, not only the field: it says what to change.
     if (input) $(`${input.id}-error`).scrollIntoView({ block: "nearest" });

@@ -500,7 +500,8 @@ export function createView(actions) {
       setCheck("The dice could not be checked: reload the page to try again", "none");
       return;
     }
-    const text = verdict.ok ? DICE_CHECKED[verdict.signature] : `Dice check failed: ${verdict.reason}`;
+    const failed = `Dice check failed: ${verdict.reason}`;
+    const text = verdict.ok ? DICE_CHECKED[verdict.signature] : failed;
     setCheck(text, verdict.ok ? "ok" : "failed", showing.commitment);
   }
 
