@@ -13,6 +13,7 @@ from browser import (
     confirmation,
     expect_accessible,
     expect_no_violations,
+    first_empty,
     focused_cell,
     open_game,
     open_rules,
@@ -41,6 +42,13 @@ def number(page: Page, label: str) -> Locator:
 def preset(page: Page) -> Locator:
     """The preset choice."""
     return rules(page).get_by_role("combobox", name="Preset")
+
+
+def move_once(page: Page) -> None:
+    """Play one move, if it is the player's turn, and wait for the AI's reply."""
+    if settle(page) == "human":
+        play(page, first_empty(page))
+        settle(page)
 
 
 def odds_after(page: Page, before: str) -> str:
@@ -221,16 +229,7 @@ def test_settings_with_an_error_are_accessible(page: Page, server: Any, axe: Any
 
 def test_invalid_rules_are_refused_before_any_abandon_question(page: Page, server: Any) -> None:
     open_game(page, server.url)
-    if settle(page) == "human":
-        play(
-            page,
-            int(
-                page.evaluate(
-                    "document.querySelector('[data-cell][aria-label$=empty]').dataset.cell"
-                )
-            ),
-        )
-        settle(page)
+    move_once(page)  # the match has something to lose
     version = board(page).get_attribute("data-version")
     dialog = open_rules(page)
     yours = number(page, "Your starting HP")
@@ -287,16 +286,7 @@ def test_abandon_question_and_lock_question_are_accessible(
 ) -> None:
     open_game(page, server.url)
     start_match(page, "Adaptive", ai_hp=60)
-    if settle(page) == "human":
-        play(
-            page,
-            int(
-                page.evaluate(
-                    "document.querySelector('[data-cell][aria-label$=empty]').dataset.cell"
-                )
-            ),
-        )
-        settle(page)
+    move_once(page)  # the match has something to lose
     open_rules(page).get_by_role("button", name="Start match").click()
     expect(confirmation(page)).to_be_visible()
     expect_no_violations(axe, page, "the abandon question open")
@@ -315,16 +305,7 @@ def test_screenshots_of_the_dialogs(
 ) -> None:
     open_game(page, server.url)
     start_match(page, "Adaptive", ai_hp=60)
-    if settle(page) == "human":
-        play(
-            page,
-            int(
-                page.evaluate(
-                    "document.querySelector('[data-cell][aria-label$=empty]').dataset.cell"
-                )
-            ),
-        )
-        settle(page)
+    move_once(page)  # the match has something to lose
     shoot(page, "rules-closed")
     dialog = open_rules(page)
     expect(dialog.get_by_text(ODDS)).to_be_visible()
