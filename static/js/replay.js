@@ -29,6 +29,19 @@ export const title = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 /** A game's mode as the pages name it: the AI's mode, or a game with a friend. */
 export const modeName = (mode) => (mode === "friend" ? "With a friend" : title(mode));
 const PLAYERS = { human: "You", friend: "Your friend", ai: "The AI" };
+// Who won a shared game, by its result: told to its own player, or to anyone else.
+const SHARED_RESULTS = {
+  mine: { win: "You won against the AI", loss: "You lost to the AI", draw: "A draw with the AI" },
+  theirs: { win: "The player won against the AI", loss: "The AI won", draw: "A draw with the AI" },
+};
+
+/** Who won a shared `game` (a history entry) and, if it ended there, the match. */
+export function sharedResult(game, { mine = false } = {}) {
+  const said = SHARED_RESULTS[mine ? "mine" : "theirs"][game.result] ?? game.result;
+  if (!game.match_over) return said;
+  const winner = game.match_winner === "ai" ? "the AI" : mine ? "you" : "the player";
+  return `${said}; the match went to ${winner}`;
+}
 export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 let replay = null; // {game, review, ply, signed}
@@ -165,12 +178,14 @@ async function showRecord(signed, game) {
 }
 
 /** Show `game` (a history entry) with its `review` and its `signed` record, at its last
- * move; the focus moves to the replay's heading unless `focus` is false. */
-export function showReplay(game, review, { focus = true, signed = null } = {}) {
+ * move; the focus moves to the replay's heading unless `focus` is false. `shared`
+ * ({mine}) words the result for a shared game's page. */
+export function showReplay(game, review, { focus = true, signed = null, shared = null } = {}) {
   replay = { game, review, ply: review.moves.length, signed };
   showRecord(signed, game);
   const date = formatWhen(game.ended);
-  const result = RESULTS[game.result];
+  // A shared page says whose result it is; the player's own History says theirs.
+  const result = shared ? sharedResult(game, shared) : RESULTS[game.result];
   $("replay-title").textContent = `Replay: ${modeName(game.record.mode)}, ${date}, ${result}`;
   $("replay-summary").textContent = review.summary;
   $("replay-scrubber").max = review.moves.length;
