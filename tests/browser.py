@@ -95,9 +95,30 @@ def confirmation(page: Page) -> Locator:
     return page.get_by_role("dialog", name="Abandon this match?")
 
 
+def rules_dialog(page: Page) -> Locator:
+    """The dialog of a new match's rules."""
+    return page.get_by_role("dialog", name="New match")
+
+
+def open_rules(page: Page) -> Locator:
+    """Open the rules dialog (unless it is open already) and return it."""
+    dialog = rules_dialog(page)
+    if not dialog.is_visible():
+        page.get_by_role("button", name="Choose the rules…").click()
+    expect(dialog).to_be_visible()
+    return dialog
+
+
+# The page has answered Start match: it asks to abandon, it started, or it refused.
+ANSWERED = """() => document.getElementById('confirm').open
+  || !document.getElementById('rules-dialog').open
+  || !document.getElementById('settings-error').hidden"""
+
+
 def press_start(page: Page) -> None:
-    """Press Start match, and say yes if the page asks first."""
-    page.get_by_role("button", name="Start match").click()
+    """Press Start match in the rules dialog, and say yes if the page asks first."""
+    open_rules(page).get_by_role("button", name="Start match").click()
+    page.wait_for_function(ANSWERED)
     if confirmation(page).is_visible():
         confirmation(page).get_by_role("button", name="Start new match").click()
     expect(confirmation(page)).to_be_hidden()
@@ -106,9 +127,10 @@ def press_start(page: Page) -> None:
 def start_match(
     page: Page, mode: str, human_hp: int = 100, ai_hp: int = 100, first: str = "Coin toss"
 ) -> None:
-    """Start a new match from the settings panel and wait for its first position;
+    """Start a new match from the rules dialog and wait for its first position;
     ``first`` is who starts a fixed mode's first game, as the form names the choice."""
     before = version(page)
+    open_rules(page)
     page.get_by_role("radio", name=mode, exact=True).check()
     rules = page.get_by_role("group", name="Rules")
     if mode == "Adaptive":

@@ -13,12 +13,14 @@ from browser import (
     board,
     cell,
     cell_name,
+    confirmation,
     expect_no_violations,
     expect_one_tab_stop,
     focused_cell,
     hints,
     marks,
     open_game,
+    open_rules,
     play,
     play_game,
     play_until,
@@ -57,7 +59,7 @@ def test_every_state_is_accessible(
 ) -> None:
     page = new_context(**SCREENS[screen]).new_page()
     open_game(page, server.url)
-    expect(page.get_by_text(re.compile(r"^A perfect player wins"))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"^A perfect player wins"))).to_be_attached()
     expect_no_violations(axe, page, f"{screen}: a fresh page")
 
     hint = page.get_by_role("button", name="Hint")
@@ -70,11 +72,21 @@ def test_every_state_is_accessible(
     play_game(page, best)
     expect_no_violations(axe, page, f"{screen}: game over")
 
+    open_rules(page)
+    expect_no_violations(axe, page, f"{screen}: the rules dialog open")
     rules = page.get_by_role("group", name="Rules")
     rules.get_by_role("spinbutton", name="Your starting HP").fill("0")
-    press_start(page)  # the match has a game to lose: the page asks first
+    press_start(page)  # refused before the page asks anything
     expect(page.get_by_role("alert")).to_be_visible()
     expect_no_violations(axe, page, f"{screen}: the settings with an error")
+    rules.get_by_role("spinbutton", name="Your starting HP").fill("50")
+    page.get_by_role("button", name="Start match").click()
+    expect(confirmation(page)).to_be_visible()  # the match has a game to lose
+    expect_no_violations(axe, page, f"{screen}: the abandon question")
+    confirmation(page).get_by_role("button", name="Keep playing").click()
+    page.keyboard.press("Escape")
+    page.get_by_role("region", name="Dice").get_by_text("How the dice are checked").click()
+    expect_no_violations(axe, page, f"{screen}: the dice's details open")
 
 
 @pytest.mark.parametrize(

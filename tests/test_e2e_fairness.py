@@ -9,10 +9,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from browser import ODDS, expect_accessible, open_game, play_game, start_match
+from browser import ODDS, expect_accessible, open_game, open_rules, play_game, start_match
 from playwright.sync_api import Locator, Page, expect
 
-COMMITMENT = re.compile(r"^Commitment [0-9a-f]{8}…[0-9a-f]{4}$")
+HEX = re.compile(r"^[0-9a-f]{64}$")
+CHECKED = "Dice checked ✓"
+WAITING = "Dice fixed before the game: checked here when it ends"
 SEED = re.compile(r"^[a-z0-9]{16}$")
 VERIFY = """async record => {
   const { verifyRecord } = await import("/static/js/fairness.js");
@@ -44,31 +46,45 @@ def with_payload(signed: dict[str, Any], record: dict[str, Any]) -> dict[str, An
     return {**signed, "payload": base64.b64encode(data).decode()}
 
 
-def verified(page: Page, words: str = "Dice and signature verified") -> Locator:
+def open_details(page: Page) -> Locator:
+    """Open the dice box's details (the commitment, the seeds); return the box."""
+    panel = dice(page)
+    panel.get_by_text("How the dice are checked").click()
+    expect(panel.locator("#dice-commitment-full")).to_be_visible()
+    return panel
+
+
+def verified(page: Page, words: str = CHECKED) -> Locator:
     """The dice check's verdict once it says the record is verified."""
     return dice(page).get_by_role("status").filter(has_text=re.compile(f"^{words}$"))
 
 
 def test_a_whole_game_verifies_its_dice(page: Page, server: Any) -> None:
     open_game(page, server.url)
-    seed = page.get_by_role("textbox", name="Your dice seed").input_value()
+    seed = open_rules(page).get_by_role("textbox", name="Your dice seed").input_value()
     assert SEED.match(seed), seed
     start_match(page, "Adaptive")
 
     panel = dice(page)
-    summary = panel.get_by_text(COMMITMENT)
-    expect(summary).to_be_visible()
-    shown = summary.inner_text()
+    # Plain words first: no hash, no seed until asked for.
+    expect(panel.get_by_role("status")).to_have_text(WAITING)
+    assert not any(text.is_visible() for text in panel.get_by_text(HEX).all())
+    expect(panel.locator("#dice-commitment-full")).to_be_hidden()
+    open_details(page)
+    commitment = panel.locator("#dice-commitment-full")
+    shown = commitment.inner_text()
+    assert HEX.match(shown), shown
     # The player's seed joined to a value drawn for this game alone.
-    expect(panel.get_by_text(re.compile(rf"^Client seed: {seed}-[a-z0-9]{{16}}$"))).to_be_visible()
+    seeded = re.compile(rf"^{seed}-[a-z0-9]{{16}}$")
+    expect(panel.locator("#dice-client-seed")).to_have_text(seeded)
     expect(panel.get_by_text("Not seeded by you", exact=False)).to_be_hidden()
     expect(panel.get_by_role("link", name="Download game record")).to_be_hidden()
 
     play_game(page)
     expect(verified(page)).to_be_visible()
-    expect(summary).to_have_text(shown)  # the commitment did not change during the game
-    panel.get_by_text(COMMITMENT).click()  # the details: both commitments and the seed
-    expect(panel.get_by_text(re.compile(r"^[0-9a-f]{64}$"))).to_have_count(3)
+    expect(commitment).to_have_text(shown)  # the commitment did not change during the game
+    # The details: both commitments and the server seed.
+    expect(panel.get_by_text(HEX)).to_have_count(3)
     promised = panel.locator("#dice-next-commitment").inner_text()
 
     link = panel.get_by_role("link", name="Download game record")
@@ -77,39 +93,46 @@ def test_a_whole_game_verifies_its_dice(page: Page, server: Any) -> None:
     assert signed["kind"] == "tictactoe-hp-signed-game"
     record = payload(signed)
     assert record["game"] == 1 and record["dice"]["client_seed"].startswith(f"{seed}-")
-    assert record["dice"]["commitment"][:8] in shown
+    assert record["dice"]["commitment"] == shown
     assert record["dice"]["next_commitment"] == promised
 
     # The next game is played on the seed committed to during this one.
     page.get_by_role("button", name="Next game").click()
-    expect(summary).to_have_text(f"Commitment {promised[:8]}…{promised[-4:]}")
+    expect(commitment).to_have_text(promised)
 
 
 def test_next_game_sends_the_edited_seed(page: Page, server: Any) -> None:
     open_game(page, server.url)
     start_match(page, "Easy")
     play_game(page)
-    field = page.get_by_role("textbox", name="Your dice seed")
+    field = open_rules(page).get_by_role("textbox", name="Your dice seed")
     field.fill("my-own_seed-42")
-    expect(dice(page).get_by_text("(from your next game: my-own_seed-42-…)")).to_be_visible()
+    page.keyboard.press("Escape")  # kept without starting a match
+    panel = open_details(page)
+    expect(panel.get_by_text("(from your next game: my-own_seed-42-…)")).to_be_visible()
     page.get_by_role("button", name="Next game").click()
-    joined = re.compile(r"^Client seed: my-own_seed-42-[a-z0-9]{16}$")
-    expect(dice(page).get_by_text(joined)).to_be_visible()
+    joined = re.compile(r"^my-own_seed-42-[a-z0-9]{16}$")
+    expect(panel.locator("#dice-client-seed")).to_have_text(joined)
 
     page.reload()  # the seed is kept by the browser
-    expect(page.get_by_role("textbox", name="Your dice seed")).to_have_value("my-own_seed-42")
+    field = open_rules(page).get_by_role("textbox", name="Your dice seed")
+    expect(field).to_have_value("my-own_seed-42")
     page.get_by_role("button", name="New seed").click()
-    expect(page.get_by_role("textbox", name="Your dice seed")).to_have_value(SEED)
+    expect(field).to_have_value(SEED)
 
 
 def test_the_first_game_shown_unasked_says_it_was_not_seeded_by_the_player(
     page: Page, server: Any
 ) -> None:
     open_game(page, server.url)
-    note = dice(page).get_by_text(re.compile("^Not seeded by you"))
+    panel = dice(page)
+    expect(panel.get_by_role("status")).to_have_text(WAITING)
+    expect(panel.get_by_text("server (", exact=False)).to_be_hidden()  # for the curious only
+    open_details(page)
+    note = panel.get_by_text(re.compile("^Not seeded by you"))
     expect(note).to_be_visible()
-    server_seeded = re.compile(r"^Client seed: server \(from your next game: [a-z0-9]{16}-…\)$")
-    expect(dice(page).get_by_text(server_seeded)).to_be_visible()
+    server_seeded = re.compile(r"^server \(from your next game: [a-z0-9]{16}-…\)$")
+    expect(panel.get_by_role("definition").filter(has_text=server_seeded)).to_be_visible()
     start_match(page, "Easy")
     expect(note).to_be_hidden()
 
@@ -191,7 +214,9 @@ def test_a_browser_without_ed25519_says_the_signature_is_not_checked(
     open_game(page, server.url)
     start_match(page, "Easy")
     play_game(page)
-    expect(verified(page, "Dice verified; signature not checked here")).to_be_visible()
+    expect(
+        verified(page, re.escape("Dice checked ✓ (this browser cannot check the signature)"))
+    ).to_be_visible()
 
 
 def test_game_over_is_accessible(page: Page, server: Any, axe: Any) -> None:
@@ -199,7 +224,7 @@ def test_game_over_is_accessible(page: Page, server: Any, axe: Any) -> None:
     start_match(page, "Adaptive")
     play_game(page)
     expect(verified(page)).to_be_visible()
-    dice(page).get_by_text(COMMITMENT).click()
+    open_details(page)
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme)
         expect_accessible(axe, page)
@@ -209,6 +234,7 @@ def test_screenshots_of_rules_and_dice(
     page: Page, server: Any, shoot: Callable[[Page, str], None]
 ) -> None:
     open_game(page, server.url)
+    open_rules(page)
     page.get_by_role("combobox", name="Preset").select_option(label="Gentle")
     expect(page.get_by_text(ODDS)).to_be_visible()
     shoot(page, "rules-odds")
@@ -223,5 +249,6 @@ def test_screenshots_of_rules_and_dice(
     page.get_by_role("button", name="Show my chances").click()
     play_game(page)
     expect(verified(page)).to_be_visible()
-    page.get_by_text(COMMITMENT).click()
+    shoot(page, "dice-checked")
+    open_details(page)
     shoot(page, "dice-verified")

@@ -316,7 +316,9 @@ def test_refused_event_is_shown_briefly(page: Page, server_factory: Any) -> None
     # A burst of 4: the page's own odds request on load, then three of the clicks below.
     strict = server_factory(TICTACTOE_RATE_BURST="4", TICTACTOE_RATE_PER_SECOND="0.2")
     open_game(page, strict.url)
-    expect(page.get_by_text(re.compile(r"^A perfect player wins this match"))).to_be_visible()
+    expect(
+        page.get_by_text(re.compile(r"^A perfect player wins this match"))
+    ).to_be_attached()  # in the rules dialog, closed
     hint = page.get_by_role("button", name="Hint")
     notice = page.get_by_text("Slow down a little")
     for _ in range(4):

@@ -338,3 +338,62 @@ def test_a_replay_has_its_own_address_for_back_forward_and_bookmarks(
     expect(stranger.locator("#replay")).to_be_hidden()
     assert stranger.goto(f"{server.url}/history/not-a-game").status == 404  # type: ignore[union-attr]
     stranger.context.close()
+
+
+def test_an_abandoned_match_is_labelled_abandoned(page: Page, server: Any, axe: Any) -> None:
+    open_game(page, server.url)
+    start_match(page, "Adaptive")
+    while settle(page) == "human":
+        play(page, marks(page).index("."))
+    page.goto(server.url + "/history")
+    under_way = page.get_by_role("figure", name=re.compile(r"^This match, under way \(last game "))
+    expect(under_way).to_be_visible()
+
+    page.goto(server.url)
+    start_match(page, "Adaptive", human_hp=90)  # the first match is left at game 2
+    page.goto(server.url + "/history")
+    abandoned = page.get_by_role("figure", name=re.compile(r"^Abandoned match \(last game "))
+    expect(abandoned).to_be_visible()
+    expect(page.get_by_role("figure", name=re.compile("under way"))).to_have_count(0)
+    expect_no_violations(axe, page, "history with an abandoned match")
+
+
+def test_the_share_page_says_who_won(
+    page: Page, browser: Browser, server: Any, axe: Any, shoot: Any
+) -> None:
+    open_game(page, server.url)
+    start_match(page, "Impossible")  # the AI never loses: a loss or a draw
+    while settle(page) == "human":
+        play(page, marks(page).index("."))
+    lost = board(page).get_attribute("data-status") == "ai_won"
+    open_newest_replay(page, server.url)
+    link = page.get_by_role("textbox", name="Share link").input_value()
+
+    fresh = browser.new_context()
+    stranger = fresh.new_page()
+    stranger.goto(link)
+    theirs = "The AI won" if lost else "A draw with the AI"
+    heading = stranger.get_by_role("heading", name=re.compile(r"^Replay: Impossible, "))
+    expect(heading).to_have_text(re.compile(rf", {theirs}$"))
+    expect_no_violations(axe, stranger, "a shared game")
+    shoot(stranger, "shared-game")
+    fresh.close()
+
+    page.goto(link)  # its own player is told "you"
+    mine = "You lost to the AI" if lost else "A draw with the AI"
+    expect(page.get_by_role("heading", name=re.compile(rf", {mine}$"))).to_be_visible()
+
+
+def test_the_share_page_says_who_won_the_match(page: Page, browser: Browser, server: Any) -> None:
+    open_game(page, server.url)
+    start_match(page, "Adaptive", human_hp=1, ai_hp=1)  # one game decides the match
+    while settle(page) == "human":
+        play(page, marks(page).index("."))
+    open_newest_replay(page, server.url)
+    link = page.get_by_role("textbox", name="Share link").input_value()
+    fresh = browser.new_context()
+    stranger = fresh.new_page()
+    stranger.goto(link)
+    said = stranger.get_by_role("heading", name=re.compile(r"^Replay: Adaptive, "))
+    expect(said).to_have_text(re.compile(r"; the match went to (the player|the AI)$"))
+    fresh.close()

@@ -23,6 +23,7 @@ from browser import (
     hints,
     marks,
     open_game,
+    open_rules,
     play,
     play_game,
     play_until,
@@ -54,7 +55,9 @@ def live_notice(page: Page, text: str) -> Locator:
 def in_dialog(page: Page) -> bool:
     """Whether the focus is inside the confirmation dialog."""
     return bool(
-        page.evaluate("document.querySelector('dialog[open]')?.contains(document.activeElement)")
+        page.evaluate(
+            "[...document.querySelectorAll('dialog[open]')].at(-1)?.contains(document.activeElement)"
+        )
     )
 
 
@@ -65,9 +68,9 @@ def test_starting_over_mid_game_asks_first(
     page: Page, server: Any, axe: Axe, shoot: Callable[[Page, str], None]
 ) -> None:
     open_game(page, server.url)
-    start = page.get_by_role("button", name="Start match")
     play(page, first_empty(page))
     before, seen = marks(page), version(page)
+    start = open_rules(page).get_by_role("button", name="Start match")
 
     start.click()
     dialog = confirmation(page)
@@ -95,6 +98,7 @@ def test_starting_over_mid_game_asks_first(
     start.click()
     dialog.get_by_role("button", name="Start new match").click()
     expect(dialog).to_be_hidden()
+    expect(page.get_by_role("dialog", name="New match")).to_be_hidden()
     wait_past(page, seen)
     settle(page)
     assert marks(page).count(".") >= 8
@@ -103,7 +107,7 @@ def test_starting_over_mid_game_asks_first(
 def test_a_fresh_game_starts_over_without_asking(page: Page, server: Any) -> None:
     open_game(page, server.url)
     seen = version(page)
-    page.get_by_role("button", name="Start match").click()
+    open_rules(page).get_by_role("button", name="Start match").click()
     expect(confirmation(page)).to_be_hidden()
     wait_past(page, seen)
 
@@ -112,16 +116,24 @@ def test_the_form_shows_what_it_starts_and_resets_when_the_match_ends(
     page: Page, server: Any, axe: Axe
 ) -> None:
     open_game(page, server.url)
+    expect(page.get_by_text(f"Next match: {DEFAULTS}")).to_be_visible()
+    open_rules(page)
     expect(summary(page)).to_have_text(f"Starts: {DEFAULTS}")
     start_match(page, "Adaptive", human_hp=1, ai_hp=1)
+    expect(page.get_by_text("Next match: Adaptive · Custom rules · 1 HP each")).to_be_visible()
+    open_rules(page)
     expect(summary(page)).to_have_text("Starts: Adaptive · Custom rules · 1 HP each")
+    page.keyboard.press("Escape")
 
     play_game(page)  # at 1 HP each, whatever happens ends the match
     again = page.get_by_role("button", name="New match")
     expect(again).to_be_visible()
     expect(again).to_have_accessible_description(f"New match: {DEFAULTS}")
-    expect(page.get_by_role("spinbutton", name="Your starting HP")).to_have_value("100")
-    expect(summary(page)).to_have_text(f"Starts: {DEFAULTS}")
+    expect(
+        page.get_by_role("spinbutton", name="Your starting HP", include_hidden=True)
+    ).to_have_value("100")
+    expect(page.locator("#settings-summary")).to_have_text(DEFAULTS)  # the dialog's, closed
+    expect(page.get_by_text(f"Next match: {DEFAULTS}")).to_be_visible()
     expect(page.get_by_role("button", name="Hint")).to_be_hidden()
     expect_no_violations(axe, page, "the match over")
     again.click()
@@ -131,6 +143,7 @@ def test_the_form_shows_what_it_starts_and_resets_when_the_match_ends(
 
 def test_back_to_defaults_is_one_click(page: Page, server: Any) -> None:
     open_game(page, server.url)
+    open_rules(page)
     page.get_by_role("radio", name="Hard", exact=True).check()
     page.get_by_role("radio", name="The AI", exact=True).check()
     expect(summary(page)).to_have_text("Starts: Hard · the AI starts")
@@ -271,6 +284,7 @@ def test_the_players_winning_move_is_the_one_described(page: Page, server: Any) 
 def test_a_win_at_full_hp_says_why_nothing_healed(page: Page, server: Any) -> None:
     open_game(page, server.url)
     # No HP lost on a draw, so the player is still at full HP when the win comes.
+    open_rules(page)
     page.get_by_role("spinbutton", name="HP you lose on a draw").fill("0")
     start_match(page, "Adaptive")
     page.get_by_role("button", name="Hint").click()
@@ -362,6 +376,7 @@ def test_a_refused_move_is_the_servers_answer(page: Page, server: Any) -> None:
 
 def test_a_player_can_go_second_in_a_fixed_mode(page: Page, server: Any, axe: Axe) -> None:
     open_game(page, server.url)
+    open_rules(page)
     who = page.get_by_role("group", name="Who goes first")
     expect(who).to_be_hidden()  # an HP match tosses a coin
     page.get_by_role("radio", name="Hard", exact=True).check()
@@ -374,5 +389,5 @@ def test_a_player_can_go_second_in_a_fixed_mode(page: Page, server: Any, axe: Ax
     play_game(page)
     dice = page.get_by_role("region", name="Dice")
     expect(
-        dice.get_by_role("status").filter(has_text=re.compile("^Dice and signature verified$"))
+        dice.get_by_role("status").filter(has_text=re.compile("^Dice checked ✓$"))
     ).to_be_visible()

@@ -3,12 +3,30 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
-from browser import CHANCES, ODDS, board, expect_accessible, open_game, start_match
+from browser import (
+    CHANCES,
+    ODDS,
+    board,
+    confirmation,
+    expect_accessible,
+    expect_no_violations,
+    first_empty,
+    focused_cell,
+    open_game,
+    open_rules,
+    play,
+    rules_dialog,
+    settle,
+    start_match,
+)
 from playwright.sync_api import Locator, Page, expect
 
-REFUSED_HP = re.compile(r"your starting HP must be an integer from 1 to 100, got 0", re.I)
+REFUSED_HP = re.compile(r"^Your starting HP must be a whole number from 1 to 100$")
+EMPTY_HP = re.compile(r"^Your starting HP: enter a whole number from 1 to 100$")
+NOT_STARTED = "Not started: one setting needs a change. Fix “Your starting HP” above."
 
 
 def rules(page: Page) -> Locator:
@@ -26,6 +44,13 @@ def preset(page: Page) -> Locator:
     return rules(page).get_by_role("combobox", name="Preset")
 
 
+def move_once(page: Page) -> None:
+    """Play one move, if it is the player's turn, and wait for the AI's reply."""
+    if settle(page) == "human":
+        play(page, first_empty(page))
+        settle(page)
+
+
 def odds_after(page: Page, before: str) -> str:
     """Wait for the odds line to say something other than ``before``; return it."""
     line = page.get_by_text(ODDS)
@@ -36,6 +61,7 @@ def odds_after(page: Page, before: str) -> str:
 
 def test_rules_change_the_odds(page: Page, server: Any) -> None:
     open_game(page, server.url)
+    open_rules(page)
     line = page.get_by_text(ODDS)
     expect(line).to_be_visible()
     classic = line.inner_text()
@@ -61,6 +87,7 @@ def test_rules_change_the_odds(page: Page, server: Any) -> None:
 
 def test_out_of_range_number_is_refused_by_its_field(page: Page, server: Any) -> None:
     open_game(page, server.url)
+    open_rules(page)
     expect(page.get_by_text(ODDS)).to_be_visible()
     yours = number(page, "Your starting HP")
     yours.fill("0")
@@ -73,7 +100,7 @@ def test_out_of_range_number_is_refused_by_its_field(page: Page, server: Any) ->
     version = board(page).get_attribute("data-version")
     page.get_by_role("button", name="Start match").click()
     alert = page.get_by_role("alert")
-    expect(alert).to_have_text(re.compile(r"^Not started: " + REFUSED_HP.pattern, re.I))
+    expect(alert).to_have_text(NOT_STARTED)
     expect(yours).to_be_focused()
     page.wait_for_timeout(300)
     expect(board(page)).to_have_attribute("data-version", version or "")
@@ -86,21 +113,24 @@ def test_out_of_range_number_is_refused_by_its_field(page: Page, server: Any) ->
 
 def test_a_number_that_is_not_whole_is_refused_by_its_field(page: Page, server: Any) -> None:
     open_game(page, server.url)
+    open_rules(page)
     expect(page.get_by_text(ODDS)).to_be_visible()
     yours = number(page, "Your starting HP")
     yours.fill("1.5")  # sent as typed, a number but not an integer: the wrong type
     expect(yours).to_have_attribute("aria-invalid", "true")
-    expect(rules(page).get_by_text("your starting HP must be an integer, got 1.5")).to_be_visible()
+    expect(rules(page).get_by_text(REFUSED_HP)).to_be_visible()
+    expect(rules(page).get_by_text("got")).to_have_count(0)
     expect(rules(page).get_by_text("No odds until “Your starting HP” is fixed")).to_be_visible()
 
 
 def test_rules_refused_as_a_whole_say_why(page: Page, server: Any) -> None:
     open_game(page, server.url)
+    open_rules(page)
     expect(page.get_by_text(ODDS)).to_be_visible()
     number(page, "HP you lose on a draw").fill("0")
     expect(page.get_by_text(ODDS)).to_be_visible()  # the AI still loses 2 on a draw
     number(page, "HP the AI loses on a draw").fill("0")
-    expect(rules(page).get_by_text(re.compile(r"^a draw must cost you or the AI"))).to_be_visible()
+    expect(rules(page).get_by_text(re.compile(r"^A draw must cost you or the AI"))).to_be_visible()
     expect(page.get_by_text(ODDS)).to_have_count(0)
     expect(
         rules(page).get_by_role("spinbutton", name="HP the AI loses on a draw")
@@ -109,10 +139,12 @@ def test_rules_refused_as_a_whole_say_why(page: Page, server: Any) -> None:
 
 def test_custom_numbers_start_the_match(page: Page, server: Any) -> None:
     open_game(page, server.url)
+    open_rules(page)
     page.get_by_role("radio", name="Adaptive", exact=True).check()
     number(page, "The most HP either side can have").fill("200")
     expect(number(page, "Your starting HP")).to_have_attribute("max", "200")
     start_match(page, "Adaptive", human_hp=150, ai_hp=120)
+    open_rules(page)
     expect(page.locator("#human-hp")).to_have_text("150")
     expect(page.locator("#ai-hp")).to_have_text("120")
     you = page.get_by_role("meter", name="Your HP")
@@ -129,6 +161,21 @@ def test_lock_difficulty(page: Page, server: Any) -> None:
     lock = page.get_by_role("button", name="Lock difficulty")
     expect(lock).to_have_attribute("aria-pressed", "false")
     lock.click()
+    asked = page.get_by_role("dialog", name="Lock the difficulty?")
+    expect(asked).to_be_visible()
+    expect(asked).to_have_accessible_description(
+        re.compile(r"40% of the time for the rest of this match")
+    )
+    expect(asked.get_by_role("button", name="Keep it adaptive")).to_be_focused()
+    page.keyboard.press("Escape")  # asked again, nothing changed, the focus back on Lock
+    expect(asked).to_be_hidden()
+    expect(lock).to_be_focused()
+    expect(lock).to_have_attribute("aria-pressed", "false")
+    lock.click()
+    asked.get_by_role("button", name="Keep it adaptive").click()
+    expect(lock).to_have_attribute("aria-pressed", "false")
+    lock.click()
+    asked.get_by_role("button", name="Lock at 40").click()
     locked = page.get_by_role("button", name="Difficulty locked at 40")
     expect(locked).to_have_attribute("aria-pressed", "true")
     expect(locked).to_be_disabled()
@@ -156,6 +203,7 @@ def test_chances_of_the_match_under_way(page: Page, server: Any) -> None:
 
 def test_page_is_accessible(page: Page, server: Any, axe: Any) -> None:
     open_game(page, server.url)
+    open_rules(page)
     expect(page.get_by_text(ODDS)).to_be_visible()
     expect_accessible(axe, page)
 
@@ -166,6 +214,7 @@ def test_page_is_accessible(page: Page, server: Any, axe: Any) -> None:
 
 def test_settings_with_an_error_are_accessible(page: Page, server: Any, axe: Any) -> None:
     open_game(page, server.url)
+    open_rules(page)
     number(page, "Your starting HP").fill("0")
     expect(rules(page).get_by_text(REFUSED_HP)).to_be_visible()
     page.get_by_role("button", name="Start match").click()
@@ -176,3 +225,95 @@ def test_settings_with_an_error_are_accessible(page: Page, server: Any, axe: Any
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme)
         expect_accessible(axe, page)
+
+
+def test_invalid_rules_are_refused_before_any_abandon_question(page: Page, server: Any) -> None:
+    open_game(page, server.url)
+    move_once(page)  # the match has something to lose
+    version = board(page).get_attribute("data-version")
+    dialog = open_rules(page)
+    yours = number(page, "Your starting HP")
+    yours.fill("")
+    dialog.get_by_role("button", name="Start match").click()
+    expect(page.get_by_role("alert")).to_have_text(NOT_STARTED)
+    expect(yours).to_be_focused()
+    expect(yours).to_have_attribute("aria-invalid", "true")
+    expect(yours).to_have_accessible_description(EMPTY_HP)
+    note = rules(page).get_by_text(EMPTY_HP)
+    expect(note).to_be_in_viewport()
+    expect(confirmation(page)).to_be_hidden()  # nothing was offered to be abandoned
+    expect(dialog.get_by_text("got")).to_have_count(0)
+    expect(board(page)).to_have_attribute("data-version", version or "")
+
+    # Fixed, the same press asks first, and then starts: the dialogs close on the board.
+    yours.fill("40")
+    dialog.get_by_role("button", name="Start match").click()
+    expect(confirmation(page)).to_be_visible()
+    confirmation(page).get_by_role("button", name="Start new match").click()
+    expect(rules_dialog(page)).to_be_hidden()
+    expect(page.locator("#human-hp")).to_have_text("40")
+    assert focused_cell(page) >= 0
+    expect(board(page)).to_be_in_viewport(ratio=1)
+
+
+def test_the_rules_dialog_keeps_and_returns_the_focus(page: Page, server: Any, axe: Any) -> None:
+    open_game(page, server.url)
+    opener = page.get_by_role("button", name="Choose the rules…")
+    opener.click()
+    dialog = rules_dialog(page)
+    expect(dialog).to_be_visible()
+    expect(dialog.get_by_role("radio", name="Adaptive", exact=True)).to_be_focused()
+    expect(dialog.get_by_text(ODDS)).to_be_visible()
+    expect_no_violations(axe, page, "the rules dialog open")
+    inside = "() => document.getElementById('rules-dialog').contains(document.activeElement)"
+    for key in ["Tab"] * 30 + ["Shift+Tab"] * 30:
+        page.keyboard.press(key)
+        assert page.evaluate(inside), f"the focus left the dialog after {key}"
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    expect(opener).to_be_focused()
+
+    opener.click()
+    dialog.get_by_role("button", name="Cancel").click()
+    expect(opener).to_be_focused()
+    opener.click()
+    dialog.get_by_role("button", name="Close").click()
+    expect(opener).to_be_focused()
+
+
+def test_abandon_question_and_lock_question_are_accessible(
+    page: Page, server: Any, axe: Any
+) -> None:
+    open_game(page, server.url)
+    start_match(page, "Adaptive", ai_hp=60)
+    move_once(page)  # the match has something to lose
+    open_rules(page).get_by_role("button", name="Start match").click()
+    expect(confirmation(page)).to_be_visible()
+    expect_no_violations(axe, page, "the abandon question open")
+    confirmation(page).get_by_role("button", name="Keep playing").click()
+    expect(rules_dialog(page).get_by_role("button", name="Start match")).to_be_focused()
+    page.keyboard.press("Escape")
+    page.get_by_role("button", name="Lock difficulty").click()
+    expect(page.get_by_role("dialog", name="Lock the difficulty?")).to_be_visible()
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        expect_no_violations(axe, page, f"the lock question open ({scheme})")
+
+
+def test_screenshots_of_the_dialogs(
+    page: Page, server: Any, shoot: Callable[[Page, str], None]
+) -> None:
+    open_game(page, server.url)
+    start_match(page, "Adaptive", ai_hp=60)
+    move_once(page)  # the match has something to lose
+    shoot(page, "rules-closed")
+    dialog = open_rules(page)
+    expect(dialog.get_by_text(ODDS)).to_be_visible()
+    shoot(page, "rules-dialog")
+    dialog.get_by_role("button", name="Start match").click()
+    expect(confirmation(page)).to_be_visible()
+    shoot(page, "rules-abandon")
+    confirmation(page).get_by_role("button", name="Keep playing").click()
+    page.keyboard.press("Escape")
+    page.get_by_role("button", name="Lock difficulty").click()
+    shoot(page, "lock-question")

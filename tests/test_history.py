@@ -173,6 +173,7 @@ def test_a_finished_game_is_in_history_with_its_review(
         "ok": True,
         "games": [],
         "totals": totals_from({}).to_dict(),
+        "under_way": None,
     }
     final = play_one_game(play)
     listed = play.emit("history")
@@ -270,3 +271,22 @@ def test_entries_stored_by_0_4_0_load_beside_games_with_a_friend(store: Any) -> 
     assert totals.with_friends == {"win": 0, "draw": 0, "loss": 1}
     assert [kind_of(entry) for entry in old] == ["ai", "ai"]
     assert reviewed(old[0])["moves"] and reviewed(friend)["mark"] == "O"
+
+
+def test_history_says_which_match_is_under_way_and_which_was_abandoned(play: Actions) -> None:
+    play_one_game(play)
+    first = play.emit("history")
+    assert first["under_way"] == first["games"][0]["id"]  # finished, the next not begun
+    play.emit("next_game")
+    assert play.emit("history")["under_way"] == first["games"][0]["id"]
+
+    assert play.new_match(mode="easy")["ok"]  # the first match is abandoned at game 2
+    assert play.emit("history")["under_way"] is None
+    play_one_game(play)
+    listed = play.emit("history")
+    assert listed["under_way"] == listed["games"][0]["id"] != first["games"][0]["id"]
+
+    assert play.new_match(rules={"start_human_hp": 1, "start_ai_hp": 1})["ok"]
+    play_one_game(play)  # one game at 1 HP each ends the match
+    over = play.emit("history")
+    assert over["games"][0]["match_over"] is True and over["under_way"] is None

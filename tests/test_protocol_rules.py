@@ -107,6 +107,37 @@ def test_impossible_settings_are_refused(play: Actions, fields: dict[str, Any], 
     assert play.refresh() == before
 
 
+@pytest.mark.parametrize(
+    ("fields", "code", "field"),
+    [
+        ({"rules": {"start_human_hp": 0}}, "bad_setting", "start_human_hp"),
+        ({"rules": {"start_human_hp": ""}}, "bad_payload", "start_human_hp"),
+        ({"client_seed": "no spaces"}, "bad_setting", "client_seed"),
+        ({"mode": "easy", "first": "nobody"}, "bad_setting", "first"),
+        ({"mode": "adaptive", "first": "ai"}, "bad_setting", "first"),
+    ],
+)
+def test_a_checked_new_match_is_refused_as_the_match_would_be(
+    play: Actions, fields: dict[str, Any], code: str, field: str
+) -> None:
+    before = play.state
+    assert refused(play.new_match(**fields, check=True), code)["field"] == field
+    assert play.refresh() == before
+
+
+def test_a_checked_new_match_changes_nothing(play: Actions, app: Flask) -> None:
+    play.play([play.state["board"].index(".")])
+    before = play.refresh()
+    fields = {"mode": "easy", "first": "human", "client_seed": "mine"}
+    assert play.new_match(**fields, check=True) == {"ok": True}
+    assert play.new_match(preset="brutal", rules={"start_ai_hp": 40}, check=True) == {"ok": True}
+    assert play.refresh() == before
+    stored = app.extensions["tictactoe"].store.load(player_of(play.sock.flask_test_client))
+    assert stored is not None and stored.version == before["version"]
+    assert play.new_match(**fields, check=False) == {"ok": True}
+    assert play.state["mode"] == "easy" and play.state["version"] > before["version"]
+
+
 @pytest.mark.parametrize("fields", [{"rules": [1, 2]}, {"preset": 3}, {"rules": "classic"}])
 def test_malformed_rules_are_bad_payloads(play: Actions, fields: dict[str, Any]) -> None:
     refused(play.new_match(**fields), "bad_payload")

@@ -132,13 +132,20 @@ function wireForget() {
   });
 }
 
-function renderMatches(games) {
+/** The HP matches of `games`, each named: over, under way (the server's `underWay`, the
+ * id of its newest game) or abandoned for a newer match. */
+function renderMatches(games, underWay) {
   const againstAi = games.filter((game) => game.kind !== "friend");
   const matches = matchesIn(againstAi).slice(0, SHOWN_MATCHES);
   $("matches").hidden = matches.length === 0;
   const figures = matches.map((match) => {
-    const ended = formatWhen(match.games[match.games.length - 1].ended);
-    const name = match.over ? `Match of ${ended}` : `This match, under way (last game ${ended})`;
+    const last = match.games[match.games.length - 1];
+    const ended = formatWhen(last.ended);
+    const name = match.over
+      ? `Match of ${ended}`
+      : last.id === underWay
+        ? `This match, under way (last game ${ended})`
+        : `Abandoned match (last game ${ended})`;
     return drawMatch(match, name);
   });
   $("timelines").replaceChildren(...figures);
@@ -180,7 +187,7 @@ function start() {
     if (!reply.ok) return refused(reply);
     renderTotals(reply.totals);
     renderGames(reply.games, (id) => open(id, { push: true }));
-    renderMatches(reply.games);
+    renderMatches(reply.games, reply.under_way);
     const wanted = gameInAddress();
     if (wanted && !shown) open(wanted);
   };

@@ -2,6 +2,7 @@
 import { connect } from "./connection.js";
 import { CLIENT_SEED, ERRORS, EVENTS, NOTICES } from "./protocol.js";
 import { createSounds, cuesBetween } from "./sound.js";
+import { createRules } from "./rules.js";
 import { createView } from "./view.js";
 
 const ODDS_DEBOUNCE_MS = 250;
@@ -89,14 +90,8 @@ const view = createView({
   // The version says which state the player saw: a click on an older one is refused.
   play: (cell) => request(EVENTS.move, { cell, version: current?.version }),
   nextGame: () => request(EVENTS.nextGame, { client_seed: gameSeed() }),
-  async newMatch(settings) {
-    const reply = await connection.send(EVENTS.newMatch, { ...settings, client_seed: gameSeed() });
-    if (reply.ok) return reply;
-    if (rulesRefused(reply.error)) view.showRulesError(reply.error, { started: true });
-    else view.showError(reply.error?.code);
-    return reply;
-  },
-  lockDifficulty: () => request(EVENTS.lockDifficulty),
+  newMatch: () => rules.startMatch(),
+  lockDifficulty: () => rules.confirmLock(),
   takeBack: () => request(EVENTS.takeBack),
   toggleHints(on) {
     hintsOn = remember(HINTS_KEY, on) === "on";
@@ -107,18 +102,6 @@ const view = createView({
     chancesFor = null;
     refreshChances();
   },
-  rulesChanged(ask) {
-    rulesAsk = ask;
-    askOdds();
-  },
-  seedChanged(seed) {
-    clientSeed = saveSeed(seed);
-    view.showSeed(clientSeed);
-  },
-  newSeed() {
-    clientSeed = saveSeed(randomSeed());
-    view.showSeed(clientSeed);
-  },
   numberKeysChanged: (on) => remember(NUMBER_KEYS_KEY, on),
   toggleSound(on) {
     remember(SOUND_KEY, on);
@@ -126,7 +109,31 @@ const view = createView({
     sounds.unlock(); // the toggle's click is a gesture
   },
 });
-view.showSeed(clientSeed);
+const rules = createRules({
+  // Asked before anything is abandoned: the server judges the settings, nothing changes.
+  checkMatch: (settings) =>
+    connection.send(EVENTS.newMatch, { ...settings, client_seed: clientSeed, check: true }),
+  newMatch(settings) {
+    return connection.send(EVENTS.newMatch, { ...settings, client_seed: gameSeed() });
+  },
+  lockDifficulty: () => request(EVENTS.lockDifficulty),
+  rulesChanged(ask) {
+    rulesAsk = ask;
+    askOdds();
+  },
+  seedChanged: (seed) => showSeed(saveSeed(seed)),
+  newSeed: () => showSeed(saveSeed(randomSeed())),
+  summaryChanged: (text) => view.showNextMatch(text),
+  started: () => view.focusBoard(),
+  failed: (code) => view.showError(code),
+});
+
+function showSeed(seed) {
+  clientSeed = seed;
+  view.showSeed(seed);
+  rules.showSeed(seed);
+}
+showSeed(clientSeed);
 view.showNumberKeys(choice(NUMBER_KEYS_KEY, true));
 view.showHintsOn(hintsOn);
 
@@ -152,6 +159,7 @@ const connection = connect({
     if (current && state.version < current.version) return;
     current = state;
     view.render(state);
+    rules.follow(state);
     sounds.play(cuesBetween(heard, state));
     heard = state;
     refreshHints();
@@ -204,9 +212,9 @@ function askOdds() {
     const reply = await connection.send(EVENTS.odds, ask);
     if (ticket !== oddsTicket || reply.error?.code === OFFLINE) return; // asked again online
     oddsAnswered = reply.ok || rulesRefused(reply.error);
-    if (reply.ok) view.showOdds(reply.odds);
-    else if (rulesRefused(reply.error)) view.showRulesError(reply.error);
-    else view.showOddsUnavailable(reply.error?.code);
+    if (reply.ok) rules.showOdds(reply.odds);
+    else if (rulesRefused(reply.error)) rules.showRulesError(reply.error);
+    else rules.showOddsUnavailable(reply.error?.code);
   }, ODDS_DEBOUNCE_MS);
 }
 

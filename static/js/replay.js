@@ -9,6 +9,7 @@ import {
   firstMoverWords,
   moveListWords,
   moveWords,
+  sharedResult,
   verdictWords,
 } from "./words.js";
 
@@ -118,12 +119,14 @@ async function showRecord(signed, game) {
 }
 
 /** Show `game` (a history entry) with its `review` and its `signed` record, at its last
- * move; the focus moves to the replay's heading unless `focus` is false. */
-export function showReplay(game, review, { focus = true, signed = null } = {}) {
+ * move; the focus moves to the replay's heading unless `focus` is false. `shared`
+ * ({mine}) words the result for a shared game's page. */
+export function showReplay(game, review, { focus = true, signed = null, shared = null } = {}) {
   replay = { game, review, ply: review.moves.length, signed };
   showRecord(signed, game);
   const date = formatWhen(game.ended);
-  const result = PLAYER_RESULTS[game.result];
+  // A shared page says whose result it is; the player's own History says theirs.
+  const result = shared ? sharedResult(game, shared) : PLAYER_RESULTS[game.result];
   $("replay-title").textContent = `Replay: ${modeName(game.record.mode)}, ${date}, ${result}`;
   $("replay-summary").textContent = review.summary;
   $("replay-scrubber").max = review.moves.length;

@@ -3,4 +3,8 @@ import { showReplay, wireControls } from "./replay.js";
 
 const data = JSON.parse(document.getElementById("shared-game").textContent);
 wireControls();
-showReplay(data.game, data.review, { focus: false, signed: data.signed_record });
+showReplay(data.game, data.review, {
+  focus: false,
+  signed: data.signed_record,
+  shared: { mine: data.mine },
+});

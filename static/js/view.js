@@ -3,10 +3,8 @@
 
 import {
   CLIENT_ERROR_MESSAGES,
-  CLIENT_SEED,
   ERROR_MESSAGES,
   NOTICE_MESSAGES,
-  RECORD_VERIFIED,
   cellName,
 } from "./protocol.js";
 import { createBoard } from "./board.js";
@@ -29,9 +27,6 @@ const OFFLINE_STATUS = {
   refused: "Not connected: the server refused the connection",
 };
 
-// Who starts the first game of a fixed-mode match, as the new-match summary says it.
-const FIRST_WORDS = { toss: "coin toss for who starts", human: "you start", ai: "the AI starts" };
-
 const formatDelta = (n) => (n > 0 ? `+${n}` : n < 0 ? `-${-n}` : "±0");
 
 /**
@@ -49,18 +44,6 @@ export function percent(probability) {
   return `${text}%`;
 }
 
-const games = (n) => `${n} game${n === 1 ? "" : "s"}`;
-
-/** The odds line of the rules: a perfect and a random player's chances of a match. */
-export function oddsSentence(odds) {
-  const perfect = odds.perfect;
-  const played = Math.round(perfect.expected_games);
-  return (
-    `A perfect player wins this match ${percent(perfect.human_match_win_prob)} of the time, ` +
-    `in about ${games(played)}; a random player ${percent(odds.random.human_match_win_prob)}`
-  );
-}
-
 /** The chances of the match under way, from its current HP. */
 export function chancesSentence(odds) {
   return (
@@ -69,22 +52,24 @@ export function chancesSentence(odds) {
   );
 }
 
-/** A commitment or seed shortened for reading: its first 8 and last 4 hex digits. */
-const shortHex = (hex) => (hex.length > 14 ? `${hex.slice(0, 8)}…${hex.slice(-4)}` : hex);
+// A finished game's dice, checked in the page, by what its signature says.
+const DICE_CHECKED = {
+  verified: "Dice checked ✓",
+  unchecked: "Dice checked ✓ (this browser cannot check the signature)",
+  unsigned: "Dice checked ✓ (the record is unsigned)",
+};
 
 /**
  * Build the view over the server-rendered page. `actions` receives the player's
- * intentions: play(cell), nextGame(), newMatch(settings), toggleHints(on),
- * lockDifficulty(), toggleChances(on), rulesChanged({preset, rules} | null) (the
- * settings' rules, whose odds to show), seedChanged(seed), newSeed(),
- * numberKeysChanged(on) and toggleSound(on).
+ * intentions: play(cell), nextGame(), takeBack(), newMatch() (the one the rules dialog
+ * describes), toggleHints(on), lockDifficulty() (asked first, by the rules dialog),
+ * toggleChances(on), numberKeysChanged(on) and toggleSound(on).
  */
 export function createView(actions) {
   const $ = (id) => document.getElementById(id);
   // A mode's name is the label of its option in the new-match form.
   const modeName = (mode) => $(`mode-${mode}`)?.labels[0]?.textContent ?? mode;
   const board = $("board");
-  const form = $("settings");
   const hint = $("hint");
   const baseTitle = document.title;
   let shown = null;
@@ -92,7 +77,6 @@ export function createView(actions) {
   let socketStatus = "connecting"; // as setConnection last said: "online", "offline", "refused"
   let noticeTimer = 0;
   let serverNoticeUntil = 0;
-  let formTouched = false;
   let nextSeed = "";
   let downloadUrl = "";
 
@@ -133,7 +117,7 @@ export function createView(actions) {
 
   $("next-game").addEventListener("click", () => actions.nextGame());
   $("take-back").addEventListener("click", () => actions.takeBack());
-  $("new-match").addEventListener("click", () => startMatch());
+  $("new-match").addEventListener("click", () => actions.newMatch());
   $("lock").addEventListener("click", () => actions.lockDifficulty());
   const chancesToggle = $("chances-toggle");
   chancesToggle.addEventListener("click", () => {
@@ -154,273 +138,13 @@ export function createView(actions) {
     hint.setAttribute("aria-pressed", String(on));
   }
 
-  // The rules: a preset fills the numbers, and numbers that are a preset's select it.
-  const presetSelect = $("preset");
-  const ruleInputs = [...$("rules").querySelectorAll("input")];
-  const presets = Object.fromEntries(
-    [...presetSelect.options]
-      .filter((option) => option.dataset.rules)
-      .map((option) => [option.value, JSON.parse(option.dataset.rules)]),
-  );
-  const seedInput = $("client-seed");
-
-  form.addEventListener("input", (event) => {
-    formTouched = true;
-    if (event.target === presetSelect) fillPreset(presetSelect.value);
-    else if (ruleInputs.includes(event.target)) matchPreset();
-    if (event.target === seedInput) seedEdited();
-    else syncSettings();
-  });
-  form.addEventListener("submit", (event) => {
-    event.preventDefault();
-    if (progress()) confirmNewMatch();
-    else startMatch();
-  });
-  $("new-seed").addEventListener("click", () => actions.newSeed());
-  $("defaults").addEventListener("click", () => {
-    formTouched = true; // kept at the defaults until a match starts
-    resetSettings();
-  });
-
-  /** Start the match the form describes; once started, the form follows the match again. */
-  async function startMatch() {
-    const reply = await actions.newMatch(readSettings());
-    if (!reply.ok) return;
-    formTouched = false;
-    if (shown) seedSettings(shown);
+  /** What "New match" would start, in a few words (the rules dialog's summary). */
+  function showNextMatch(text) {
+    $("new-match-uses").textContent = `New match: ${text}`;
   }
 
-  // Starting over while the match has something to lose asks first, in a modal dialog
-  // (focus stays in it, Escape cancels) whose first button keeps the match.
-  const dialog = $("confirm");
-  $("confirm-keep").addEventListener("click", () => dialog.close());
-  $("confirm-start").addEventListener("click", () => dialog.close("start"));
-  dialog.addEventListener("close", () => {
-    if (dialog.returnValue === "start") startMatch();
-  });
-  // Tab goes round the dialog's buttons, never out to the browser's own controls.
-  dialog.addEventListener("keydown", (event) => {
-    if (event.key !== "Tab") return;
-    const buttons = [...dialog.querySelectorAll("button")];
-    const [first, last] = [buttons[0], buttons.at(-1)];
-    const [from, to] = event.shiftKey ? [first, last] : [last, first];
-    if (document.activeElement !== from) return;
-    event.preventDefault();
-    to.focus();
-  });
-
-  function confirmNewMatch() {
-    $("confirm-text").textContent = progress();
-    $("confirm-new").textContent = `The new match: ${summary()}.`;
-    dialog.returnValue = "";
-    dialog.showModal();
-    $("confirm-keep").focus();
-  }
-
-  /** What the match under way would lose, in words; "" when it has nothing to lose. */
-  function progress() {
-    const match = shown?.match;
-    if (!match || match.over) return "";
-    const moved = shown.status === "playing" && shown.history.some((m) => m.by === "human");
-    if (!moved && match.games === 0) return "";
-    const { wins, losses, draws } = match.record;
-    const tally = `you have won ${wins}, lost ${losses} and drawn ${draws}`;
-    const stand = match.games
-      ? `This match is at game ${match.game}: ${tally}.`
-      : `Game ${match.game} is under way.`;
-    if (shown.mode !== "adaptive") return stand;
-    return `${stand} You have ${match.human_hp} HP, the AI ${match.ai_hp}.`;
-  }
-
-  // Numbers as typed: an integer as a number, anything else as it is, for the server to judge.
-  function readNumber(input) {
-    const text = input.value.trim();
-    return /^-?\d+$/.test(text) ? Number(text) : input.valueAsNumber || text;
-  }
-
-  function readRules() {
-    return Object.fromEntries(ruleInputs.map((input) => [input.name, readNumber(input)]));
-  }
-
-  /** What `odds` and `new_match` need to know of the rules, or null outside adaptive. */
-  function readAsk() {
-    if (form.elements.mode.value !== "adaptive") return null;
-    // Custom numbers are sent whole, so any preset will do as their base.
-    const preset = presets[presetSelect.value] ? presetSelect.value : Object.keys(presets)[0];
-    return { preset, rules: readRules() };
-  }
-
-  function readSettings() {
-    const mode = form.elements.mode.value;
-    const first = mode === "adaptive" ? {} : { first: form.elements.first.value };
-    return { mode, ...readAsk(), ...first };
-  }
-
-  /** The match the form would start, in a few words. */
-  function summary() {
-    const mode = form.elements.mode.value;
-    const name = modeName(mode);
-    if (mode !== "adaptive") return `${name} · ${FIRST_WORDS[form.elements.first.value]}`;
-    const { start_human_hp: you, start_ai_hp: ai } = readRules();
-    const hp = you === ai ? `${you} HP each` : `you ${you} HP, the AI ${ai} HP`;
-    return `${name} · ${presetSelect.selectedOptions[0]?.textContent} rules · ${hp}`;
-  }
-
-  /** The form back to the defaults the page came with; the seed stays. */
-  function resetSettings() {
-    for (const radio of form.querySelectorAll("input[type=radio]")) {
-      radio.checked = radio.defaultChecked;
-    }
-    for (const option of presetSelect.options) option.selected = option.defaultSelected;
-    for (const input of ruleInputs) input.value = input.defaultValue;
-    clearRulesError();
-    syncSettings();
-  }
-
-  function fillPreset(name) {
-    const numbers = presets[name];
-    if (!numbers) return;
-    for (const input of ruleInputs) {
-      if (input.name in numbers) input.value = numbers[input.name];
-    }
-  }
-
-  function matchPreset() {
-    const rules = readRules();
-    const same = Object.keys(presets).find((name) =>
-      Object.entries(presets[name]).every(([rule, value]) => rules[rule] === value),
-    );
-    presetSelect.value = same ?? "custom";
-  }
-
-  let asked = "";
-  function syncSettings() {
-    const adaptive = form.elements.mode.value === "adaptive";
-    for (const [id, on] of [["rules-settings", adaptive], ["first-settings", !adaptive]]) {
-      $(id).hidden = !on;
-      $(id).disabled = !on;
-    }
-    const option = presetSelect.selectedOptions[0];
-    $("preset-desc").textContent = option?.dataset.description ?? "";
-    // Numbers bounded by the most HP follow it while it is a number in range.
-    const max = $("rule-max_hp");
-    if (max && max.validity.valid && max.value !== "") {
-      for (const input of ruleInputs) if ("upToMax" in input.dataset) input.max = max.value;
-    }
-    // Ask for odds only when what would be asked changed.
-    const ask = readAsk();
-    const key = JSON.stringify(ask);
-    if (key !== asked) {
-      asked = key;
-      if (!ask) clearRulesError();
-      actions.rulesChanged(ask);
-    }
-    $("settings-summary").textContent = summary();
-    $("new-match-uses").textContent = `New match: ${summary()}`;
-  }
-
-  // Until the player changes it, the form shows the match under way, and the defaults
-  // once that match is over: a new match never silently reuses an old one's numbers.
-  function seedSettings(state) {
-    if (formTouched) return;
-    if (state.match.over) {
-      resetSettings();
-      return;
-    }
-    form.elements.mode.value = state.mode;
-    for (const input of ruleInputs) {
-      const value = state.rules?.[input.name];
-      if (value != null) input.value = value;
-    }
-    presetSelect.value = state.preset in presets ? state.preset : "custom";
-    syncSettings();
-  }
-
-  /** Mark `input` invalid with `message`, or valid again with null. */
-  function markField(input, message) {
-    const note = $(`${input.id}-error`);
-    note.hidden = !message;
-    note.textContent = message ?? "";
-    if (message) {
-      input.setAttribute("aria-invalid", "true");
-      const described = [note.id, input.dataset.help].filter(Boolean);
-      input.setAttribute("aria-describedby", described.join(" "));
-    } else {
-      input.removeAttribute("aria-invalid");
-      if (input.dataset.help) input.setAttribute("aria-describedby", input.dataset.help);
-      else input.removeAttribute("aria-describedby");
-    }
-  }
-
-  /** Unmark the rules; `alert` also hides the last "Not started" message. */
-  function clearRulesError({ alert = true } = {}) {
-    for (const input of ruleInputs) markField(input, null);
-    if (alert) $("settings-error").hidden = true;
-  }
-
-  /** Put `text` in the live odds line: the odds, a wait, or why there are none. */
-  function setOddsLine(text, state) {
-    const line = $("rules-odds");
-    line.textContent = text;
-    line.dataset.state = state;
-  }
-
-  /**
-   * Show a refusal of the rules (a `bad_setting` error): by the field it names, or
-   * under the rules when it names none. `started` says whether Start match was refused.
-   */
-  function showRulesError(error, { started = false } = {}) {
-    // The odds' own refusal of the same rules leaves Start match's message in place.
-    clearRulesError({ alert: started });
-    const message = error?.message || ERROR_MESSAGES[error?.code] || "Those settings were refused";
-    const named = error?.field ? form.elements.namedItem(error.field) : null;
-    const input = named === seedInput || ruleInputs.includes(named) ? named : null;
-    // The live odds line says why there are no odds: by naming the field marked, or
-    // in full when the rules as a whole were refused.
-    if (input === seedInput) markSeed(message);
-    else if (input) {
-      markField(input, message);
-      setOddsLine(`No odds until “${input.labels[0].textContent}” is fixed`, "refused");
-    } else setOddsLine(message, "error");
-    if (started) {
-      $("settings-error").textContent = `Not started: ${message}`;
-      $("settings-error").hidden = false;
-      (input ?? presetSelect).focus();
-    }
-  }
-
-  /** Show the odds of a whole match under the rules in the form (the `odds` answer). */
-  function showOdds(odds) {
-    clearRulesError();
-    setOddsLine(oddsSentence(odds), "shown");
-  }
-
-  /** Say why no odds came (a code the server or the page gave). */
-  function showOddsUnavailable(code) {
-    const why = ERROR_MESSAGES[code] ?? CLIENT_ERROR_MESSAGES[code] ?? "something went wrong";
-    setOddsLine(`No odds just now: ${why}`, "none");
-  }
-
-  // The client seed: kept by main.js, checked here only to say what is wrong with it.
-  seedInput.dataset.help = "client-seed-help";
-  function markSeed(message) {
-    markField(seedInput, message);
-  }
-
-  function seedEdited() {
-    const seed = seedInput.value;
-    if (CLIENT_SEED.test(seed)) {
-      markSeed(null);
-      actions.seedChanged(seed);
-    } else {
-      markSeed("A seed is 1 to 64 letters, digits, - or _");
-    }
-  }
-
-  /** Show the client seed the next game will use. */
+  /** The client seed the next game will use, as the dice box says it. */
   function showSeed(seed) {
-    if (seedInput.value !== seed) seedInput.value = seed;
-    markSeed(null);
     nextSeed = seed;
     if (shown) renderDice(shown);
   }
@@ -545,7 +269,6 @@ export function createView(actions) {
     // A game begun before the dice (an upgrade) has no commitment to show.
     for (const part of panel.querySelectorAll(".dice-details, .dice-seed")) part.hidden = !dice;
     if (dice) {
-      $("dice-commitment").textContent = shortHex(dice.commitment);
       $("dice-commitment-full").textContent = dice.commitment;
       $("dice-server-seed").textContent = dice.server_seed ?? "revealed when the game ends";
       $("dice-client-seed").textContent = dice.client_seed;
@@ -561,10 +284,7 @@ export function createView(actions) {
     if (!dice) {
       setCheck("This game began before verifiable dice", "none");
     } else if (!dice.server_seed) {
-      setCheck(
-        "The server reveals its seed when the game ends, and this page checks the dice",
-        "waiting",
-      );
+      setCheck("Dice fixed before the game: checked here when it ends", "waiting");
     } else if (check.dataset.commitment !== dice.commitment) {
       setCheck("Checking the dice…", "checking");
     }
@@ -590,7 +310,8 @@ export function createView(actions) {
       setCheck("The dice could not be checked: reload the page to try again", "none");
       return;
     }
-    const text = verdict.ok ? RECORD_VERIFIED[verdict.signature] : `Dice check failed: ${verdict.reason}`;
+    const failed = `Dice check failed: ${verdict.reason}`;
+    const text = verdict.ok ? DICE_CHECKED[verdict.signature] : failed;
     setCheck(text, verdict.ok ? "ok" : "failed", showing.commitment);
   }
 
@@ -656,7 +377,6 @@ export function createView(actions) {
     $("explain").textContent = said || "The AI explains each of its moves here.";
     $("explain").classList.toggle("is-empty", !said);
     renderDice(state);
-    seedSettings(state);
     renderPractice(state);
     if (fresh) showHints(null);
   }
@@ -717,14 +437,11 @@ export function createView(actions) {
     serverNoticeUntil = performance.now() + SERVER_NOTICE_FIRST_MS;
   }
 
-  syncSettings();
   return {
     render,
     showHints,
     showHintsOn,
-    showOdds,
-    showOddsUnavailable,
-    showRulesError,
+    showNextMatch,
     showChances,
     showSeed,
     showNumberKeys,
@@ -733,6 +450,9 @@ export function createView(actions) {
     setConnection,
     showError,
     showNotice,
-    focusBoard: () => grid.focus(),
+    focusBoard() {
+      grid.focus();
+      board.scrollIntoView({ block: "nearest" });
+    },
   };
 }

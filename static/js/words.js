@@ -37,6 +37,20 @@ export const MATCH_RESULTS = { human: "You won the match!", ai: "The AI won the 
 /** The player's result in a finished game, as History and the replay name it. */
 export const PLAYER_RESULTS = { win: "Win", draw: "Draw", loss: "Loss" };
 
+// Who won a shared game, by its result: told to its own player, or to anyone else.
+const SHARED_RESULTS = {
+  mine: { win: "You won against the AI", loss: "You lost to the AI", draw: "A draw with the AI" },
+  theirs: { win: "The player won against the AI", loss: "The AI won", draw: "A draw with the AI" },
+};
+
+/** Who won a shared `game` (a history entry) and, if it ended there, the match. */
+export function sharedResult(game, { mine = false } = {}) {
+  const said = SHARED_RESULTS[mine ? "mine" : "theirs"][game.result] ?? game.result;
+  if (!game.match_over) return said;
+  const winner = game.match_winner === "ai" ? "the AI" : mine ? "you" : "the player";
+  return `${said}; the match went to ${winner}`;
+}
+
 // How a game ended, said after the move that ended it.
 const ENDINGS = {
   human_won: ": three in a row, you win",
@@ -94,6 +108,14 @@ const DECISION_NAMES = {
 export function difficultyWords(difficulty, locked) {
   const lock = locked != null ? "locked: " : "";
   return `${lock}the AI plays its best move ${difficulty}% of the time, else at random`;
+}
+
+/** What locking the difficulty at `level` means, asked before it is done. */
+export function lockWords(level) {
+  return (
+    `The AI will play its best move ${level}% of the time for the rest of this match, ` +
+    "whatever the HP. Only a new match undoes it."
+  );
 }
 
 /** What the AI's `move` was, in plain words; `mode` is the fixed mode's name. */

@@ -127,6 +127,22 @@ def game_key(match: Match) -> str:
     return f"game:{match.game.dice.commitment}"
 
 
+def under_way(entries: list[Entry], match: Match) -> str | None:
+    """The id of the newest game of ``entries`` (newest first) if it belongs to ``match``,
+    the player's match now, and that match is not over: its match is under way. Any
+    other unfinished match was abandoned for a newer one."""
+    newest = next((entry for entry in entries if kind_of(entry) == "ai"), None)
+    dice = newest["record"].get("dice") if newest and not match.over else None
+    if newest is None or not dice:
+        return None
+    now = match.game.dice.commitment
+    # The game shown now is that game, finished, or the next one of the same match,
+    # played on the seed committed to during it (a new match's first game is game 1).
+    same = dice.get("commitment") == now
+    after = dice.get("next_commitment") == now and match.game_number == newest["record"]["game"] + 1
+    return str(newest["id"]) if same or after else None
+
+
 def summary(entry: Entry) -> dict[str, Any]:
     """What the History list shows of one game: when, mode, result, length."""
     record = entry["record"]

@@ -528,6 +528,19 @@ FIRST_CHOICES = ("toss", "human", "ai")
 """Who starts a new match's first game: a coin toss, or the side the player chose."""
 
 
+def check_start(mode: str, first: object) -> Mode:
+    """``mode`` as a mode, or refused (``bad_setting``) with a first player that no new
+    match starts with."""
+    if mode not in MODES:
+        raise MatchError("bad_setting", f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if first not in FIRST_CHOICES:
+        choices = ", ".join(FIRST_CHOICES)
+        raise MatchError("bad_setting", f"first must be {choices}, got {first!r}", field="first")
+    if mode == "adaptive" and first != "toss":
+        raise MatchError("bad_setting", "an HP match tosses a coin for who starts", field="first")
+    return mode
+
+
 def new_match(
     rng: random.Random,
     *,
@@ -545,13 +558,7 @@ def new_match(
     the game is not player-seeded. ``rng`` also draws the seed after it. ``first``
     chooses who starts its first game in a fixed mode; an HP match tosses a coin.
     """
-    if mode not in MODES:
-        raise MatchError("bad_setting", f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-    if first not in FIRST_CHOICES:
-        choices = ", ".join(FIRST_CHOICES)
-        raise MatchError("bad_setting", f"first must be {choices}, got {first!r}", field="first")
-    if mode == "adaptive" and first != "toss":
-        raise MatchError("bad_setting", "an HP match tosses a coin for who starts", field="first")
+    chosen_mode = check_start(mode, first)
     chosen = rules or Rules()
     starts = None if first == "toss" else cast(Side, first)
     game = start_game(
@@ -562,7 +569,7 @@ def new_match(
         player_seeded=server_seed is not None,
     )
     return Match(
-        mode=mode,
+        mode=chosen_mode,
         rules=chosen,
         human_hp=chosen.start_human_hp,
         ai_hp=chosen.start_ai_hp,

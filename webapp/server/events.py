@@ -22,6 +22,7 @@ from ..game.fairness import check_client_seed
 from ..game.match import (
     Match,
     MatchError,
+    check_start,
     human_move,
     lock_difficulty,
     new_match,
@@ -203,6 +204,9 @@ def register(
         rules = rules_payload(fields, odds.pause)
         seed = _client_seed(fields)
         first = fields.get("first", "toss")
+        check_start(mode, first)
+        if fields.get("check", False):
+            return OK  # checked as a new match would be; nothing changed
         service.change(
             match_key(),
             lambda match: new_match(
@@ -247,7 +251,7 @@ def register(
 
     @on(Event.HISTORY)
     def on_history(fields: dict[str, Any]) -> Ack:
-        return {**OK, **service.history_of(player_id())}
+        return {**OK, **service.history_of(player_id(), service.open(match_key()))}
 
     @on(Event.HISTORY_GAME)
     def on_history_game(fields: dict[str, Any]) -> Ack:

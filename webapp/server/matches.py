@@ -22,7 +22,15 @@ from typing import Any
 
 from flask_socketio import SocketIO
 
-from ..game.history import finished_game, game_key, kind_of, reviewed, summary, totals_from
+from ..game.history import (
+    finished_game,
+    game_key,
+    kind_of,
+    reviewed,
+    summary,
+    totals_from,
+    under_way,
+)
 from ..game.match import (
     Match,
     MatchError,
@@ -236,12 +244,16 @@ class MatchService:
         entry = finished_game(after, game_id=secrets.token_urlsafe(16), ended=time.time())
         self.history.add(player, game_key(after), entry)
 
-    def history_of(self, player: str) -> dict[str, Any]:
-        """The player's finished games (newest first) and lifetime figures."""
+    def history_of(self, player: str, match: Match | None = None) -> dict[str, Any]:
+        """The player's finished games (newest first), lifetime figures, and the id of
+        the newest game of ``match`` (theirs now) while it is under way."""
         if self.history is None:
-            return {"games": [], "totals": totals_from({}).to_dict()}
-        games = [summary(entry) for entry in self.history.games(player)]
-        return {"games": games, "totals": totals_from(self.history.counters(player)).to_dict()}
+            return {"games": [], "totals": totals_from({}).to_dict(), "under_way": None}
+        entries = self.history.games(player)
+        games = [summary(entry) for entry in entries]
+        totals = totals_from(self.history.counters(player)).to_dict()
+        now = under_way(entries, match) if match else None
+        return {"games": games, "totals": totals, "under_way": now}
 
     def history_game(self, player: str, game_id: object) -> dict[str, Any]:
         """One of the player's finished games, whole, with its review."""

@@ -132,7 +132,9 @@ def shared_game(game_id: str) -> ResponseReturnValue:
     entry = found[1]
     signed = current_app.extensions["signing"].sign(entry["record"])
     data = {"game": entry, "signed_record": signed, "review": reviewed(entry)}
-    return _render("shared.html", shared=True, data=data)
+    # Its own player is told "you"; anyone else reads of "the player".
+    mine = session.get("player") == found[0]
+    return _render("shared.html", shared=True, data={**data, "mine": mine})
 
 
 @pages.get("/local")

@@ -146,6 +146,7 @@ FIELDS: dict[Event, dict[str, Field]] = {
         "ai_hp": INTEGER,
         "client_seed": STRING,
         "first": STRING,
+        "check": BOOLEAN,
     },
     Event.LOCK_DIFFICULTY: {},
     Event.ODDS: {"preset": STRING, "rules": RULES, "current": BOOLEAN, "skill": NUMBER},
