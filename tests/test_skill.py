@@ -142,6 +142,12 @@ def test_entries_stored_before_hints_were_recorded_count_all_their_moves(release
     assert counted_moves(stored).moves > 0 and counted_moves(stored).hinted == 0
 
 
+def test_entries_stored_with_hints_recorded_leave_the_hinted_moves_out() -> None:
+    stored = [json.loads(line) for line in (FIXTURES / "history-0.5.0.dev0-hints.jsonl").open()]
+    assert {entry["format"] for entry in stored} == {2}
+    assert counted_moves(stored) == Counted(moves=3, best=2, luck=pytest.approx(1.0952, abs=1e-4), hinted=1)
+
+
 # --- the match records the hints ------------------------------------------------------
 
 
