@@ -25,6 +25,7 @@ from webapp.game.history import (
 )
 from webapp.game.match import ai_move, human_move, new_match
 from webapp.server.app import create_app
+from webapp.server.targets import figures
 from webapp.server.history_store import RedisHistory, SQLiteHistory
 
 
@@ -152,6 +153,7 @@ def test_a_finished_game_is_in_history_with_its_review(
         "ok": True,
         "games": [],
         "totals": totals_from({}).to_dict(),
+        **figures([]),
     }
     final = play_one_game(play)
     listed = play.emit("history")

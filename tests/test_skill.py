@@ -8,17 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.skill_play import played_games
 from support.testing import Actions
 
 from webapp.game.history import SCHEMA as HISTORY_SCHEMA
-from webapp.game.history import Entry, finished_game, friend_game, upgrade_entry
+from webapp.game.history import friend_game, upgrade_entry
 from webapp.game.match import (
     Match,
     ai_move,
     hint_shown,
     human_move,
     new_match,
-    next_game,
     saw_position,
 )
 from webapp.game.records import from_record, to_record
@@ -31,33 +31,10 @@ from webapp.game.skill import (
     skill_from,
     wilson,
 )
-from webapp.game.strategies import Strategy, skill_strategy
+from webapp.game.strategies import skill_strategy
 from webapp.game.verification import game_record, verify
 
 FIXTURES = Path(__file__).parent / "fixtures"
-
-
-def played_games(
-    player: Strategy, games: int, rng: random.Random, *, hints: bool = False, mode: str = "adaptive"
-) -> list[Entry]:
-    """The history entries of ``games`` games by ``player``, in matches played on end;
-    with ``hints``, every move of theirs is made with hints shown."""
-    entries: list[Entry] = []
-    match: Match = new_match(rng, mode=mode)
-    while len(entries) < games:
-        if match.over:
-            match = new_match(rng, mode=mode, version=match.version)
-        elif match.game.turn is None:
-            match = next_game(match, rng)
-        else:
-            if match.game.turn == "ai":
-                match = ai_move(match)
-            else:
-                match = hint_shown(match) if hints else match
-                match = human_move(match, player(match.game.board, rng))
-            if match.game.turn is None:
-                entries.append(finished_game(match, game_id=f"g{len(entries)}", ended=0.0))
-    return entries
 
 
 @pytest.mark.parametrize("skill", [0, 30, 60, 85, 100])

@@ -37,6 +37,7 @@ from .protocol import ErrorCode, NoticeCode, ServerEvent, notice, snapshot
 from .signing import Signer
 from .storage import StorageFull
 from .store import Conflict, Damaged, Store, update
+from .targets import figures
 
 Transition = Callable[[Match], Match]
 
@@ -237,11 +238,14 @@ class MatchService:
         self.history.add(player, game_key(after), entry)
 
     def history_of(self, player: str) -> dict[str, Any]:
-        """The player's finished games (newest first) and lifetime figures."""
+        """The player's finished games (newest first), lifetime figures, skill estimate
+        and the calibration of their targeted matches."""
         if self.history is None:
-            return {"games": [], "totals": totals_from({}).to_dict()}
-        games = [summary(entry) for entry in self.history.games(player)]
-        return {"games": games, "totals": totals_from(self.history.counters(player)).to_dict()}
+            return {"games": [], "totals": totals_from({}).to_dict(), **figures([])}
+        entries = self.history.games(player)
+        games = [summary(entry) for entry in entries]
+        totals = totals_from(self.history.counters(player)).to_dict()
+        return {"games": games, "totals": totals, **figures(entries)}
 
     def history_game(self, player: str, game_id: object) -> dict[str, Any]:
         """One of the player's finished games, whole, with its review."""

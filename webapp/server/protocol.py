@@ -146,6 +146,8 @@ FIELDS: dict[Event, dict[str, Field]] = {
         "ai_hp": INTEGER,
         "client_seed": STRING,
         "first": STRING,
+        "check": BOOLEAN,
+        "target": NUMBER,
     },
     Event.LOCK_DIFFICULTY: {},
     Event.ODDS: {"preset": STRING, "rules": RULES, "current": BOOLEAN, "skill": NUMBER},
