@@ -25,8 +25,8 @@ from webapp.game.history import (
 )
 from webapp.game.match import ai_move, human_move, new_match
 from webapp.server.app import create_app
-from webapp.server.targets import figures
 from webapp.server.history_store import RedisHistory, SQLiteHistory
+from webapp.server.targets import figures
 
 
 def finished(seed: int, mode: str = "adaptive") -> Any:
