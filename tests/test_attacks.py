@@ -10,11 +10,13 @@ import contextlib
 import json
 import multiprocessing
 import queue
+import random
 import socket
 import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -353,15 +355,21 @@ def test_requests_that_are_not_http_do_not_fill_the_log(server: ServerProcess) -
 
 
 def odds_flood_round(
-    server: ServerProcess, bystander: Player, cookies: list[str], ai_hp: int
+    bystander: Player,
+    server: ServerProcess,
+    cookies: list[str],
+    payloads: list[dict[str, Any]],
+    event: str = "odds",
 ) -> tuple[float, float, dict[str, int]]:
-    """The bystander's ``hint`` p99 quiet, then while each of ``cookies`` asks for odds
-    of new rule sets (hard ones, none cached) for 5 s from a child process."""
-    sets = hard_rule_sets(150, ai_hps=(ai_hp,))
+    """The bystander's ``hint`` p99 quiet, then while each of ``cookies`` sends ``event``
+    with ``payloads`` (odds of new rule sets, or new targets) for 5 s from a child
+    process."""
     quiet = p99_of_hints(bystander)
     spawn = multiprocessing.get_context("spawn")
     told = spawn.Queue()
-    flood = spawn.Process(target=odds_flood, args=(server.port, cookies, sets, 5.0, told))
+    flood = spawn.Process(
+        target=odds_flood, args=(server.port, cookies, payloads, 5.0, told, event)
+    )
     flood.start()
     try:
         assert told.get(timeout=30) == "started"
@@ -391,7 +399,8 @@ def test_sixteen_connections_asking_for_odds_slow_only_themselves(
     cookies = [session_cookie(server.url) for _ in range(16)]
     rounds = []
     for ai_hp in (1000, 990, 980):  # new rule sets each round
-        quiet, during, report = odds_flood_round(server, bystander, cookies, ai_hp)
+        sets = [{"rules": numbers} for numbers in hard_rule_sets(150, ai_hps=(ai_hp,))]
+        quiet, during, report = odds_flood_round(bystander, server, cookies, sets)
         rounds.append((round(quiet * 1000, 1), round(during * 1000, 1), report))
         assert report["answered"] >= 16, rounds  # the askers are answered, if slowly
         if during <= max(2 * quiet, quiet + 0.010):
@@ -400,3 +409,31 @@ def test_sixteen_connections_asking_for_odds_slow_only_themselves(
         raise AssertionError(f"hint p99 (ms) quiet and during, each round: {rounds}")
     assert bystander.connected
     bystander.close()
+
+
+def test_sixteen_connections_asking_for_targets_slow_only_themselves(
+    server_factory: Callable[..., ServerProcess],
+) -> None:
+    # As the odds above, but each of 16 connections (from addresses of their own) previews
+    # every target from 0 to 1, in its own order: the tunes, none done before in a new
+    # server, take the odds' budget and share. Up to three rounds, each on a new server
+    # (nothing cached) with its own quiet baseline.
+    rounds = []
+    for seed in range(3):
+        server = server_factory(TICTACTOE_NEW_PLAYERS_PER_MINUTE="0")
+        bystander = Player(server.url, session_cookie(server.url))
+        bystander.wait_for(lambda s: True)
+        cookies = [session_cookie(server.url) for _ in range(16)]
+        targets = [{"target": n / 100, "check": True} for n in range(101)] * 3
+        random.Random(seed).shuffle(targets)
+        quiet, during, report = odds_flood_round(
+            bystander, server, cookies, targets, event="new_match"
+        )
+        rounds.append((round(quiet * 1000, 1), round(during * 1000, 1), report))
+        assert report["answered"] >= 16, rounds  # the askers are answered, if slowly
+        assert bystander.connected
+        bystander.close()
+        if during <= max(2 * quiet, quiet + 0.010):
+            break
+    else:
+        raise AssertionError(f"hint p99 (ms) quiet and during, each round: {rounds}")

@@ -26,6 +26,7 @@ from webapp.game.history import (
 from webapp.game.match import ai_move, human_move, new_match
 from webapp.server.app import create_app
 from webapp.server.history_store import RedisHistory, SQLiteHistory
+from webapp.server.targets import figures
 
 
 def finished(seed: int, mode: str = "adaptive") -> Any:
@@ -174,6 +175,7 @@ def test_a_finished_game_is_in_history_with_its_review(
         "games": [],
         "totals": totals_from({}).to_dict(),
         "under_way": None,
+        **figures([]),
     }
     final = play_one_game(play)
     listed = play.emit("history")

@@ -94,7 +94,8 @@ def test_round_trip_in_fixed_modes(mode: str) -> None:
 
 def test_record_has_the_current_schema() -> None:
     data = to_record(ai_first_with_moves())
-    assert data["format"] == SCHEMA == 6
+    assert data["format"] == SCHEMA == 7
+    assert data["promise"] is None
     assert data["game"]["setup"] == []
     assert data["game"]["first_by"] == "dice"
     assert len(data["next_seed"]) == 64

@@ -8,17 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.skill_play import played_games
 from support.testing import Actions
 
 from webapp.game.history import SCHEMA as HISTORY_SCHEMA
-from webapp.game.history import Entry, finished_game, friend_game, upgrade_entry
+from webapp.game.history import friend_game, upgrade_entry
 from webapp.game.match import (
     Match,
     ai_move,
     hint_shown,
     human_move,
     new_match,
-    next_game,
     saw_position,
 )
 from webapp.game.records import from_record, to_record
@@ -31,33 +31,10 @@ from webapp.game.skill import (
     skill_from,
     wilson,
 )
-from webapp.game.strategies import Strategy, skill_strategy
+from webapp.game.strategies import skill_strategy
 from webapp.game.verification import game_record, verify
 
 FIXTURES = Path(__file__).parent / "fixtures"
-
-
-def played_games(
-    player: Strategy, games: int, rng: random.Random, *, hints: bool = False, mode: str = "adaptive"
-) -> list[Entry]:
-    """The history entries of ``games`` games by ``player``, in matches played on end;
-    with ``hints``, every move of theirs is made with hints shown."""
-    entries: list[Entry] = []
-    match: Match = new_match(rng, mode=mode)
-    while len(entries) < games:
-        if match.over:
-            match = new_match(rng, mode=mode, version=match.version)
-        elif match.game.turn is None:
-            match = next_game(match, rng)
-        else:
-            if match.game.turn == "ai":
-                match = ai_move(match)
-            else:
-                match = hint_shown(match) if hints else match
-                match = human_move(match, player(match.game.board, rng))
-            if match.game.turn is None:
-                entries.append(finished_game(match, game_id=f"g{len(entries)}", ended=0.0))
-    return entries
 
 
 @pytest.mark.parametrize("skill", [0, 30, 60, 85, 100])
@@ -142,6 +119,14 @@ def test_entries_stored_before_hints_were_recorded_count_all_their_moves(release
     assert counted_moves(stored).moves > 0 and counted_moves(stored).hinted == 0
 
 
+def test_entries_stored_with_hints_recorded_leave_the_hinted_moves_out() -> None:
+    stored = [json.loads(line) for line in (FIXTURES / "history-0.5.0.dev0-hints.jsonl").open()]
+    assert {entry["format"] for entry in stored} == {2}
+    found = counted_moves(stored)
+    assert (found.moves, found.best, found.hinted) == (3, 2, 1)
+    assert found.luck == pytest.approx(1.0952, abs=1e-4)
+
+
 # --- the match records the hints ------------------------------------------------------
 
 
@@ -183,7 +168,7 @@ def test_a_hint_outside_an_hp_game_or_the_players_turn_marks_nothing() -> None:
 def test_a_finished_games_record_with_hinted_moves_verifies() -> None:
     entries = played_games(skill_strategy(50), 1, random.Random(7), hints=True)
     assert verify(entries[0]["record"]).game == 1
-    assert entries[0]["record"]["format"] == 3
+    assert entries[0]["record"]["format"] == 4
 
 
 def test_stored_matches_of_schema_5_load_with_no_move_hinted() -> None:

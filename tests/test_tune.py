@@ -8,6 +8,7 @@ import math
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from support.skill_play import one_match
@@ -137,3 +138,16 @@ def test_tune_command_says_when_the_target_cannot_be_reached() -> None:
 def test_tune_command_refuses_a_target_that_is_not_a_chance(target: str) -> None:
     done = tictactoe("tune", "--target", target)
     assert done.returncode == 2 and not done.stdout
+
+
+def test_readme_shows_what_the_tune_command_prints() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("### Your skill and the odds you ask for", 1)[1].split("\n## ", 1)[0]
+    block = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    command, *printed = block.splitlines()
+    assert command == "$ tictactoe tune --target 0.6 --player skill:0.8"
+    done = tictactoe(*command.split()[2:])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[: len(printed)] == printed
+    classic = match_odds(PRESETS["classic"], "skill:0.8").human_match_win_prob
+    assert f"Under the classic rules the same player wins {classic:.1%} of matches." in section

@@ -1,5 +1,6 @@
 """The skill:S player's games and matches against the AI, played out quickly: the moves by
-the rules of a match (webapp/game/match.py), without its dice and records."""
+the rules of a match (webapp/game/match.py), without its dice and records; and real
+matches' history entries, for what is estimated from them."""
 
 from __future__ import annotations
 
@@ -7,8 +8,20 @@ import random
 
 from webapp.game.board import Board
 from webapp.game.engine import best_moves
-from webapp.game.match import Rules, Status, difficulty, hp_after_game
-from webapp.game.strategies import skill_strategy
+from webapp.game.history import Entry, finished_game
+from webapp.game.match import (
+    Match,
+    Rules,
+    Status,
+    ai_move,
+    difficulty,
+    hint_shown,
+    hp_after_game,
+    human_move,
+    new_match,
+    next_game,
+)
+from webapp.game.strategies import Strategy, skill_strategy
 
 
 def one_game(hundredths: int, level: int, rng: random.Random) -> Status:
@@ -40,3 +53,26 @@ def one_match(rules: Rules, hundredths: int, rng: random.Random) -> tuple[bool, 
         human, ai = hp_after_game(rules, human, ai, status)
         games += 1
     return human > 0, games
+
+
+def played_games(
+    player: Strategy, games: int, rng: random.Random, *, hints: bool = False, mode: str = "adaptive"
+) -> list[Entry]:
+    """The history entries of ``games`` games by ``player``, in matches played on end;
+    with ``hints``, every move of theirs is made with hints shown."""
+    entries: list[Entry] = []
+    match: Match = new_match(rng, mode=mode)
+    while len(entries) < games:
+        if match.over:
+            match = new_match(rng, mode=mode, version=match.version)
+        elif match.game.turn is None:
+            match = next_game(match, rng)
+        else:
+            if match.game.turn == "ai":
+                match = ai_move(match)
+            else:
+                match = hint_shown(match) if hints else match
+                match = human_move(match, player(match.game.board, rng))
+            if match.game.turn is None:
+                entries.append(finished_game(match, game_id=f"g{len(entries)}", ended=0.0))
+    return entries

@@ -582,11 +582,17 @@ def rss_kb(pids: list[int]) -> int:
     return total
 
 
-def ask_for_odds(raw: RawWebSocket, sets: Iterator[dict[str, int]], report: dict[str, int]) -> None:
-    """Ask for the odds of rule set after rule set on ``raw`` until ``sets`` runs out,
-    each as soon as the last is answered (and under 20 events a second)."""
-    for number, numbers in enumerate(sets, 1):
-        raw.send_text(f"42{number}" + json.dumps(["odds", {"rules": numbers}]))
+def ask_for_odds(
+    raw: RawWebSocket,
+    payloads: Iterator[dict[str, Any]],
+    report: dict[str, int],
+    event: str = "odds",
+) -> None:
+    """Send ``event`` (``odds``, or ``new_match`` with a target) with payload after
+    payload on ``raw`` until ``payloads`` runs out, each as soon as the last is answered
+    (and under 20 events a second)."""
+    for number, payload in enumerate(payloads, 1):
+        raw.send_text(f"42{number}" + json.dumps([event, payload]))
         for text in raw.texts():
             if text.startswith(f"43{number}["):
                 ok = json.loads(text[len(f"43{number}") :])[0]["ok"]
@@ -596,30 +602,37 @@ def ask_for_odds(raw: RawWebSocket, sets: Iterator[dict[str, int]], report: dict
 
 
 def odds_flood(
-    port: int, cookies: list[str], sets: list[dict[str, int]], seconds: float, told: Any
+    port: int,
+    cookies: list[str],
+    payloads: list[dict[str, Any]],
+    seconds: float,
+    told: Any,
+    event: str = "odds",
 ) -> None:
     """Run in a child process, so that the askers take no turns from the client measuring
-    others: each player of ``cookies`` asks for odds from a loopback address of its own
-    (127.0.n.1), all drawing from ``sets`` for ``seconds``. ``told`` (a queue) gets
+    others: each player of ``cookies`` sends ``event`` from a loopback address of its own
+    (127.0.n.1), all drawing from ``payloads`` for ``seconds``. ``told`` (a queue) gets
     "started" once all have joined, then the counts of answers and refusals."""
-    shared, lock = iter(sets), threading.Lock()
+    shared, lock = iter(payloads), threading.Lock()
     report = {"answered": 0, "refused": 0}
     deadline = time.monotonic() + seconds
 
-    def drawn() -> Iterator[dict[str, int]]:
+    def drawn() -> Iterator[dict[str, Any]]:
         while time.monotonic() < deadline:
             with lock:
-                numbers = next(shared, None)
-            if numbers is None:
+                payload = next(shared, None)
+            if payload is None:
                 return
-            yield numbers
+            yield payload
 
     sockets = [
         RawWebSocket.joined(port, cookie, source=f"127.0.{n}.1")
         for n, cookie in enumerate(cookies, 1)
     ]
     told.put("started")
-    askers = [threading.Thread(target=ask_for_odds, args=(raw, drawn(), report)) for raw in sockets]
+    askers = [
+        threading.Thread(target=ask_for_odds, args=(raw, drawn(), report, event)) for raw in sockets
+    ]
     for thread in askers:
         thread.start()
     for thread in askers:

@@ -25,9 +25,11 @@ from .review import MoveReview, review
 from .review import summary as review_summary
 from .verification import game_record
 
-SCHEMA = 2
+SCHEMA = 3
 """1: release 0.4 on; 2: an HP game's record marks each of the player's moves "hinted"
-(true or false), the moves made with hints shown (``upgrade_entry`` reads format 1)."""
+(true or false), the moves made with hints shown; 3: the record of a game against the AI
+says what its match promised (``"promise"``, None unless started from a target).
+``upgrade_entry`` reads every earlier format."""
 RESULTS = ("win", "draw", "loss")
 FRIEND = "friend"  # the kind, and the record's mode, of a game played with a friend
 Entry = dict[str, Any]
@@ -80,16 +82,20 @@ def friend_game(
 
 def upgrade_entry(entry: Entry) -> Entry:
     """The entry in the current format. A format 1 game against the AI did not record
-    hints, so each of the player's moves says ``"hinted": None``: not known."""
-    if entry.get("format", 1) >= SCHEMA:
+    hints, so each of the player's moves says ``"hinted": None``: not known; a game
+    stored before format 3 was in no targeted match, so its record promises nothing."""
+    stored = entry.get("format", 1)
+    if stored >= SCHEMA:
         return entry
     if kind_of(entry) == "friend":
         return {**entry, "format": SCHEMA}
     record = entry["record"]
-    moves = [
-        {**move, "hinted": None} if move["by"] == "human" else move for move in record["moves"]
-    ]
-    return {**entry, "format": SCHEMA, "record": {**record, "moves": moves}}
+    if stored < 2:
+        moves = [
+            {**move, "hinted": None} if move["by"] == "human" else move for move in record["moves"]
+        ]
+        record = {**record, "moves": moves}
+    return {**entry, "format": SCHEMA, "record": {**record, "promise": None}}
 
 
 def result_of(status: str) -> str:
@@ -144,7 +150,8 @@ def under_way(entries: list[Entry], match: Match) -> str | None:
 
 
 def summary(entry: Entry) -> dict[str, Any]:
-    """What the History list shows of one game: when, mode, result, length."""
+    """What the History list shows of one game: when, mode, result, length, and what a
+    targeted match promised."""
     record = entry["record"]
     if kind_of(entry) == "friend":
         return {
@@ -174,6 +181,7 @@ def summary(entry: Entry) -> dict[str, Any]:
         "max_hp": record["rules"]["max_hp"],
         "difficulty_before": _difficulty(entry["hp_before"], record["locked"]),
         "difficulty_after": _difficulty(entry["hp_after"], record["locked"]),
+        "promise": record.get("promise"),
     }
 
 

@@ -23,6 +23,7 @@ from typing import Any, Literal, cast, get_args
 from . import strategies
 from .board import Board, Cell, Mark, RuleError, check_cell
 from .fairness import SERVER_CLIENT_SEED, Dice, check_client_seed, new_server_seed
+from .promise import Promise
 
 Mode = Literal["adaptive", "easy", "medium", "hard", "impossible"]
 Side = Literal["human", "ai"]
@@ -472,6 +473,9 @@ class Match:
     match's first, or practice): committed to while this game is played, so before any
     client seed of that game exists. None only in a match loaded from an older release,
     until the server gives it one."""
+    promise: Promise | None = None
+    """What a match started from a target promised (webapp/game/promise.py): kept from
+    its first game to its last; None in any other match."""
 
     @property
     def adaptive(self) -> bool:
@@ -550,6 +554,7 @@ def new_match(
     version: int = 0,
     first: object = "toss",
     server_seed: str | None = None,
+    promise: Promise | None = None,
 ) -> Match:
     """A fresh match; ``version`` is the one it replaces, so versions keep growing.
 
@@ -557,8 +562,11 @@ def new_match(
     committed to, with the player's ``client_seed``; without one ``rng`` draws it, and
     the game is not player-seeded. ``rng`` also draws the seed after it. ``first``
     chooses who starts its first game in a fixed mode; an HP match tosses a coin.
+    ``promise`` is what an HP match started from a target promises.
     """
     chosen_mode = check_start(mode, first)
+    if promise is not None and mode != "adaptive":
+        raise MatchError("bad_setting", "only an HP match has a chance of winning to promise")
     chosen = rules or Rules()
     starts = None if first == "toss" else cast(Side, first)
     game = start_game(
@@ -576,6 +584,7 @@ def new_match(
         game=game,
         version=version + 1,
         next_seed=new_server_seed(rng),
+        promise=promise,
     )
 
 

@@ -27,9 +27,10 @@ from .match import (
     check_mistake,
     setup_board,
 )
+from .promise import promise_from
 
 Data = dict[str, Any]
-SCHEMA = 6
+SCHEMA = 7
 
 
 def _v1_to_v2(data: Data) -> Data:
@@ -95,6 +96,11 @@ def _v5_to_v6(data: Data) -> Data:
     return {**data, "format": 6, "game": {**data["game"], "hinted": []}}
 
 
+def _v6_to_v7(data: Data) -> Data:
+    """Release 0.5: a match started from a target keeps its promise; none was before."""
+    return {**data, "format": 7, "promise": None}
+
+
 # UPGRADES[n] turns a record of schema n into one of schema n + 1.
 UPGRADES: dict[int, Callable[[Data], Data]] = {
     1: _v1_to_v2,
@@ -102,6 +108,7 @@ UPGRADES: dict[int, Callable[[Data], Data]] = {
     3: _v3_to_v4,
     4: _v4_to_v5,
     5: _v5_to_v6,
+    6: _v6_to_v7,
 }
 
 
@@ -133,6 +140,7 @@ def to_record(match: Match) -> Data:
         "last_hp_change": list(match.last_hp_change) if match.last_hp_change else None,
         "locked": match.locked,
         "next_seed": match.next_seed,
+        "promise": match.promise.to_dict() if match.promise else None,
         "game": {
             "first": game.first,
             "first_by": game.first_by,
@@ -201,6 +209,7 @@ def from_record(data: Data) -> Match:
             version=data["version"],
             locked=locked,
             next_seed=next_seed,
+            promise=promise_from(data["promise"]),
         )
     except (KeyError, TypeError, ValueError, StopIteration) as err:
         if isinstance(err, MatchError) and err.code == "bad_state":

@@ -26,10 +26,10 @@ from .match import (
 )
 
 KIND = "tictactoe-hp-game"
-FORMAT = 3
+FORMAT = 4
 # 1: release 0.4, whose records have no first_by, player_seeded or next_commitment;
-# 2: without "hinted" on the player's moves.
-FORMATS = (1, 2, 3)
+# 2: without "hinted" on the player's moves; 3: without "promise" (a targeted match's).
+FORMATS = (1, 2, 3, 4)
 Data = dict[str, Any]
 
 
@@ -54,6 +54,7 @@ def game_record(match: Match) -> Data:
         "mode": match.mode,
         "rules": match.rules.to_dict(),
         "locked": match.locked,
+        "promise": match.promise.to_dict() if match.promise else None,
         "game": match.game_number,
         "ai_hp": _ai_hp_during(match),
         "first": game.first,

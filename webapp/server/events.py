@@ -48,6 +48,7 @@ from .protocol import (
 )
 from .rooms import RoomService
 from .store import Conflict
+from .targets import promise_of, target_of, tuned_answer, tuned_for
 
 log = logging.getLogger(__name__)
 Handler = Callable[[dict[str, Any]], Ack]
@@ -201,12 +202,20 @@ def register(
         mode = fields.get("mode", "adaptive")
         if not isinstance(mode, str):
             raise MatchError(ErrorCode.BAD_SETTING, "mode must be a string")
-        rules = rules_payload(fields, odds.pause)
+        target = target_of(fields)
+        answer, promise = OK, None
+        if target is None:
+            rules = rules_payload(fields, odds.pause)
+        else:
+            entries = service.history.games(player_id()) if service.history else []
+            tuned, estimate = tuned_for(odds, socket_id(), target, entries)
+            rules, promise = tuned.rules, promise_of(tuned, estimate)
+            answer = {**OK, "tuned": tuned_answer(tuned, estimate)}
         seed = _client_seed(fields)
         first = fields.get("first", "toss")
         check_start(mode, first)
         if fields.get("check", False):
-            return OK  # checked as a new match would be; nothing changed
+            return answer  # checked, and tuned, as a new match would be; nothing changed
         service.change(
             match_key(),
             lambda match: new_match(
@@ -217,9 +226,10 @@ def register(
                 version=match.version,
                 first=first,
                 server_seed=match.next_seed,
+                promise=promise,
             ),
         )
-        return OK
+        return answer
 
     @on(Event.LOCK_DIFFICULTY)
     def on_lock_difficulty(fields: dict[str, Any]) -> Ack:

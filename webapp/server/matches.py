@@ -45,6 +45,7 @@ from .protocol import ErrorCode, NoticeCode, ServerEvent, notice, snapshot
 from .signing import Signer
 from .storage import StorageFull
 from .store import Conflict, Damaged, Store, update
+from .targets import figures
 
 Transition = Callable[[Match], Match]
 
@@ -245,15 +246,17 @@ class MatchService:
         self.history.add(player, game_key(after), entry)
 
     def history_of(self, player: str, match: Match | None = None) -> dict[str, Any]:
-        """The player's finished games (newest first), lifetime figures, and the id of
-        the newest game of ``match`` (theirs now) while it is under way."""
+        """The player's finished games (newest first), lifetime figures, skill estimate,
+        the calibration of their targeted matches, and the id of the newest game of
+        ``match`` (theirs now) while it is under way."""
         if self.history is None:
-            return {"games": [], "totals": totals_from({}).to_dict(), "under_way": None}
+            empty = totals_from({}).to_dict()
+            return {"games": [], "totals": empty, "under_way": None, **figures([])}
         entries = self.history.games(player)
         games = [summary(entry) for entry in entries]
         totals = totals_from(self.history.counters(player)).to_dict()
         now = under_way(entries, match) if match else None
-        return {"games": games, "totals": totals, "under_way": now}
+        return {"games": games, "totals": totals, "under_way": now, **figures(entries)}
 
     def history_game(self, player: str, game_id: object) -> dict[str, Any]:
         """One of the player's finished games, whole, with its review."""

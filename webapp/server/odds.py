@@ -1,5 +1,6 @@
 """The ``odds`` event's work: a match's exact odds for each scripted player (and a
-``skill:S`` player when asked), shared fairly.
+``skill:S`` player when asked), shared fairly; and the same for the tune behind a
+``new_match`` with a target (webapp/server/targets.py).
 
 A new rule set's answers take up to a few milliseconds of work each (bench/odds.py), and
 every answer is cached by rule set and player. Three things keep that work from costing other
@@ -27,14 +28,17 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from ..game.match import Match, MatchError
 from ..game.odds import PLAYERS, UnknownPlayer, match_odds, skill_player
+from ..game.skill import SkillEstimate
+from ..game.tune import Tuned, tune
 from .limits import Clock, TokenBucket
 from .protocol import ErrorCode, rules_payload
 
 Answer = dict[str, Any]
+T = TypeVar("T")
 Sleep = Callable[[float], object]
 
 # A pause sleeps a little rather than ``sleep(0)``, which may run this greenlet again
@@ -174,7 +178,20 @@ class Odds:
             ),
         )
 
-    def _budgeted(self, connection: str, work: Callable[[], Answer]) -> Answer:
+    def for_target(
+        self, connection: str, target: float, estimate: Callable[[], SkillEstimate]
+    ) -> tuple[Tuned, SkillEstimate]:
+        """The rules that give a player of the skill ``estimate`` finds the chance
+        ``target`` of winning a match (``tune``, cached by target and skill), and that
+        estimate; the estimate and the tune are both work on this budget."""
+
+        def work() -> tuple[Tuned, SkillEstimate]:
+            found = estimate()
+            return tune(target, skill_player(found.skill), pause=self.pause), found
+
+        return self._budgeted(connection, work)
+
+    def _budgeted(self, connection: str, work: Callable[[], T]) -> T:
         """``work`` in the walks' turn, refused before it starts while ``connection`` is in
         debt; its measured time is taken from the connection's budget, answered or not."""
         budget = self._budget(connection)

@@ -147,6 +147,7 @@ FIELDS: dict[Event, dict[str, Field]] = {
         "client_seed": STRING,
         "first": STRING,
         "check": BOOLEAN,
+        "target": NUMBER,
     },
     Event.LOCK_DIFFICULTY: {},
     Event.ODDS: {"preset": STRING, "rules": RULES, "current": BOOLEAN, "skill": NUMBER},
