@@ -176,7 +176,7 @@ HINT_EXAMPLES = [
     ("X...O....", {8: ("draw", "draw with best play")}),
 ]
 HINT_WORDS = """async value => {
-  const { hintWords } = await import("/static/js/view.js");
+  const { hintWords } = await import("/static/js/words.js");
   return hintWords(value);
 }"""
 
@@ -352,7 +352,11 @@ def test_a_disconnected_board_says_so_and_play_resumes(
     assert marks(page).count(".") < left
 
 
-def test_a_refused_move_is_announced(page: Page, server: Any) -> None:
+def test_a_refused_move_is_the_servers_answer(page: Page, server: Any) -> None:
+    # The page judges no move: a move on a taken cell goes to the server, whose refusal
+    # is what the player reads.
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda frame: frames.append(str(frame))))
     open_game(page, server.url)
     play(page, first_empty(page))
     taken = next(i for i, mark in enumerate(marks(page)) if mark != ".")
@@ -360,9 +364,10 @@ def test_a_refused_move_is_announced(page: Page, server: Any) -> None:
     assert focused_cell(page) >= 0, "the cell clicked keeps the focus"
     walk_to(page, taken)
     page.keyboard.press("Enter")
-    notice = live_notice(page, f"{cell_name(taken)} is taken: choose an empty cell")
+    notice = live_notice(page, "That cell is taken")
     expect(notice).to_be_visible()
     expect(notice).to_have_attribute("role", "status")
+    assert any('"cell_taken"' in frame for frame in frames), "the server was asked"
     assert version(page) == seen
 
 

@@ -377,6 +377,8 @@ def test_two_players_on_one_device(page: Page, server: ServerProcess) -> None:
     for target in (1, 0, 2):
         click_cell(page, target)
     page.get_by_role("gridcell", name="a1, X").click()  # the focus, in the board
+    # The page judges no move: the server refuses the taken cell, and says so.
+    expect(page.locator("#notice")).to_have_text("a1 is already taken")
     page.keyboard.press("9")
     expect(cell(page, 8)).to_have_accessible_name("c3, X")
     expect(status(page)).to_have_text("X wins")

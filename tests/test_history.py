@@ -91,6 +91,27 @@ def test_review_marks_the_ais_gifts_from_the_players_side() -> None:
     assert "gift" not in found["moves"][1]  # the player's slip is no gift of the AI's
     assert found["moves"][2]["gift"] == "taken" and found["moves"][2]["decision"] == "random"
     assert found["summary"] == "1 mistake, 1 taken gift"
+    # The player's slip is a game to practise from: the server says so, the page asks not.
+    assert found["can_practise"] is True
+    assert reviewed({"record": {**record, "moves": record["moves"][:1]}})["can_practise"] is False
+
+
+@pytest.mark.parametrize(
+    ("cells", "line"),
+    [
+        ((0, 3, 1, 4, 2), [0, 1, 2]),  # X's top row
+        ((4, 0, 8, 3, 2, 6), [0, 3, 6]),  # O's left column
+        ((0, 4, 8, 2, 6, 3, 5, 7, 1), None),  # a full board, no line: a draw
+    ],
+)
+def test_the_review_names_the_line_that_ended_the_game(
+    cells: tuple[int, ...], line: list[int] | None
+) -> None:
+    # The replay draws the winning line from the server's word, not from a rule of its own.
+    moves = [
+        {"by": "human" if ply % 2 == 0 else "ai", "cell": cell} for ply, cell in enumerate(cells)
+    ]
+    assert reviewed({"record": {"first": "human", "moves": moves}})["winning_line"] == line
 
 
 @pytest.fixture(params=["sqlite", "redis"])

@@ -67,7 +67,9 @@ def test_cell_names_agree() -> None:
     assert CELL_NAMES == ("a1", "b1", "c1", "a2", "b2", "c2", "a3", "b3", "c3")
     assert tuple(cell_name(cell) for cell in range(9)) == CELL_NAMES
     # The page computes the same names: column letter, then row from the top.
-    assert '`${"abc"[cell % 3]}${Math.floor(cell / 3) + 1}`' in PROTOCOL_JS
+    assert 'const COLUMNS = "abcdefghi";' in PROTOCOL_JS
+    assert "`${COLUMNS[cell % size]}${Math.floor(cell / size) + 1}`" in PROTOCOL_JS
+    assert "export const cellName = (cell, size = 3) =>" in PROTOCOL_JS
 
 
 def test_no_other_script_spells_out_a_code_or_event() -> None:

@@ -4,17 +4,9 @@
 // Forward step between replays and the list, and a bookmark or a reload opens it again.
 import { connect } from "./connection.js";
 import { ERROR_MESSAGES, EVENTS } from "./protocol.js";
-import {
-  RESULTS,
-  formatWhen,
-  hideReplay,
-  modeName,
-  plural,
-  showReplay,
-  title,
-  wireControls,
-} from "./replay.js";
+import { formatWhen, hideReplay, modeName, showReplay, wireControls } from "./replay.js";
 import { drawMatch, matchesIn } from "./timeline.js";
+import { PLAYER_RESULTS, plural } from "./words.js";
 
 const SHOWN_MATCHES = 6;
 
@@ -93,18 +85,16 @@ function renderGames(games, open) {
     button.addEventListener("click", () => open(game.id));
     const action = document.createElement("td");
     action.append(button);
-    const result = RESULTS[game.result] + (game.match_over ? ", match over" : "");
+    const result = PLAYER_RESULTS[game.result] + (game.match_over ? ", match over" : "");
     row.append(cellOf(date), cellOf(modeName(game.mode)), cellOf(result), cellOf(game.moves), action);
     return row;
   });
   $("games-rows").replaceChildren(...rows);
 }
 
-/** "Retry from your first mistake", when the game has one of the player's. */
+/** "Retry from your first mistake", when the server says the game has one of the player's. */
 function offerRetry(id, review) {
-  const slips = ["mistake", "blunder"];
-  const mistake = review.moves.some((move) => move.by === "human" && slips.includes(move.verdict));
-  $("retry").hidden = !mistake;
+  $("retry").hidden = !review.can_practise;
   $("retry-game").value = id;
 }
 

@@ -88,7 +88,6 @@ export const NOTICE_MESSAGES = Object.freeze({
   match_unreadable: "Your saved match could not be read, so a new one was started",
 });
 
-/** The a1..c3 name of a cell: column letter, then row number from the top. */
 /** The words for a game record that passed the page's check, by what its signature said. */
 export const RECORD_VERIFIED = Object.freeze({
   verified: "Dice and signature verified",
@@ -96,7 +95,12 @@ export const RECORD_VERIFIED = Object.freeze({
   unsigned: "Dice verified; the record is unsigned",
 });
 
-export const cellName = (cell) => `${"abc"[cell % 3]}${Math.floor(cell / 3) + 1}`;
+const COLUMNS = "abcdefghi";
 
-/** The cell (0..8) an a1..c3 name stands for. */
-export const cellIndex = (name) => "abc".indexOf(name[0]) + 3 * (Number(name[1]) - 1);
+/** The a1..c3 name of a cell on a board `size` wide: column letter, then row from the top. */
+export const cellName = (cell, size = 3) =>
+  `${COLUMNS[cell % size]}${Math.floor(cell / size) + 1}`;
+
+/** The cell (0..8 on a 3x3 board) an a1..c3 name stands for. */
+export const cellIndex = (name, size = 3) =>
+  COLUMNS.indexOf(name[0]) + size * (Number(name.slice(1)) - 1);

@@ -8,15 +8,14 @@ import {
   NOTICE_MESSAGES,
   cellName,
 } from "./protocol.js";
-import { hintWords } from "./view.js";
+import { createBoard } from "./board.js";
+import { RESULTS, offlineMoveWords, plural } from "./words.js";
 
-const SVG_NS = "http://www.w3.org/2000/svg";
 const NOTICE_MS = 5000;
 const SEAT_NAMES = ["Player 1", "Player 2"];
 const SEATS = [0, 1];
 
 const other = (seat) => 1 - seat;
-const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const markOf = (room, seat) => (seat === room.x_seat ? "X" : "O");
 
 /** A seat's name as the room shows it: the one its player gave, else Player 1 or 2. */
@@ -37,7 +36,7 @@ export function seatsOf(room, you) {
 function markStatus(room) {
   if (room.status === "playing") return `${markOf(room, room.turn)} to move`;
   if (room.resigned != null) return `${markOf(room, room.resigned)} resigned`;
-  return room.winner == null ? "Draw" : `${markOf(room, room.winner)} wins`;
+  return room.winner == null ? RESULTS.draw : `${markOf(room, room.winner)} wins`;
 }
 
 // For a spectator: each player by name, with their mark.
@@ -45,7 +44,7 @@ function watcherStatus(room) {
   const who = (seat) => `${nameOf(room, seat)} (${markOf(room, seat)})`;
   if (room.status === "playing") return `${who(room.turn)} to move`;
   if (room.resigned != null) return `${who(room.resigned)} resigned`;
-  return room.winner == null ? "Draw" : `${who(room.winner)} wins`;
+  return room.winner == null ? RESULTS.draw : `${who(room.winner)} wins`;
 }
 
 function playerStatus(room, seat) {
@@ -56,8 +55,8 @@ function playerStatus(room, seat) {
   if (room.resigned != null) {
     return room.resigned === seat ? "You resigned" : `${friend} resigned`;
   }
-  if (room.winner == null) return "Draw";
-  return room.winner === seat ? "You win!" : `${friend} wins`;
+  if (room.winner == null) return RESULTS.draw;
+  return room.winner === seat ? RESULTS.human_won : `${friend} wins`;
 }
 
 /** What a player leaving means to this viewer ("" when no one has left). */
@@ -142,32 +141,14 @@ export function scoreParts(room, mine) {
   return [series, plural(room.score.draws, "draw")];
 }
 
-function svg(tag, attrs) {
-  const el = document.createElementNS(SVG_NS, tag);
-  for (const [key, value] of Object.entries(attrs)) el.setAttribute(key, value);
-  return el;
-}
-
-/** An X or an O drawn in strokes, which the stylesheet animates. */
-function glyph(mark) {
-  const root = svg("svg", { viewBox: "0 0 100 100", focusable: "false" });
-  const strokes =
-    mark === "X"
-      ? [
-          svg("line", { x1: 24, y1: 24, x2: 76, y2: 76, pathLength: 1 }),
-          svg("line", { x1: 76, y1: 24, x2: 24, y2: 76, pathLength: 1 }),
-        ]
-      : [svg("circle", { cx: 50, cy: 50, r: 28, pathLength: 1 })];
-  root.append(...strokes);
-  return root;
-}
-
 /** What a refused action means to the player: the page's words, else the server's. */
 function errorText(error) {
   const code = error?.code;
   const own = CLIENT_ERROR_MESSAGES[code];
   const said = error?.message && error.message !== code ? error.message : "";
   const text = own ?? (said || ERROR_MESSAGES[code]) ?? "Something went wrong";
+  // A sentence gets its capital; a cell's name ("b2 is already taken") keeps its own.
+  if (/^[a-i][1-9]\b/.test(text)) return text;
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
@@ -181,121 +162,44 @@ export function createRoomView(actions) {
   const $ = (id) => document.getElementById(id);
   const page = $("room");
   const board = $("board");
-  const cells = [...board.querySelectorAll("button[data-cell]")];
   const local = page.dataset.kind === "local";
   let shown = null;
   let mine = [];
   let online = false;
-  let focused = 0;
-  let numberKeys = true;
   let noticeTimer = 0;
   let wasWaiting = null;
 
   const playable = (room) => online && room.status === "playing" && mine.includes(room.turn);
 
-  // --- the board: an ARIA grid with one tab stop --------------------------------
+  // --- the board: drawn by board.js, X in the first colour and O in the second ------
 
-  function rove(cell, { focus = false } = {}) {
-    focused = cell;
-    cells.forEach((btn, i) => btn.setAttribute("tabindex", i === cell ? "0" : "-1"));
-    if (focus) cells[cell].focus();
-  }
-
-  // Inert from the click until the server answers, so that one click is one move.
-  async function play(cell) {
-    if (cells[cell].getAttribute("aria-disabled") !== "false") return;
-    for (const btn of cells) btn.setAttribute("aria-disabled", "true");
-    const reply = await actions.play(cell);
-    if (!reply.ok && shown) renderCells(shown);
-  }
-
-  board.addEventListener("click", (event) => {
-    const btn = event.target.closest("button[data-cell]");
-    if (!btn) return;
-    rove(Number(btn.dataset.cell));
-    play(focused);
-  });
-
-  const STEPS = {
-    ArrowUp: (row, col) => [Math.max(row - 1, 0), col],
-    ArrowDown: (row, col) => [Math.min(row + 1, 2), col],
-    ArrowLeft: (row, col) => [row, Math.max(col - 1, 0)],
-    ArrowRight: (row, col) => [row, Math.min(col + 1, 2)],
-    Home: (row, col, ctrl) => (ctrl ? [0, 0] : [row, 0]),
-    End: (row, col, ctrl) => (ctrl ? [2, 2] : [row, 2]),
-  };
-
-  board.addEventListener("keydown", (event) => {
-    const step = STEPS[event.key];
-    if (!step) return;
-    event.preventDefault();
-    const [row, col] = step(Math.floor(focused / 3), focused % 3, event.ctrlKey);
-    rove(row * 3 + col, { focus: true });
-  });
-
-  // Keys 1-9 play a cell in reading order while the focus is in the board.
-  board.addEventListener("keydown", (event) => {
-    if (!numberKeys || !/^[1-9]$/.test(event.key)) return;
-    if (event.ctrlKey || event.altKey || event.metaKey) return;
-    event.preventDefault();
-    rove(Number(event.key) - 1, { focus: true });
-    play(focused);
+  // Every play goes to the server, whose answer is shown; only a play while not
+  // connected is refused here, since it could not be sent.
+  const grid = createBoard(board, {
+    size: 3,
+    label: "Board",
+    colours: { X: "you", O: "ai" },
+    onPlay(cell) {
+      if (online) return actions.play(cell);
+      announce(offlineMoveWords(cellName(cell)));
+      return { ok: false };
+    },
   });
 
   /** Whether keys 1-9 play cells (the player's choice on the AI page). */
-  function showNumberKeys(on) {
-    numberKeys = on;
-    $("board-help-digits").hidden = !on;
-  }
+  const showNumberKeys = (on) => grid.setNumberKeys(on);
 
-  function renderCells(room) {
-    const can = playable(room);
-    const win = new Set(room.winning_line ?? []);
-    const last = room.status === "playing" ? room.moves.at(-1) : -1;
-    cells.forEach((btn, i) => {
-      const mark = room.board[i];
-      const empty = mark === ".";
-      btn.setAttribute("aria-label", `${cellName(i)}, ${empty ? "empty" : mark}`);
-      btn.setAttribute("aria-disabled", String(!(can && empty)));
-      btn.dataset.mark = empty ? "" : mark;
-      btn.classList.toggle("is-win", win.has(i));
-      btn.classList.toggle("is-last", i === last);
-      const holder = btn.querySelector(".mark");
-      if (holder.dataset.mark === mark) return;
-      holder.dataset.mark = mark;
-      holder.replaceChildren(...(empty ? [] : [glyph(mark)]));
+  function renderBoard(room) {
+    grid.set({
+      marks: room.board,
+      playable: playable(room),
+      last: room.status === "playing" ? (room.moves.at(-1) ?? -1) : -1,
+      line: room.winning_line,
     });
-  }
-
-  function renderStrike(room) {
-    const line = room.winning_line;
-    const strike = $("strike");
-    strike.classList.toggle("is-on", Boolean(line));
-    if (!line) return;
-    const centre = (cell) => [(cell % 3) + 0.5, Math.floor(cell / 3) + 0.5];
-    const [x1, y1] = centre(line[0]);
-    const [x2, y2] = centre(line[2]);
-    const stretch = 0.32 / Math.hypot(x2 - x1, y2 - y1);
-    const [dx, dy] = [(x2 - x1) * stretch, (y2 - y1) * stretch];
-    const ends = { x1: x1 - dx, y1: y1 - dy, x2: x2 + dx, y2: y2 + dy };
-    for (const [name, value] of Object.entries(ends)) $("strike-line").setAttribute(name, value);
-    strike.dataset.mark = room.board[line[0]];
   }
 
   /** Show the perfect-play value of each empty cell, or clear them with null. */
-  function showHints(analysis) {
-    board.classList.toggle("has-hints", Boolean(analysis));
-    cells.forEach((btn, i) => {
-      const value = analysis?.[String(i)];
-      // Beside the button, not in it: the hint is its description, not part of its name.
-      const words = value ? hintWords(value) : null;
-      const label = btn.parentElement.querySelector(".hint-label");
-      label.textContent = words?.label ?? "";
-      label.dataset.result = value ? value.result : "";
-      if (words) btn.setAttribute("aria-description", `hint: ${words.sentence}`);
-      else btn.removeAttribute("aria-description");
-    });
-  }
+  const showHints = (analysis) => grid.showHints(analysis);
 
   // --- the words around the board -----------------------------------------------
 
@@ -388,7 +292,7 @@ export function createRoomView(actions) {
     if (!had || had.offsetParent !== null) return;
     const rematch = $("rematch");
     if (rematch && !rematch.hidden) rematch.focus();
-    else rove(focused, { focus: true });
+    else grid.focus();
   }
 
   const pressed = (id) => $(id).getAttribute("aria-disabled") === "true";
@@ -521,8 +425,7 @@ export function createRoomView(actions) {
     board.dataset.version = String(room.version);
     board.dataset.turn = room.turn == null ? "none" : markOf(room, room.turn);
     board.dataset.viewer = local ? "both" : mine.length ? "player" : "spectator";
-    renderCells(room);
-    renderStrike(room);
+    renderBoard(room);
     renderStatus(room);
     renderScore(room);
     renderActions(room);
@@ -543,7 +446,7 @@ export function createRoomView(actions) {
     $("connection-text").textContent = status === "refused" ? refusal : "Reconnecting…";
     document.body.classList.toggle("is-offline", !online);
     if (shown) {
-      renderCells(shown);
+      renderBoard(shown);
       renderActions(shown);
     }
   }

@@ -5,6 +5,7 @@
 
 import { CLIENT_ERROR_MESSAGES, CLIENT_SEED, ERRORS, ERROR_MESSAGES } from "./protocol.js";
 import { percent } from "./view.js";
+import { lockWords } from "./words.js";
 
 // Who starts the first game of a fixed-mode match, as the new-match summary says it.
 const FIRST_WORDS = { toss: "coin toss for who starts", human: "you start", ai: "the AI starts" };
@@ -178,9 +179,7 @@ export function createRules(actions) {
     const level = shown?.match?.difficulty;
     if (level == null) return;
     $("lock-yes").textContent = `Lock at ${level}`;
-    $("lock-confirm-text").textContent =
-      `The AI will play its best move ${level}% of the time for the rest of this match, ` +
-      "whatever the HP. Only a new match undoes it.";
+    $("lock-confirm-text").textContent = lockWords(level);
     lock.returnValue = "";
     lock.showModal();
     $("lock-keep").focus();

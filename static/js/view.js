@@ -7,34 +7,24 @@ import {
   NOTICE_MESSAGES,
   cellName,
 } from "./protocol.js";
-import { eitherCell, plural } from "./replay.js";
+import { createBoard } from "./board.js";
+import {
+  MATCH_RESULTS,
+  RESULTS,
+  difficultyWords,
+  latestMoveWords,
+  offlineMoveWords,
+  practiceWords,
+} from "./words.js";
 
-const SVG_NS = "http://www.w3.org/2000/svg";
 const NOTICE_MS = 3500;
 const SERVER_NOTICE_MS = 10000; // what the server tells unasked is read more slowly
 const SERVER_NOTICE_FIRST_MS = 2000; // errors that follow from it do not replace it at once
 
-const RESULTS = { human_won: "You win!", ai_won: "AI wins", draw: "Draw" };
-const MATCH_RESULTS = { human: "You won the match!", ai: "The AI won the match" };
 const THINKING = "AI is thinking";
 const OFFLINE_STATUS = {
   offline: "Not connected: reconnecting…",
   refused: "Not connected: the server refused the connection",
-};
-
-// What the AI did, by its decision; `depth` is how far lookahead looks.
-const DECISIONS = {
-  perfect: (cell) => `played its best move, ${cell}`,
-  random: (cell) => `moved at random, ${cell}`,
-  heuristic: (cell) => `played the move with the best odds, ${cell}`,
-  lookahead: (cell, depth) => `looked ${depth} moves ahead and played ${cell}`,
-};
-
-// How a game ended, said after the move that ended it.
-const ENDINGS = {
-  human_won: ": three in a row, you win",
-  ai_won: ": three in a row, the AI wins",
-  draw: ": the board is full, a draw",
 };
 
 const formatDelta = (n) => (n > 0 ? `+${n}` : n < 0 ? `-${-n}` : "±0");
@@ -69,95 +59,6 @@ const DICE_CHECKED = {
   unsigned: "Dice checked ✓ (the record is unsigned)",
 };
 
-function svg(tag, attrs) {
-  const el = document.createElementNS(SVG_NS, tag);
-  for (const [key, value] of Object.entries(attrs)) el.setAttribute(key, value);
-  return el;
-}
-
-/** An animated X or O drawn with strokes. */
-function glyph(mark) {
-  const root = svg("svg", { viewBox: "0 0 100 100", focusable: "false" });
-  if (mark === "X") {
-    root.append(
-      svg("line", { x1: 24, y1: 24, x2: 76, y2: 76, pathLength: 1 }),
-      svg("line", { x1: 76, y1: 24, x2: 24, y2: 76, pathLength: 1 }),
-    );
-  } else {
-    root.append(svg("circle", { cx: 50, cy: 50, r: 28, pathLength: 1 }));
-  }
-  return root;
-}
-
-/**
- * A hint (the server's {result, plies} for a cell) in the player's own moves: the short
- * label on the cell, and the sentence a screen reader hears. Plies count both sides'
- * moves, this one included, so a win in 3 plies is this move and one more of yours.
- */
-export function hintWords({ result, plies }) {
-  if (result === "draw") return { label: "draw", sentence: "draw with best play" };
-  if (result !== "win") return { label: "loses", sentence: "loses against best play" };
-  const mine = Math.ceil(plies / 2);
-  if (mine === 1) return { label: "win now", sentence: "win now: three in a row" };
-  return { label: `win · ${mine} moves`, sentence: `win in ${mine} of your moves` };
-}
-
-const SLIPS = { inaccuracy: "an inaccuracy", mistake: "a mistake", blunder: "a blunder" };
-
-/** What a move leads to under best play: "it wins in 2 moves", "it only draws". */
-function leadsTo({ result, plies }, { slipped = false } = {}) {
-  if (result === "draw") return slipped ? "it only draws" : "it keeps a draw";
-  return `it ${result === "win" ? "wins" : "loses"} in ${plural(Math.ceil(plies / 2), "move")}`;
-}
-
-/**
- * A practice game from a mistake, in words: `lesson` names the mistake and asks for
- * another move; `feedback` says what the player's latest move does (the server's
- * verdict: the mistake again, the best move, another good one, or a slip).
- */
-export function practiceWords({ mistake, feedback }) {
-  const slip = SLIPS[mistake.verdict] ?? mistake.verdict;
-  const lost = leadsTo(mistake.played, { slipped: true });
-  const lesson = `You played ${mistake.cell} here, ${slip}: ${lost}; try another move.`;
-  if (!feedback) return { lesson, feedback: "" };
-  const kept = ["best", "good"].includes(feedback.feedback);
-  const it = leadsTo(feedback.played, { slipped: !kept });
-  const best = `best was ${eitherCell(feedback.best_cells)}`;
-  const said = {
-    played: `That's the move you played: ${it}.`,
-    best: `Best move: ${feedback.cell}, ${it}.`,
-    good: `Also good: ${feedback.cell}, ${it}; ${best}.`,
-  }[feedback.feedback];
-  const slipped = `${feedback.cell} is ${SLIPS[feedback.feedback] ?? feedback.feedback}: ${it}; ${best}.`;
-  return { lesson, feedback: said ?? slipped };
-}
-
-/** What the AI's `move` was, in plain words; `mode` is the fixed mode's name. */
-export function aiMoveWords(move, { mode, depth = 2 }) {
-  const cell = cellName(move.cell);
-  const did = (DECISIONS[move.decision] ?? ((name) => `played ${name}`))(cell, depth);
-  const level = move.difficulty;
-  if (level == null) return `${mode}: the AI ${did}`;
-  // At 0 and at 100 the roll decides nothing, so it goes unsaid.
-  if (level <= 0 || level >= 100) return `Difficulty ${level}: the AI ${did}`;
-  const under = move.decision === "perfect" ? "under" : "not under";
-  return `Difficulty ${level}: the AI rolled ${move.roll}, ${under} ${level}, so it ${did}`;
-}
-
-/** The line under the board: always about the latest move of the game, or "" before any. */
-export function latestMoveWords(state, mode) {
-  const last = state.history.at(-1);
-  const ending = ENDINGS[state.status] ?? "";
-  if (state.status === "playing" && state.turn === "ai") {
-    if (!last) return "The AI goes first and is thinking…";
-    return `You played ${cellName(last.cell)}. The AI is thinking…`;
-  }
-  if (!last) return "";
-  if (last.by === "human") return `You played ${cellName(last.cell)}${ending}`;
-  const depth = state.rules?.lookahead_depth;
-  return aiMoveWords(state.last_ai_move, { mode, depth }) + ending;
-}
-
 /**
  * Build the view over the server-rendered page. `actions` receives the player's
  * intentions: play(cell), nextGame(), takeBack(), newMatch() (the one the rules dialog
@@ -169,90 +70,27 @@ export function createView(actions) {
   // A mode's name is the label of its option in the new-match form.
   const modeName = (mode) => $(`mode-${mode}`)?.labels[0]?.textContent ?? mode;
   const board = $("board");
-  const cells = [...board.querySelectorAll("button[data-cell]")];
   const hint = $("hint");
   const baseTitle = document.title;
   let shown = null;
   let online = false;
   let socketStatus = "connecting"; // as setConnection last said: "online", "offline", "refused"
-  let sending = false; // a move is on its way to the server
-  let focused = 0;
   let noticeTimer = 0;
   let serverNoticeUntil = 0;
   let nextSeed = "";
   let downloadUrl = "";
 
-  // Roving tabindex: exactly one cell is in the tab order.
-  function rove(cell, { focus = false } = {}) {
-    focused = cell;
-    cells.forEach((btn, i) => btn.setAttribute("tabindex", i === cell ? "0" : "-1"));
-    if (focus) cells[cell].focus();
+  // The board sends every play to the server, whose answer is shown; the one move
+  // refused here is a move while not connected, which could not be sent.
+  const grid = createBoard(board, { size: 3, label: "Board", onPlay: play });
+
+  function play(cell) {
+    if (online) return actions.play(cell);
+    announce(offlineMoveWords(cellName(cell)), NOTICE_MS);
+    return { ok: false };
   }
 
-  // The board is inert from the click until the server answers, so one click is one move.
-  // A move the page can tell is refused is not sent, and the player is told why.
-  async function play(cell) {
-    if (sending) return;
-    const refusal = refusalOf(cell);
-    if (refusal) {
-      announce(refusal, NOTICE_MS);
-      return;
-    }
-    sending = true;
-    for (const btn of cells) btn.setAttribute("aria-disabled", "true");
-    const reply = await actions.play(cell);
-    sending = false;
-    if (!reply.ok && shown) renderCells(shown);
-  }
-
-  /** Why the game as shown refuses a move on `cell`, or "" if it takes it. */
-  function refusalOf(cell) {
-    const name = cellName(cell);
-    if (!online) return `Not connected: ${name} was not played. Reconnecting…`;
-    if (!shown) return "The game is still loading";
-    if (shown.match.over) return ERROR_MESSAGES.match_over;
-    if (shown.status !== "playing") return `${ERROR_MESSAGES.game_over}: start the next one`;
-    if (shown.turn !== "human") return ERROR_MESSAGES.not_your_turn;
-    if (shown.board[cell] !== ".") return `${name} is taken: choose an empty cell`;
-    return "";
-  }
-
-  board.addEventListener("click", (event) => {
-    const btn = event.target.closest("button[data-cell]");
-    if (!btn) return;
-    const cell = Number(btn.dataset.cell);
-    rove(cell);
-    play(cell);
-  });
-
-  board.addEventListener("keydown", (event) => {
-    const row = Math.floor(focused / 3);
-    const col = focused % 3;
-    const moves = {
-      ArrowUp: [Math.max(row - 1, 0), col],
-      ArrowDown: [Math.min(row + 1, 2), col],
-      ArrowLeft: [row, Math.max(col - 1, 0)],
-      ArrowRight: [row, Math.min(col + 1, 2)],
-      Home: event.ctrlKey ? [0, 0] : [row, 0],
-      End: event.ctrlKey ? [2, 2] : [row, 2],
-    };
-    const target = moves[event.key];
-    if (!target) return;
-    event.preventDefault();
-    rove(target[0] * 3 + target[1], { focus: true });
-  });
-
-  // Keys 1-9 play a cell in reading order, only while the focus is in the board and
-  // only while the player keeps the setting on.
   const numberKeys = $("number-keys");
-  board.addEventListener("keydown", (event) => {
-    if (!numberKeys.checked || !/^[1-9]$/.test(event.key)) return;
-    if (event.ctrlKey || event.altKey || event.metaKey) return;
-    event.preventDefault();
-    const cell = Number(event.key) - 1;
-    rove(cell, { focus: true });
-    play(cell);
-  });
   numberKeys.addEventListener("change", () => {
     showNumberKeys(numberKeys.checked);
     actions.numberKeysChanged(numberKeys.checked);
@@ -261,7 +99,7 @@ export function createView(actions) {
   /** Whether keys 1-9 play cells: the switch, and the board's description of its keys. */
   function showNumberKeys(on) {
     numberKeys.checked = on;
-    $("board-help-digits").hidden = !on;
+    grid.setNumberKeys(on);
   }
 
   const sound = $("sound");
@@ -311,43 +149,17 @@ export function createView(actions) {
     if (shown) renderDice(shown);
   }
 
-  function renderCells(state) {
+  // The board as the server's snapshot has it: playable when it is the player's turn.
+  function renderBoard(state) {
     const playable = online && state.status === "playing" && state.turn === "human";
-    const win = new Set(state.winning_line ?? []);
-    const last = state.last_ai_move?.cell ?? -1;
-    cells.forEach((btn, i) => {
-      const mark = state.board[i];
-      const empty = mark === ".";
-      btn.setAttribute("aria-label", `${cellName(i)}, ${empty ? "empty" : mark}`);
-      btn.setAttribute("aria-disabled", String(!(playable && empty)));
-      btn.dataset.owner = empty ? "" : mark === state.human ? "human" : "ai";
-      btn.classList.toggle("is-win", win.has(i));
-      btn.classList.toggle("is-last", i === last && state.status === "playing");
-      const holder = btn.querySelector(".mark");
-      if (holder.dataset.mark !== mark) {
-        holder.dataset.mark = mark;
-        holder.replaceChildren(...(empty ? [] : [glyph(mark)]));
-      }
+    const ai = state.human === "X" ? "O" : "X";
+    grid.setColours({ [state.human]: "you", [ai]: "ai" });
+    grid.set({
+      marks: state.board,
+      playable,
+      last: state.status === "playing" ? (state.last_ai_move?.cell ?? -1) : -1,
+      line: state.winning_line,
     });
-  }
-
-  function renderStrike(state) {
-    const line = state.winning_line;
-    const strike = $("strike");
-    strike.classList.toggle("is-on", Boolean(line));
-    if (!line) return;
-    const centre = (cell) => [(cell % 3) + 0.5, Math.floor(cell / 3) + 0.5];
-    const [x1, y1] = centre(line[0]);
-    const [x2, y2] = centre(line[2]);
-    const stretch = 0.32 / Math.hypot(x2 - x1, y2 - y1);
-    const dx = (x2 - x1) * stretch;
-    const dy = (y2 - y1) * stretch;
-    const el = $("strike-line");
-    el.setAttribute("x1", x1 - dx);
-    el.setAttribute("y1", y1 - dy);
-    el.setAttribute("x2", x2 + dx);
-    el.setAttribute("y2", y2 + dy);
-    strike.dataset.winner = state.status === "human_won" ? "human" : "ai";
   }
 
   function renderStatus(state) {
@@ -413,9 +225,7 @@ export function createView(actions) {
       renderMeter("human", match.human_hp, change?.human, maxHp, full ? "already at full HP" : "");
       renderMeter("ai", match.ai_hp, change?.ai, maxHp);
       $("difficulty").textContent = String(match.difficulty);
-      const locked = match.locked != null ? "locked: " : "";
-      $("difficulty-note").textContent =
-        ` — ${locked}the AI plays its best move ${match.difficulty}% of the time, else at random`;
+      $("difficulty-note").textContent = ` — ${difficultyWords(match.difficulty, match.locked)}`;
     }
     renderTools(state);
     $("wins").textContent = String(match.record.wins);
@@ -549,7 +359,7 @@ export function createView(actions) {
     // Nothing to hint once the game is over.
     hint.hidden = over;
     // A button that vanishes under the focus hands it back to the board.
-    if (held?.hidden) rove(focused, { focus: true });
+    if (held?.hidden) grid.focus();
   }
 
   function render(state) {
@@ -559,8 +369,7 @@ export function createView(actions) {
     board.dataset.status = state.status;
     board.dataset.version = String(state.version);
     board.dataset.mode = state.mode;
-    renderCells(state);
-    renderStrike(state);
+    renderBoard(state);
     renderStatus(state);
     renderMatch(state);
     renderActions(state);
@@ -583,19 +392,7 @@ export function createView(actions) {
   }
 
   /** Show the perfect-play value of each empty cell, or clear them with null. */
-  function showHints(analysis) {
-    board.classList.toggle("has-hints", Boolean(analysis));
-    cells.forEach((btn, i) => {
-      const value = analysis?.[String(i)];
-      // Beside the button, not in it: the hint is its description, not part of its name.
-      const words = value ? hintWords(value) : null;
-      const label = btn.parentElement.querySelector(".hint-label");
-      label.textContent = words?.label ?? "";
-      label.dataset.result = value ? value.result : "";
-      if (words) btn.setAttribute("aria-description", `hint: ${words.sentence}`);
-      else btn.removeAttribute("aria-description");
-    });
-  }
+  const showHints = (analysis) => grid.showHints(analysis);
 
   /**
    * Reflect the socket: "online", "offline" (reconnecting) or "refused"; `reason` is
@@ -611,7 +408,7 @@ export function createView(actions) {
     $("connection-text").textContent = status === "refused" ? refusal : "Reconnecting…";
     document.body.classList.toggle("is-offline", !online);
     renderHeadline();
-    if (shown) renderCells(shown);
+    if (shown) renderBoard(shown);
   }
 
   function announce(text, ms) {
@@ -654,7 +451,7 @@ export function createView(actions) {
     showError,
     showNotice,
     focusBoard() {
-      rove(focused, { focus: true });
+      grid.focus();
       board.scrollIntoView({ block: "nearest" });
     },
   };

@@ -19,9 +19,9 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .board import Mark
+from .board import Mark, winner_of
 from .match import MODES, Match, difficulty
-from .review import review
+from .review import MoveReview, review
 from .review import summary as review_summary
 from .verification import game_record
 
@@ -277,7 +277,22 @@ def reviewed(entry: Entry) -> dict[str, Any]:
         if move["by"] != "ai":
             line.pop("gift", None)  # a gift is the AI's to give
         found.append(line)
-    return {"moves": found, "summary": review_summary(judged, mark), "mark": mark}
+    return {
+        "moves": found,
+        "summary": review_summary(judged, mark),
+        "mark": mark,
+        "winning_line": final_line(judged),
+        "can_practise": kind_of(entry) != "friend" and first_mistake(entry) is not None,
+    }
+
+
+def final_line(judged: tuple[MoveReview, ...]) -> list[int] | None:
+    """The three cells in a row that ended the game, or None for a draw."""
+    cells = ["."] * 9
+    for judgement in judged:
+        cells[judgement.cell] = judgement.side
+    won = winner_of("".join(cells))
+    return list(won[1]) if won else None
 
 
 def first_mistake(entry: Entry) -> tuple[tuple[int, ...], int] | None:

@@ -1,0 +1,219 @@
+// What the pages say to the player about a game: the board's cells and keys, the AI's
+// decisions, the values of moves under perfect play, the review's verdicts and the
+// results. Every page takes its words from here, so each is written once.
+import { cellName } from "./protocol.js";
+
+/** "1 move", "2 moves". */
+export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** "c1", "a1 or c3", "a1, b1 or c3". */
+export function eitherCell(cells) {
+  return cells.length < 2 ? cells.join("") : `${cells.slice(0, -1).join(", ")} or ${cells.at(-1)}`;
+}
+
+// --- the board ----------------------------------------------------------------------
+
+/** A cell's accessible name: "b2, empty", "b2, X". */
+export const cellWords = (name, mark) => `${name}, ${mark === "X" || mark === "O" ? mark : "empty"}`;
+
+/** Said of a cell the review marks as the better move. */
+export const BETTER_MOVE = "the better move";
+
+/** What the keys do on a board that can be played. */
+export const BOARD_HELP = "Arrow keys move between cells, Enter or Space plays the focused cell";
+export const BOARD_HELP_DIGITS = ", keys 1 to 9 play a cell in reading order";
+
+/** A move the page could not send: it is not connected. */
+export const offlineMoveWords = (cell) => `Not connected: ${cell} was not played. Reconnecting…`;
+
+// --- results ----------------------------------------------------------------------------
+
+/** A game's end, by the server's status, as the player of the AI page reads it. */
+export const RESULTS = { human_won: "You win!", ai_won: "AI wins", draw: "Draw" };
+
+/** A match's end, by its winner. */
+export const MATCH_RESULTS = { human: "You won the match!", ai: "The AI won the match" };
+
+/** The player's result in a finished game, as History and the replay name it. */
+export const PLAYER_RESULTS = { win: "Win", draw: "Draw", loss: "Loss" };
+
+// Who won a shared game, by its result: told to its own player, or to anyone else.
+const SHARED_RESULTS = {
+  mine: { win: "You won against the AI", loss: "You lost to the AI", draw: "A draw with the AI" },
+  theirs: { win: "The player won against the AI", loss: "The AI won", draw: "A draw with the AI" },
+};
+
+/** Who won a shared `game` (a history entry) and, if it ended there, the match. */
+export function sharedResult(game, { mine = false } = {}) {
+  const said = SHARED_RESULTS[mine ? "mine" : "theirs"][game.result] ?? game.result;
+  if (!game.match_over) return said;
+  const winner = game.match_winner === "ai" ? "the AI" : mine ? "you" : "the player";
+  return `${said}; the match went to ${winner}`;
+}
+
+// How a game ended, said after the move that ended it.
+const ENDINGS = {
+  human_won: ": three in a row, you win",
+  ai_won: ": three in a row, the AI wins",
+  draw: ": the board is full, a draw",
+};
+
+// --- values: where a move leads under perfect play ---------------------------------------
+
+/**
+ * A hint (the server's {result, plies} for a cell) in the player's own moves: the short
+ * label on the cell, and the sentence a screen reader hears. Plies count both sides'
+ * moves, this one included, so a win in 3 plies is this move and one more of yours.
+ */
+export function hintWords({ result, plies }) {
+  if (result === "draw") return { label: "draw", sentence: "draw with best play" };
+  if (result !== "win") return { label: "loses", sentence: "loses against best play" };
+  const mine = Math.ceil(plies / 2);
+  if (mine === 1) return { label: "win now", sentence: "win now: three in a row" };
+  return { label: `win · ${mine} moves`, sentence: `win in ${mine} of your moves` };
+}
+
+/** "a win in 2 moves" (the mover's), from a value whose plies count both sides. */
+export function valueWords({ result, plies }) {
+  if (result === "draw") return "a draw";
+  const own = plural(Math.ceil(plies / 2), "move");
+  return result === "win" ? `a win in ${own}` : `a loss in ${own}`;
+}
+
+/** What a move leads to under best play: "it wins in 2 moves", "it only draws". */
+function leadsTo({ result, plies }, { slipped = false } = {}) {
+  if (result === "draw") return slipped ? "it only draws" : "it keeps a draw";
+  return `it ${result === "win" ? "wins" : "loses"} in ${plural(Math.ceil(plies / 2), "move")}`;
+}
+
+// --- decisions: what the AI did --------------------------------------------------------
+
+// What the AI did, by its decision, in a sentence; `depth` is how far lookahead looks.
+const DECISIONS = {
+  perfect: (cell) => `played its best move, ${cell}`,
+  random: (cell) => `moved at random, ${cell}`,
+  heuristic: (cell) => `played the move with the best odds, ${cell}`,
+  lookahead: (cell, depth) => `looked ${depth} moves ahead and played ${cell}`,
+};
+
+// The same decisions named in a list of moves.
+const DECISION_NAMES = {
+  perfect: "its best move",
+  random: "a random move",
+  heuristic: "the move with the best odds",
+  lookahead: "a move looking two ahead",
+};
+
+/** What the difficulty means: "the AI plays its best move 60% of the time, else at random". */
+export function difficultyWords(difficulty, locked) {
+  const lock = locked != null ? "locked: " : "";
+  return `${lock}the AI plays its best move ${difficulty}% of the time, else at random`;
+}
+
+/** What locking the difficulty at `level` means, asked before it is done. */
+export function lockWords(level) {
+  return (
+    `The AI will play its best move ${level}% of the time for the rest of this match, ` +
+    "whatever the HP. Only a new match undoes it."
+  );
+}
+
+/** What the AI's `move` was, in plain words; `mode` is the fixed mode's name. */
+export function aiMoveWords(move, { mode, depth = 2 }) {
+  const cell = cellName(move.cell);
+  const did = (DECISIONS[move.decision] ?? ((name) => `played ${name}`))(cell, depth);
+  const level = move.difficulty;
+  if (level == null) return `${mode}: the AI ${did}`;
+  // At 0 and at 100 the roll decides nothing, so it goes unsaid.
+  if (level <= 0 || level >= 100) return `Difficulty ${level}: the AI ${did}`;
+  const under = move.decision === "perfect" ? "under" : "not under";
+  return `Difficulty ${level}: the AI rolled ${move.roll}, ${under} ${level}, so it ${did}`;
+}
+
+/** The line under the board: always about the latest move of the game, or "" before any. */
+export function latestMoveWords(state, mode) {
+  const last = state.history.at(-1);
+  const ending = ENDINGS[state.status] ?? "";
+  if (state.status === "playing" && state.turn === "ai") {
+    if (!last) return "The AI goes first and is thinking…";
+    return `You played ${cellName(last.cell)}. The AI is thinking…`;
+  }
+  if (!last) return "";
+  if (last.by === "human") return `You played ${cellName(last.cell)}${ending}`;
+  const depth = state.rules?.lookahead_depth;
+  return aiMoveWords(state.last_ai_move, { mode, depth }) + ending;
+}
+
+// --- verdicts: the review of a finished game, and practice ------------------------------
+
+const VERDICTS = {
+  best: "best move",
+  inaccuracy: "inaccuracy",
+  mistake: "mistake",
+  blunder: "blunder",
+};
+
+const SLIPS = { inaccuracy: "an inaccuracy", mistake: "a mistake", blunder: "a blunder" };
+
+const PLAYERS = { human: "You", friend: "Your friend", ai: "The AI" };
+
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** The better moves the server named for a move that was not the best, else none. */
+export const betterCells = (move) => (move.verdict === "best" ? [] : (move.best_cells ?? []));
+
+/** A reviewed move, in a sentence: "You (X) played b2, its best move". */
+export function moveWords(move) {
+  const who = `${PLAYERS[move.by] ?? PLAYERS.ai} (${move.side})`;
+  const how = move.decision ? `, ${DECISION_NAMES[move.decision] ?? move.decision}` : "";
+  return `${who} played ${move.cell}${how}`;
+}
+
+/** Who moved first, for the replay's empty board: "you", "the AI", "your friend". */
+export function firstMoverWords(first, by) {
+  if (by) return PLAYERS[by].toLowerCase();
+  return first === "human" ? "you" : "the AI";
+}
+
+/** The review's verdict on a move, with the better move(s) it names. */
+export function verdictWords(move) {
+  const verdict = `${capital(VERDICTS[move.verdict])}: `;
+  const kept = `kept ${valueWords(move.played)}`;
+  const better = betterCells(move);
+  const was = better.length === 1 ? "was" : "were";
+  const best = better.length
+    ? `; best ${was} ${eitherCell(better)}, keeping ${valueWords(move.best)}`
+    : "";
+  const gift = move.gift ? ` AI gift: you ${move.gift === "taken" ? "took it" : "missed it"}.` : "";
+  return `${verdict}${kept}${best}.${gift}`;
+}
+
+/** A reviewed move in the list of moves: "X b2: mistake (best a1)". */
+export function moveListWords(move) {
+  const gift = move.gift ? `, AI gift ${move.gift}` : "";
+  const better = betterCells(move);
+  const best = better.length ? ` (best ${eitherCell(better)})` : "";
+  return `${move.side} ${move.cell}: ${VERDICTS[move.verdict]}${best}${gift}`;
+}
+
+/**
+ * A practice game from a mistake, in words: `lesson` names the mistake and asks for
+ * another move; `feedback` says what the player's latest move does (the server's
+ * verdict: the mistake again, the best move, another good one, or a slip).
+ */
+export function practiceWords({ mistake, feedback }) {
+  const slip = SLIPS[mistake.verdict] ?? mistake.verdict;
+  const lost = leadsTo(mistake.played, { slipped: true });
+  const lesson = `You played ${mistake.cell} here, ${slip}: ${lost}; try another move.`;
+  if (!feedback) return { lesson, feedback: "" };
+  const kept = ["best", "good"].includes(feedback.feedback);
+  const it = leadsTo(feedback.played, { slipped: !kept });
+  const best = `best was ${eitherCell(feedback.best_cells)}`;
+  const said = {
+    played: `That's the move you played: ${it}.`,
+    best: `Best move: ${feedback.cell}, ${it}.`,
+    good: `Also good: ${feedback.cell}, ${it}; ${best}.`,
+  }[feedback.feedback];
+  const slipped = `${feedback.cell} is ${SLIPS[feedback.feedback] ?? feedback.feedback}: ${it}; ${best}.`;
+  return { lesson, feedback: said ?? slipped };
+}
