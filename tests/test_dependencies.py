@@ -1,4 +1,4 @@
-"""The pinned world: the lock files, the installed versions, and the patches written for them."""
+"""The pinned world: the lock files, the installed versions, and the overrides written for them."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from packaging.markers import Marker
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from webapp.server.patches import PINNED
+from webapp.server.overrides import PINNED
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCKS = ("requirements.lock", "requirements-dev.lock")
@@ -119,7 +119,7 @@ def test_the_patched_libraries_are_locked_at_the_versions_the_patches_were_writt
 
 @pytest.mark.parametrize("name", sorted(PINNED))
 def test_installed_version_is_the_one_the_patches_were_written_for(name: str) -> None:
-    """Fails on an upgrade: re-read webapp/server/patches.py, then update PINNED and the lock."""
+    """Fails on an upgrade: re-read webapp/server/overrides.py, then update PINNED and the lock."""
     assert version(name) == PINNED[name]
 
 

@@ -24,7 +24,7 @@ from typing import Any
 from socketio import RedisManager, pubsub_manager
 from socketio.packet import Packet
 
-from .patches import JSON_CODEC
+from .codec import Json
 
 log = logging.getLogger(__name__)
 BATCH = 256  # the most messages in one pipeline
@@ -45,7 +45,7 @@ class BatchingRedisManager(RedisManager):  # type: ignore[misc]
     """``RedisManager`` whose publishes leave in pipelines from one greenlet."""
 
     def __init__(self, url: str, **options: Any) -> None:
-        super().__init__(url, json=JSON_CODEC, **options)
+        super().__init__(url, json=Json, **options)
         self._outbox: deque[str] = deque()
         self._wake: Any = None
         self.batches = 0  # pipelines sent, for tests and benchmarks

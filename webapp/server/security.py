@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from flask import Flask, Response, request
+from flask.sessions import SecureCookieSessionInterface
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 OriginCheck = Callable[[str | None, Mapping[str, Any]], bool]
@@ -14,6 +15,14 @@ CONTENT_SECURITY_POLICY = (
     "style-src 'self'; script-src 'self'; base-uri 'none'; form-action 'self'; "
     "frame-ancestors 'none'"
 )
+
+
+class SessionInterface(SecureCookieSessionInterface):
+    """Flask's signed-cookie sessions, the cookie marked Secure over https too."""
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        """Secure when configured so, or when this request came over https."""
+        return bool(app.config["SESSION_COOKIE_SECURE"] or request.is_secure)
 
 
 def allowed_origins(setting: str | None) -> list[str] | None:
