@@ -12,6 +12,7 @@ from typing import Any
 
 from flask import Flask
 from flask_socketio import SocketIO
+from socketio import RedisManager
 
 from . import config, datadir
 from .codec import Json, JsonPacket
@@ -23,7 +24,6 @@ from .health import Health
 from .history_store import open_history
 from .limits import QuietLog, RateLimits
 from .matches import MatchService
-from .message_queue import BatchingRedisManager
 from .odds import odds_for
 from .pages import pages
 from .practice import practice
@@ -112,7 +112,7 @@ def message_queue(url: str | None) -> dict[str, Any]:
     if not url:
         return {}
     options = {"max_connections": POOL_SIZE}
-    manager = BatchingRedisManager(url, channel=CHANNEL, redis_options=options)
+    manager = RedisManager(url, channel=CHANNEL, redis_options=options, json=Json)
     return {"client_manager": manager}
 
 

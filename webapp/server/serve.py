@@ -9,8 +9,8 @@ gevent driver (simple-websocket) with the Origin checked before the upgrade.
 from __future__ import annotations
 
 import gc
-import math
 import logging
+import math
 import os
 import sys
 import threading
