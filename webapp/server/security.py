@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import socket
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -116,7 +119,19 @@ def refuse_large_bodies() -> Response | None:
     if not chunked and (request.content_length or 0) <= BODY_BYTES:
         return None
     message = f"Request bodies here are at most {BODY_BYTES} bytes: this one was not read.\n"
-    return Response(message, 413, {"Connection": "close"}, mimetype="text/plain")
+    response = Response(message, 413, {"Connection": "close"}, mimetype="text/plain")
+    # gunicorn keeps the connection open whatever the app says, and would read the body
+    # to find the next request: once the answer is out, the connection ends instead.
+    sock = request.environ.get("gunicorn.socket")
+    if sock is not None:
+        response.call_on_close(functools.partial(hang_up, sock))
+    return response
+
+
+def hang_up(sock: socket.socket) -> None:
+    """End a connection in both directions (what is unread stays unread)."""
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
 
 
 SECURITY_HEADERS = (
