@@ -112,6 +112,14 @@ def test_unreachable_redis_is_one_clear_line(tmp_path: Path) -> None:
     assert f"cannot reach Redis at {url}" in one_error_line(done)
 
 
+def test_a_leftover_gevent_websocket_is_one_clear_line() -> None:
+    from webapp.server.preflight import StartupError, check_websocket_server
+
+    check_websocket_server(lambda name: None)  # not installed: nothing to say
+    with pytest.raises(StartupError, match="pip uninstall gevent-websocket"):
+        check_websocket_server(lambda name: object())
+
+
 def test_key_is_created_private(server: ServerProcess) -> None:
     key = server.data_dir / "secret_key"
     assert key.stat().st_mode & 0o777 == 0o600
