@@ -10,7 +10,7 @@ players last against the real AI. The release a client sends when it connects is
 ignored.
 
 It is served as ``tictactoe serve`` serves the game: gunicorn's arbiter with the
-game's worker class (gevent, with gevent-websocket's handler) and the game's settings,
+game's worker class (gunicorn's gevent worker, simple-websocket) and the game's settings,
 read from the same TICTACTOE_* variables (TICTACTOE_WORKERS: how many workers), except
 that it never uses Redis.
 

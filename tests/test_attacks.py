@@ -15,6 +15,7 @@ import socket
 import threading
 import time
 import urllib.request
+import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -39,6 +40,7 @@ from support.testing import (
 
 MB = 1 << 20
 TOO_BIG = 1009
+PROTOCOL_ERROR = 1002
 PROBE_SECONDS = 2.0
 FLOOR_SECONDS = 0.010  # below this a p99 is noise on a shared 2-core machine
 PAUSE_SECONDS = 0.07  # between a bystander's calls: well under the 20 events/s limit
@@ -81,6 +83,25 @@ def test_huge_frame_is_refused_from_its_header(server: ServerProcess) -> None:
     assert attacker.status == 101
     attacker.sock.sendall(RawWebSocket.header(0x1, 8 << 30))  # announces 8 GB, sends none
     assert attacker.close_code() == TOO_BIG
+    assert rss_kb(server.pids()) - before < 20 * 1024
+
+
+def test_a_compressed_frame_that_inflates_past_the_limit_is_refused_uninflated(
+    server: ServerProcess,
+) -> None:
+    # simple-websocket accepts permessage-deflate whenever a client offers it (browsers
+    # do) and counts a message's size only after inflating what each read brought: 64 KB
+    # of deflated zeros would become 64 MB in the server before it was refused.
+    before = rss_kb(server.pids())
+    attacker = RawWebSocket(server.port, extensions="permessage-deflate")
+    assert attacker.status == 101
+    assert b"permessage-deflate" not in attacker.head.lower()  # compression not agreed
+    squeezer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    bomb = squeezer.compress(b"4" + b"\0" * (64 * MB)) + squeezer.flush(zlib.Z_SYNC_FLUSH)[:-4]
+    assert len(bomb) < 100 * 1024
+    with contextlib.suppress(OSError):
+        attacker.sock.sendall(RawWebSocket.header(0x1, len(bomb), compressed=True) + bomb)
+    assert attacker.close_code() == PROTOCOL_ERROR
     assert rss_kb(server.pids()) - before < 20 * 1024
 
 

@@ -1,8 +1,12 @@
-"""The pinned world: the lock files, the installed versions, and the patches written for them."""
+"""The pinned world: the lock files, the installed versions, and the overrides written for them."""
 
 from __future__ import annotations
 
+import ast
+import importlib
+import inspect
 import re
+import sys
 from importlib.metadata import PackageNotFoundError, requires, version
 from pathlib import Path
 
@@ -11,7 +15,7 @@ from packaging.markers import Marker
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from webapp.server.patches import PINNED
+from webapp.server.overrides import PINNED
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCKS = ("requirements.lock", "requirements-dev.lock")
@@ -119,7 +123,7 @@ def test_the_patched_libraries_are_locked_at_the_versions_the_patches_were_writt
 
 @pytest.mark.parametrize("name", sorted(PINNED))
 def test_installed_version_is_the_one_the_patches_were_written_for(name: str) -> None:
-    """Fails on an upgrade: re-read webapp/server/patches.py, then update PINNED and the lock."""
+    """Fails on an upgrade: re-read webapp/server/overrides.py, then update PINNED and the lock."""
     assert version(name) == PINNED[name]
 
 
@@ -133,3 +137,110 @@ def test_every_locked_version_is_installed() -> None:
     for name, (pinned, marker) in locked_requirements("requirements-dev.lock").items():
         if applies_here(marker):
             assert version(name) == pinned, name
+
+
+# --- what reaches past the libraries' documented APIs --------------------------------------
+
+OVERRIDES = ROOT / "webapp" / "server" / "overrides.py"
+STDLIB = frozenset(sys.stdlib_module_names)  # the standard library's own names are not at stake
+
+
+def imported_names(tree: ast.Module) -> dict[str, str]:
+    """The names a module binds by importing from outside the project -> where from."""
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {(a.asname or a.name).split(".")[0]: a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names |= {a.asname or a.name: f"{node.module}:{a.name}" for a in node.names}
+    return names
+
+
+def is_module_or_class(origin: str) -> bool:
+    """Whether an imported name (``module`` or ``module:name``) is a module or a class."""
+    module, _, name = origin.partition(":")
+    found: object = importlib.import_module(module)
+    if name:
+        found = getattr(found, name, None)
+        if found is None:
+            found = importlib.import_module(f"{module}.{name}")
+    return inspect.ismodule(found) or inspect.isclass(found)
+
+
+def private_reads(node: ast.AST, own: set[str]) -> str | None:
+    """``x._name`` (or ``super()._name``) where ``x`` is not ``self``, ``cls`` or our class."""
+    if not isinstance(node, ast.Attribute) or not node.attr.startswith("_"):
+        return None
+    name = node.value.id if isinstance(node.value, ast.Name) else None
+    if node.attr.startswith("__") or name in {"self", "cls"} | own | STDLIB:
+        return None
+    return f".{node.attr}"
+
+
+def replaced_attributes(node: ast.AST, imported: dict[str, str]) -> list[str]:
+    """``module.name = ...`` or ``Class.method = ...`` for an imported module or class."""
+    targets = node.targets if isinstance(node, ast.Assign) else []
+    return [
+        f"{target.value.id}.{target.attr} ="
+        for target in targets
+        if isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id in imported
+        and is_module_or_class(imported[target.value.id])
+    ]
+
+
+def private_overrides(node: ast.AST, imported: dict[str, str]) -> list[str]:
+    """``def _name`` in a subclass of an imported class."""
+    if not isinstance(node, ast.ClassDef):
+        return []
+    if not {base.id for base in node.bases if isinstance(base, ast.Name)} & set(imported):
+        return []
+    return [
+        f"def {item.name}"
+        for item in node.body
+        if isinstance(item, ast.FunctionDef)
+        and item.name.startswith("_")
+        and not item.name.startswith("__")
+    ]
+
+
+def reaches_past_apis(path: Path) -> list[str]:
+    """Where a module reads a library object's private attribute, replaces an attribute of
+    an imported module or class, or overrides a private method of a library class."""
+    tree = ast.parse(path.read_text())
+    imported = imported_names(tree)
+    own = {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+    found = []
+    for node in ast.walk(tree):
+        read = private_reads(node, own)
+        hits = ([read] if read else []) + replaced_attributes(node, imported)
+        hits += private_overrides(node, imported)
+        found += [f"{path.name}:{getattr(node, 'lineno', 0)}: {hit}" for hit in hits]
+    return found
+
+
+def test_nothing_outside_the_overrides_module_reaches_past_a_documented_api() -> None:
+    sources = sorted((ROOT / "webapp").rglob("*.py"))
+    found = [hit for path in sources if path != OVERRIDES for hit in reaches_past_apis(path)]
+    assert found == []
+
+
+def test_the_check_finds_what_it_looks_for(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "import engineio\nfrom socketio import Server\nfrom flask import session\n"
+        "engineio.Socket = None\nsession.permanent = True\n"
+        "class Mine(Server):\n    def _handle_eio_message(self): super()._send_packet()\n"
+        "def f(server): return server._handle_eio_connect, sys._current_frames()\n"
+    )
+    assert sorted(hit.split(": ", 1)[1] for hit in reaches_past_apis(sample)) == [
+        "._handle_eio_connect",
+        "._send_packet",
+        "def _handle_eio_message",
+        "engineio.Socket =",
+    ]
+
+
+def test_the_overrides_module_stays_within_its_budget() -> None:
+    assert len(OVERRIDES.read_text().splitlines()) <= 150

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import secrets
@@ -111,6 +110,14 @@ def test_unreachable_redis_is_one_clear_line(tmp_path: Path) -> None:
     url = f"redis://{HOST}:{free_port()}/0"
     done = refused_start(tmp_path, "--port", str(free_port()), TICTACTOE_REDIS_URL=url)
     assert f"cannot reach Redis at {url}" in one_error_line(done)
+
+
+def test_a_leftover_gevent_websocket_is_one_clear_line() -> None:
+    from webapp.server.preflight import StartupError, check_websocket_server
+
+    check_websocket_server(lambda name: None)  # not installed: nothing to say
+    with pytest.raises(StartupError, match="pip uninstall gevent-websocket"):
+        check_websocket_server(lambda name: object())
 
 
 def test_key_is_created_private(server: ServerProcess) -> None:
@@ -297,194 +304,6 @@ def test_pacer_spaces_replacements_a_second_apart() -> None:
     assert waits == [0.75, 0.75, 0.75]
 
 
-class _RawSocket:
-    """The OS socket under gevent's: takes at most ``room`` bytes a send, records them."""
-
-    def __init__(self, room: int = 1 << 20) -> None:
-        self.room = room
-        self.sends: list[bytes] = []
-
-    def send(self, data: bytes) -> int:
-        if not self.room:
-            raise BlockingIOError
-        taken = bytes(data[: self.room])
-        self.room -= len(taken)
-        self.sends.append(taken)
-        return len(taken)
-
-
-class _WebSocket:
-    """What ``FrameWriter`` uses of a gevent-websocket WebSocket, recording each write."""
-
-    def __init__(self, raw: _RawSocket) -> None:
-        self.handler = type("Handler", (), {"socket": type("Socket", (), {"_sock": raw})()})()
-        self.writes: list[bytes] = []
-        self.closed = False
-
-    def raw_write(self, data: bytes) -> None:
-        self.writes.append(bytes(data))
-
-    def close(self) -> None:
-        self.writes.append(b"<close>")
-        self.closed = True
-
-
-def test_what_is_sent_in_one_turn_of_the_loop_leaves_in_one_write_in_order() -> None:
-    import gevent
-
-    from webapp.server.patches import FrameWriter
-
-    raw = _RawSocket()
-    writer = FrameWriter(_WebSocket(raw))
-    writer.put("one")
-    writer.put("two")
-    assert raw.sends == []  # gathered until the loop's turn ends
-    gevent.sleep(0)
-    assert raw.sends == [b"\x81\x03one\x81\x03two"]
-    writer.put(b"\x00\x01")  # bytes leave as a binary frame
-    gevent.sleep(0)
-    assert raw.sends[1:] == [b"\x82\x02\x00\x01"]
-
-
-def test_what_the_socket_will_not_take_is_written_in_order_by_a_greenlet() -> None:
-    import gevent
-
-    from webapp.server.patches import FrameWriter
-
-    raw = _RawSocket(room=4)  # takes four bytes, then would block
-    ws = _WebSocket(raw)
-    writer = FrameWriter(ws)
-    writer.put("hello")
-    gevent.sleep(0)
-    assert raw.sends == [b"\x81\x05he"]
-    writer.put("later")  # queued behind the rest of the first frame
-    gevent.sleep(0)
-    gevent.sleep(0)
-    assert b"".join(ws.writes) == b"llo\x81\x05later"
-    writer.put("end")
-    writer.close()  # what is left goes first, then the close
-    assert ws.writes[-2:] == [b"\x81\x03end", b"<close>"]
-    writer.put("after")  # a closed writer drops what is sent
-    gevent.sleep(0)
-    assert ws.writes[-1] == b"<close>" and len(raw.sends) == 1
-
-
-def test_the_reader_returns_exact_reads_and_holds_no_bytes_between_messages() -> None:
-    from webapp.server.patches import SocketReader
-
-    chunks = [b"\x81\x03ab", b"c\x81", b"\x01z", b""]
-    asked: list[int] = []
-
-    def recv(n: int) -> bytes:
-        asked.append(n)
-        return chunks.pop(0)
-
-    reader = SocketReader(recv, pending=b"")
-    assert reader.read(2) == b"\x81\x03"
-    assert reader.read(3) == b"abc"
-    assert reader.read(2) == b"\x81\x01"
-    assert reader.read(1) == b"z"
-    assert reader._pending == b""  # nothing kept while the connection is idle
-    assert reader.read(2) == b""  # the peer closed
-    assert all(n >= SocketReader.CHUNK for n in asked)
-
-
-def test_bytes_buffered_behind_the_handshake_are_read_first() -> None:
-    import gevent.socket
-    from geventwebsocket.websocket import WebSocket
-
-    from webapp.server.patches import _read_unbuffered
-
-    ours, peer = gevent.socket.socketpair()
-    try:
-        rfile = ours.makefile("rb", -1)
-        peer.sendall(b"GET / HTTP/1.1\r\n\r\n\x81\x02hi")  # a frame right behind
-        assert rfile.readline() == b"GET / HTTP/1.1\r\n"
-        assert rfile.readline() == b"\r\n"
-        handler = type("Handler", (), {"socket": ours, "rfile": rfile})()
-        ws = WebSocket({}, type("Stream", (), {"read": None, "write": None})(), handler)
-        _read_unbuffered(ws, 5.0)
-        assert rfile.closed and ours.gettimeout() == 5.0
-        peer.sendall(b"\x81\x03you")
-        assert ws.raw_read(4) == b"\x81\x02hi"
-        assert ws.raw_read(5) == b"\x81\x03you"
-    finally:
-        ours.close()
-        peer.close()
-
-
-PARKING = """
-from gevent import monkey
-
-monkey.patch_all()
-import gc, json, sys
-
-import gevent
-import greenlet
-from gevent.pool import Pool
-
-from webapp.server import config
-from webapp.server.app import create_app
-from webapp.server.serve import serving_classes
-from support.testing import RawWebSocket, session_cookie
-
-settings = {**config.load({}), "DATA_DIR": sys.argv[1], "ASYNC_MODE": "gevent"}
-handler, server_class = serving_classes(settings)
-pool = Pool(100)
-server = server_class(("127.0.0.1", 0), create_app(settings), spawn=pool, handler_class=handler)
-server.start()
-url = f"http://127.0.0.1:{server.server_port}"
-
-
-def greenlets():
-    gc.collect()
-    return sum(isinstance(o, greenlet.greenlet) for o in gc.get_objects())
-
-
-def answer(raw, ack):
-    for text in raw.texts():
-        if text.startswith(f"43{ack}["):
-            return json.loads(text[len(f"43{ack}"):])[0]
-
-
-first = RawWebSocket.joined(server.server_port, session_cookie(url))
-gevent.sleep(0.2)
-before = greenlets()
-players = [RawWebSocket.joined(server.server_port, session_cookie(url)) for _ in range(20)]
-gevent.sleep(0.5)
-report = {
-    "added": greenlets() - before,
-    "parked": len(server.parked),
-    "places_left": pool._semaphore.counter,
-}
-players[0].send_text('421["hint",{}]')  # a parked socket wakes for its message
-report["answer"] = answer(players[0], 1)
-for raw in [first, *players]:
-    raw.close()
-gevent.sleep(0.5)
-report.update(parked_after=len(server.parked), places_after=pool._semaphore.counter)
-print(json.dumps(report))
-"""
-
-
-def test_idle_websockets_hold_no_greenlet_and_keep_their_place(tmp_path: Path) -> None:
-    # The script imports tests/support, which is beside the tests, not installed.
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent)}
-    found = subprocess.run(
-        [sys.executable, "-c", PARKING, str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-    )
-    assert found.returncode == 0, found.stderr[-3000:]
-    report = json.loads(found.stdout)
-    assert report["added"] <= 2, report  # not one a connection
-    assert report["parked"] == 21 and report["places_left"] == 100 - 21, report
-    assert report["answer"].get("ok") is True, report
-    assert report["parked_after"] == 0 and report["places_after"] == 100, report
-
-
 def test_idle_websockets_count_among_a_workers_connections(
     server_factory: Callable[..., ServerProcess],
 ) -> None:
@@ -500,34 +319,6 @@ def test_idle_websockets_count_among_a_workers_connections(
     for player in held:
         assert player.connected
         player.close()
-
-
-def test_a_websockets_access_line_is_written_when_it_closes(server: ServerProcess) -> None:
-    player = Player(server.url, session_cookie(server.url))
-    assert player.wait_for(lambda state: state["version"] >= 0)
-    time.sleep(1.2)  # parked meanwhile
-    assert "GET /socket.io/" not in server.log_tail(1 << 16)
-    player.close()
-
-    def line() -> str:
-        found = [s for s in server.log_tail(1 << 16).splitlines() if "GET /socket.io/" in s]
-        return found[-1] if found else ""
-
-    wait_until(lambda: bool(line()), 5, "the websocket's access line")
-    assert re.search(r'" 101 \d+ \d+ms "', line()), line()
-    assert int(re.search(r" (\d+)ms ", line())[1]) >= 1200  # type: ignore[index]
-
-
-@pytest.mark.parametrize("size", [0, 1, 3, 4, 5, 47, 125, 3072])
-def test_unmasking_is_gevent_websockets_own(size: int) -> None:
-    from geventwebsocket.websocket import Header
-
-    from webapp.server.patches import unmask
-
-    payload, mask = secrets.token_bytes(size), secrets.token_bytes(4)
-    header = Header(length=size)
-    header.mask = mask
-    assert unmask(payload, mask) == bytes(header.unmask_payload(payload))
 
 
 def test_a_text_message_that_is_not_utf8_closes_with_1007(server: ServerProcess) -> None:

@@ -458,7 +458,13 @@ class RawWebSocket:
     """A websocket to the Engine.IO endpoint, framed by hand, to send what clients never do."""
 
     def __init__(
-        self, port: int, *, cookie: str = "", source: str = HOST, timeout: float = 10
+        self,
+        port: int,
+        *,
+        cookie: str = "",
+        source: str = HOST,
+        timeout: float = 10,
+        extensions: str = "",
     ) -> None:
         # ``source``: another loopback address (127.x.y.z), as another client would have.
         address = (HOST, port)
@@ -467,8 +473,11 @@ class RawWebSocket:
         request = (
             f"GET /socket.io/?EIO=4&transport=websocket HTTP/1.1\r\nHost: {HOST}:{port}\r\n"
             f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-            f"Sec-WebSocket-Version: 13\r\nCookie: {cookie}\r\n\r\n"
+            f"Sec-WebSocket-Version: 13\r\nCookie: {cookie}\r\n"
         )
+        if extensions:  # e.g. "permessage-deflate", as browsers offer it
+            request += f"Sec-WebSocket-Extensions: {extensions}\r\n"
+        request += "\r\n"
         self.sock.sendall(request.encode())
         head = b""
         while b"\r\n\r\n" not in head:
@@ -477,12 +486,13 @@ class RawWebSocket:
                 raise ConnectionError(f"closed during the upgrade: {head!r}")
             head += chunk
         self.status = int(head.split(b" ", 2)[1])
-        self.buffer = head.split(b"\r\n\r\n", 1)[1]
+        self.head, self.buffer = head.split(b"\r\n\r\n", 1)
 
     @staticmethod
-    def header(opcode: int, length: int, *, fin: bool = True) -> bytes:
-        """A masked client frame header announcing ``length`` bytes (mask of zeros)."""
-        first = (0x80 if fin else 0) | opcode
+    def header(opcode: int, length: int, *, fin: bool = True, compressed: bool = False) -> bytes:
+        """A masked client frame header announcing ``length`` bytes (mask of zeros);
+        ``compressed`` sets RSV1, permessage-deflate's flag."""
+        first = (0x80 if fin else 0) | (0x40 if compressed else 0) | opcode
         if length < 126:
             size = bytes([0x80 | length])
         elif length < 1 << 16:

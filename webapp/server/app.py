@@ -12,19 +12,20 @@ from typing import Any
 
 from flask import Flask
 from flask_socketio import SocketIO
+from socketio import RedisManager
 
 from . import config, datadir
+from .codec import Json, JsonPacket
 from .compress import StaticGzip
 from .connections import SocketCaps
 from .events import register
+from .guard import guard_messages
 from .health import Health
 from .history_store import open_history
 from .limits import QuietLog, RateLimits
 from .matches import MatchService
-from .message_queue import BatchingRedisManager
 from .odds import odds_for
 from .pages import pages
-from .patches import JsonPacket, SessionInterface, guard_messages
 from .practice import practice
 from .presence import LocalPresence, RedisPresence
 from .protocol import ErrorCode, ServerEvent, error, problem
@@ -34,6 +35,7 @@ from .room_store import open_rooms
 from .rooms import RoomService
 from .security import (
     SecurityHeaders,
+    SessionInterface,
     UnderPath,
     allowed_origins,
     comma_list,
@@ -44,11 +46,15 @@ from .security import (
 from .signing import signer
 from .store import open_store
 from .tally import LocalTally, RedisTally
+from .websocket_guard import WebSocketGuard
 from .your_data import your_data
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 CHANNEL = "flask-socketio"  # Flask-SocketIO's own default channel
 TRANSPORT_SLACK_BYTES = 1024  # the event name, ack id and framing around a payload
+# A websocket silent this long is dead: Engine.IO pings every 25 s and expects a pong.
+LIVELY_SECONDS = 60.0
+FRAME_PACE = 4  # a websocket's frames are read at most this many times the event rate
 
 
 def resource_dir(name: str) -> Path:
@@ -106,7 +112,7 @@ def message_queue(url: str | None) -> dict[str, Any]:
     if not url:
         return {}
     options = {"max_connections": POOL_SIZE}
-    manager = BatchingRedisManager(url, channel=CHANNEL, redis_options=options)
+    manager = RedisManager(url, channel=CHANNEL, redis_options=options, json=Json)
     return {"client_manager": manager}
 
 
@@ -131,6 +137,7 @@ def _add_socketio(app: Flask) -> None:
         async_handlers=False,
         cors_allowed_origins=check,
         max_http_buffer_size=transport_limit(app.config["MAX_PAYLOAD_BYTES"]),
+        json=Json,
         serializer=JsonPacket,
         **message_queue(app.config["REDIS_URL"]),
     )
@@ -139,6 +146,11 @@ def _add_socketio(app: Flask) -> None:
     if app.config["TRUST_PROXY"]:
         trust_proxy(app)
     app.wsgi_app = SecurityHeaders(direct(app.wsgi_app)).__call__  # type: ignore[method-assign]
+    # Outermost: a websocket's socket is guarded before anything reads from it.
+    limit = transport_limit(app.config["MAX_PAYLOAD_BYTES"])
+    pace = FRAME_PACE * float(app.config["RATE_PER_SECOND"])
+    guard = WebSocketGuard(direct(app.wsgi_app), limit, LIVELY_SECONDS, pace=pace)
+    app.wsgi_app = guard.__call__  # type: ignore[method-assign]
     redis_url = app.config["REDIS_URL"]
     tally = app.extensions["tally"] = RedisTally(redis_url) if redis_url else LocalTally()
     limits = RateLimits(

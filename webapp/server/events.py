@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import weakref
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
@@ -70,23 +71,30 @@ def socket_id() -> str:
     return at[0] if at else str(request.sid)  # type: ignore[attr-defined]
 
 
+# Each server's connections -> their players, for the events that ``attach`` dispatches.
+_PLAYERS: weakref.WeakKeyDictionary[Any, dict[str, str]] = weakref.WeakKeyDictionary()
+
+
+def players_of(socketio: SocketIO) -> dict[str, str]:
+    """The player of each connection of ``socketio``, kept from connect to disconnect."""
+    return _PLAYERS.setdefault(socketio.server, {})
+
+
 def attach(socketio: SocketIO, event: Event, handler: Callable[..., Ack]) -> None:
     """Handle ``event`` with ``handler``, registered on python-socketio's server itself.
 
     Flask-SocketIO would build and tear down a Flask request context around every event,
     the costliest part of a small one; these handlers need only the socket and its
-    player, who is read from the session the connection was opened with (Flask-SocketIO
-    keeps it in the connection's environ). Connecting and disconnecting still go through
-    Flask-SocketIO, with the request context they use.
+    player, whom the connect handler keeps (``players_of``). Connecting and
+    disconnecting still go through Flask-SocketIO, with the request context they use.
     """
-    server = socketio.server
+    server, players = socketio.server, players_of(socketio)
 
     def run(sid: str, *args: object) -> Ack:
-        environ = server.get_environ(sid, namespace="/") or {}
-        saved = environ.get("saved_session")
-        if saved is None or "player" not in saved:
+        player = players.get(sid)
+        if player is None:
             return error(ErrorCode.INTERNAL, "this connection has no session: reload the page")
-        token = _AT.set((sid, str(saved["player"])))
+        token = _AT.set((sid, str(player)))
         try:
             return handler(*args)
         except Exception as err:
@@ -159,6 +167,7 @@ def register(
             socketio.start_background_task(socketio.server.eio.disconnect, eio_sid)
             raise refused(RefusalCode.COOLDOWN, f"too many events: wait {wait:.0f} s", seconds=wait)
         limits.bind(eio_sid, player)
+        players_of(socketio)[socket_id()] = player
         caps.join(player, str(request.remote_addr), socket_id())
         key = views[socket_id()] = match_key_for(player, auth)
         join_room(key)
@@ -170,6 +179,7 @@ def register(
     def on_disconnect(*_: object) -> None:
         caps.leave(player_id(), str(request.remote_addr), socket_id())
         views.pop(socket_id(), None)
+        players_of(socketio).pop(socket_id(), None)
         rooms.gone(socket_id())
 
     @on(Event.MOVE)

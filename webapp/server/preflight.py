@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import errno
 import gc
+import importlib.util
 import logging
 import os
 import socket
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,11 +46,23 @@ def preflight(settings: dict[str, Any]) -> None:
         signing.signer(settings, data_dir)  # the data dir's key made once, both keys checked
     except (datadir.DataDirError, ValueError) as err:
         raise StartupError(str(err)) from None
+    check_websocket_server()
     check_port(settings["HOST"], settings["PORT"])
     if settings["REDIS_URL"]:
         check_redis(settings["REDIS_URL"])
     else:
         check_database(data_dir)
+
+
+def check_websocket_server(find_spec: Callable[[str], object] = importlib.util.find_spec) -> None:
+    """Engine.IO's gevent driver serves websockets through gevent-websocket whenever it is
+    installed (a venv upgraded in place from 0.4.0 keeps it), and then answers every
+    websocket 500 under gunicorn's gevent worker: simple-websocket must serve them."""
+    if find_spec("geventwebsocket") is not None:
+        raise StartupError(
+            "gevent-websocket is installed, and Engine.IO would serve websockets through it: "
+            "remove it (pip uninstall gevent-websocket), it is no longer used"
+        )
 
 
 def check_port(host: str, port: int) -> None:

@@ -4,8 +4,9 @@ Through redis-py's client, each command checks a connection out of the pool (whi
 arms a timeout and polls the socket), sends, waits, and checks it back in: under load
 that bookkeeping cost more than the command. Under gevent, many players' saves are made
 in the same turn of the event loop, so here they are queued instead, and one sender
-greenlet writes whatever has gathered as one pipeline on a connection of its own, then
-hands each caller its own reply. While Redis answers one pipeline the next gathers,
+greenlet sends whatever has gathered as one redis-py pipeline (``execute`` with
+``raise_on_error=False``, so that each command's error stays its own), then hands each
+caller its own reply. While Redis answers one pipeline the next gathers,
 as SQLite's writes of one turn share a commit (sqlite_store.Database.write).
 
 Nothing is acknowledged early: a call returns only once Redis has answered it. Each
@@ -56,7 +57,6 @@ class Pipeliner:
 
     def __init__(self, client: Any) -> None:
         self._client = client
-        self._connection: Any = None  # the sender's own, made on first use
         self._pending: _Batch | None = None  # the batch gathering for the next pipeline
         self._wake: Any = None
         self._pid = 0  # the process the sender was started in
@@ -80,7 +80,7 @@ class Pipeliner:
         import gevent
         from gevent.event import Event
 
-        self._pid, self._wake, self._connection = os.getpid(), Event(), None
+        self._pid, self._wake = os.getpid(), Event()
         gevent.spawn(self._sender)
 
     def _sender(self) -> None:
@@ -92,51 +92,21 @@ class Pipeliner:
                 batch.answer(self._send(batch.commands))
 
     def _send(self, commands: list[Command]) -> list[Any]:
-        """Every command's reply, or for each the error that kept the pipeline from Redis."""
+        """Every command's reply (a command's own error in its place), or for each the
+        error that kept the pipeline from Redis."""
         try:
-            replies = self._exchange(self._ready(), commands)
+            with self._client.pipeline(transaction=False) as pipe:
+                for command in commands:
+                    pipe.execute_command(*command)
+                replies: list[Any] = pipe.execute(raise_on_error=False)
         except Exception as err:
-            self._connection.disconnect()
             log.warning("a pipeline of %d Redis commands failed: %s", len(commands), err)
             return [err] * len(commands)
         self.pipelines += 1
         return replies
 
-    def _ready(self) -> Any:
-        """The sender's connection, made anew if Redis closed it (a restart) while idle.
-
-        As redis-py's pool checks each connection it hands out: once a pipeline here.
-        """
-        import redis
-
-        if self._connection is None:
-            pool = self._client.connection_pool
-            self._connection = pool.connection_class(**pool.connection_kwargs)
-        connection = self._connection
-        try:
-            if connection.can_read():  # connects if need be; True: closed, or stray data
-                connection.disconnect()
-        except (OSError, redis.ConnectionError):
-            connection.disconnect()
-        return connection
-
-    @staticmethod
-    def _exchange(connection: Any, commands: list[Command]) -> list[Any]:
-        import redis
-
-        connection.send_packed_command(connection.pack_commands(commands))
-        replies: list[Any] = []
-        for _ in commands:
-            try:
-                replies.append(connection.read_response())
-            except redis.ResponseError as err:  # this command's own error, not the pipeline's
-                replies.append(err)
-        return replies
-
     def close(self) -> None:
-        """Close the sender's connection (a later call opens it again)."""
-        if self._connection is not None:
-            self._connection.disconnect()
+        """Nothing of its own to close: pipelines take a connection of the client's pool."""
 
 
 class BatchedScript:

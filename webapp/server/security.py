@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import socket
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from flask import Flask, Response, request
+from flask.sessions import SecureCookieSessionInterface
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 OriginCheck = Callable[[str | None, Mapping[str, Any]], bool]
@@ -14,6 +18,14 @@ CONTENT_SECURITY_POLICY = (
     "style-src 'self'; script-src 'self'; base-uri 'none'; form-action 'self'; "
     "frame-ancestors 'none'"
 )
+
+
+class SessionInterface(SecureCookieSessionInterface):
+    """Flask's signed-cookie sessions, the cookie marked Secure over https too."""
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        """Secure when configured so, or when this request came over https."""
+        return bool(app.config["SESSION_COOKIE_SECURE"] or request.is_secure)
 
 
 def allowed_origins(setting: str | None) -> list[str] | None:
@@ -107,7 +119,19 @@ def refuse_large_bodies() -> Response | None:
     if not chunked and (request.content_length or 0) <= BODY_BYTES:
         return None
     message = f"Request bodies here are at most {BODY_BYTES} bytes: this one was not read.\n"
-    return Response(message, 413, {"Connection": "close"}, mimetype="text/plain")
+    response = Response(message, 413, {"Connection": "close"}, mimetype="text/plain")
+    # gunicorn keeps the connection open whatever the app says, and would read the body
+    # to find the next request: once the answer is out, the connection ends instead.
+    sock = request.environ.get("gunicorn.socket")
+    if sock is not None:
+        response.call_on_close(functools.partial(hang_up, sock))
+    return response
+
+
+def hang_up(sock: socket.socket) -> None:
+    """End a connection in both directions (what is unread stays unread)."""
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
 
 
 SECURITY_HEADERS = (

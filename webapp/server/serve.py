@@ -2,14 +2,15 @@
 
 ``serve()`` reads the settings and runs the checks of preflight.py (one line and a
 non-zero exit if anything is wrong), then hands over to the arbiter. Each worker
-monkey-patches for gevent, builds the app, and serves websockets through
-gevent-websocket with the Origin checked before the upgrade.
+monkey-patches for gevent, builds the app, and serves websockets through Engine.IO's
+gevent driver (simple-websocket) with the Origin checked before the upgrade.
 """
 
 from __future__ import annotations
 
 import gc
 import logging
+import math
 import os
 import sys
 import threading
@@ -20,10 +21,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
-from gunicorn.workers.ggevent import GeventPyWSGIWorker, PyWSGIHandler, PyWSGIServer
+from gunicorn.workers.ggevent import GeventWorker
 
 from .. import __version__
 from . import config
+from .limits import QuietLog
 from .preflight import StartupError, build_tables, preflight
 
 log = logging.getLogger(__name__)
@@ -36,6 +38,7 @@ ACCESS_LOG_FORMAT = '%(h)s %(t)s "%(r)s" %(s)s %(B)s %(M)sms "%(a)s"'
 PRUNE_EVERY_SECONDS = 6 * 3600
 RESPAWN_INTERVAL = 1.0  # seconds between replacements of workers that keep dying
 LISTEN_BACKLOG = 2048
+_BAD_REQUESTS = QuietLog(logging.getLogger("webapp.server.http"))
 
 
 # --- the arbiter's hooks -----------------------------------------------------------------
@@ -138,41 +141,25 @@ def _renew_presence_forever(app: Any) -> None:
 # --- the worker ---------------------------------------------------------------------------
 
 
-def serving_classes(settings: Mapping[str, Any]) -> tuple[type, type]:
-    """After gevent's patching: the WSGI handler and server classes a worker serves with.
-
-    The handler serves websockets through gevent-websocket, with the Origin checked
-    before the upgrade and a deadline for each request's head; the server keeps idle
-    websockets without a greenlet each. The patches of patches.py are applied first.
-    """
-    from geventwebsocket.handler import WebSocketHandler
-
-    from .app import transport_limit
-    from .patches import (
-        lean_websockets,
-        limit_websocket_messages,
-        origin_checking_handler,
-        parking_handler,
-        parking_server,
-        share_the_environ,
-        timed_handler,
-        unread_refused_bodies,
-    )
-    from .security import handshake_allowed
-
-    limit_websocket_messages(transport_limit(settings["MAX_PAYLOAD_BYTES"]))
-    lean_websockets()
-    share_the_environ()
-    base = type("Handler", (PyWSGIHandler, WebSocketHandler), {})
-    timed = parking_handler(unread_refused_bodies(timed_handler(base, settings["HEADER_TIMEOUT"])))
-    return origin_checking_handler(handshake_allowed, timed), parking_server(PyWSGIServer)
+def quiet_bad_requests(record: logging.LogRecord) -> bool:
+    """A logging filter: gunicorn's line for each bad request (with up to 8 KB of it)
+    becomes one short line now and then, so that a client sending garbage cannot fill
+    the log."""
+    message = record.getMessage()
+    if not message.startswith("Invalid request from ip="):
+        return True
+    _BAD_REQUESTS.warning("bad HTTP requests", message.removeprefix("Invalid request from ")[:100])
+    return False
 
 
-class Worker(GeventPyWSGIWorker):  # type: ignore[misc]
-    """gunicorn's gevent worker, serving websockets with the Origin checked first.
+class Worker(GeventWorker):  # type: ignore[misc]
+    """gunicorn's gevent worker (``gunicorn -k gevent``), as Flask-SocketIO documents it.
 
-    On stop it closes every open websocket at once, so that clients reconnect (to a
-    new worker on reload) instead of holding the worker for the whole grace period.
+    Engine.IO's gevent driver serves websockets through simple-websocket over the socket
+    gunicorn puts in the WSGI environ (guarded by websocket_guard.py). A request's head
+    must arrive within gunicorn's ``keepalive`` seconds (``HEADER_TIMEOUT``). On stop
+    the worker closes every open websocket at once, so that clients reconnect (to a new
+    worker on reload) instead of holding it for the whole grace period.
     """
 
     def patch(self) -> None:
@@ -190,20 +177,18 @@ class Worker(GeventPyWSGIWorker):  # type: ignore[misc]
         import gevent
 
         # gevent records each new greenlet's spawning stack and parent for debugging:
-        # a few kilobytes for every connection's greenlet, never read here.
+        # a few kilobytes for every connection's greenlets, never read here.
         gevent.config.track_greenlet_tree = False
-        self.wsgi_handler, self.server_class = serving_classes(self.app.settings)
+        logging.getLogger("gunicorn.error").addFilter(quiet_bad_requests)
 
     def handle_exit(self, sig: int, frame: object) -> None:
         """SIGTERM: stop accepting, and close the open websockets."""
         import gevent
 
-        from .patches import close_all_sockets
-
         super().handle_exit(sig, frame)
         app = getattr(self, "wsgi", None)
         if app is not None:
-            gevent.spawn(close_all_sockets, app.extensions["socketio"])
+            gevent.spawn(app.extensions["socketio"].server.eio.disconnect)
 
 
 class Application(BaseApplication):  # type: ignore[misc]
@@ -225,7 +210,9 @@ class Application(BaseApplication):  # type: ignore[misc]
             "graceful_timeout": self.settings["STOP_SECONDS"],
             "timeout": self.settings["WORKER_TIMEOUT"],
             "backlog": LISTEN_BACKLOG,
-            "keepalive": 5,
+            # gunicorn's gevent worker reads each request's head (the first one too)
+            # within ``keepalive`` seconds: the deadline for slow heads.
+            "keepalive": max(1, math.ceil(self.settings["HEADER_TIMEOUT"])),
             "proc_name": "tictactoe",
             "control_socket_disable": True,  # no socket in the service user's home
             "loglevel": "info",
