@@ -91,7 +91,11 @@ const view = createView({
   nextGame: () => request(EVENTS.nextGame, { client_seed: gameSeed() }),
   async newMatch(settings) {
     const reply = await connection.send(EVENTS.newMatch, { ...settings, client_seed: gameSeed() });
-    if (reply.ok) return reply;
+    if (reply.ok) {
+      // The form is far below the board: bring the new match's first game into view.
+      document.getElementById("game-title").closest("section").scrollIntoView({ block: "start" });
+      return reply;
+    }
     if (rulesRefused(reply.error)) view.showRulesError(reply.error, { started: true });
     else view.showError(reply.error?.code);
     return reply;
