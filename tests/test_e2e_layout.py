@@ -8,10 +8,20 @@ import re
 from typing import Any
 
 import pytest
-from browser import board, first_empty, open_game, play, play_game, settle, start_match
+from browser import (
+    board,
+    expect_no_violations,
+    first_empty,
+    open_game,
+    play,
+    play_game,
+    settle,
+    start_match,
+)
 from playwright.sync_api import Locator, Page, expect
 
 MATCH_OVER = re.compile(r"^(You won the match!|The AI won the match)$")
+LAST_GAME = re.compile(r"^Last game: (You win!|AI wins|Draw)$")
 SIZES = {"phone": {"width": 390, "height": 844}, "laptop": {"width": 1280, "height": 800}}
 
 
@@ -42,7 +52,9 @@ def top(page: Page) -> None:
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_board_turn_and_next_action_fit_the_screen(page: Page, server: Any, size: str) -> None:
+def test_board_turn_and_next_action_fit_the_screen(
+    page: Page, server: Any, axe: Any, shoot: Any, size: str
+) -> None:
     page.set_viewport_size(SIZES[size])
     open_game(page, server.url)
     expect_on_screen(page, board(page), status(page))  # fresh page
@@ -56,9 +68,12 @@ def test_board_turn_and_next_action_fit_the_screen(page: Page, server: Any, size
     top(page)
     # A finished match has its own headline; the last game's result is the line below.
     expect(page.locator("#status-text")).to_have_text(MATCH_OVER)
-    expect(page.locator("#substatus")).to_have_text(re.compile(r"^Last game: (You win!|AI wins|Draw)$"))
+    expect(page.locator("#substatus")).to_have_text(LAST_GAME)
     expect_on_screen(page, board(page), status(page), page.locator("#substatus"))
     expect_on_screen(page, page.get_by_role("button", name="New match"))  # match over
+    if size == "phone":
+        expect_no_violations(axe, page, "a finished match")
+        shoot(page, "match-over")
 
     page.get_by_role("button", name="New match").click()
     confirm = page.get_by_role("dialog", name="Abandon this match?")
