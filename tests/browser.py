@@ -16,7 +16,7 @@ EMPTY = re.compile(r"^[abc][123], empty$")
 SETTLED = re.compile(r"^(human|none)$")
 # A hint on a cell counts the player's own moves: "win now", "win · 2 moves", "draw", "loses".
 HINT = re.compile(r"^(win now|win · \d moves|draw|loses)$")
-RESULT = re.compile(r"You win|AI wins|Draw")
+RESULT = re.compile(r"You win|AI wins|Draw|won the match")
 PAGE_BUDGET_BYTES = 100 * 1024  # on the wire: the static files go out gzipped
 
 

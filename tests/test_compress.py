@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 STATIC = Path(__file__).resolve().parent.parent / "static"
 
 
-@pytest.mark.parametrize("name", ["js/view.js", "css/app.css", "vendor/socket.io.esm.min.js"])
+@pytest.mark.parametrize("name", ["js/view.js", "css/base.css", "vendor/socket.io.esm.min.js"])
 def test_static_files_are_gzipped_for_clients_that_take_it(client: FlaskClient, name: str) -> None:
     reply = client.get(f"/static/{name}", headers={"Accept-Encoding": "gzip, br"})
     assert reply.status_code == 200

@@ -303,11 +303,15 @@ def test_a_phone_shows_what_difficulty_means_near_the_top(
     open_game(page, server.url)
     tagline = page.get_by_text(re.compile(r"^Drain the AI.s hit points"))
     expect(tagline).to_be_in_viewport()
-    expect(
-        page.get_by_text(re.compile(r"the AI plays its best move 0% of the time"))
-    ).to_be_in_viewport()
+    # Board first: the board fills the first screen, and the match card, with what the
+    # difficulty means, comes right after it, within a screen and a half of the top;
+    # "How it works" is in the same card, a few lines below.
+    expect(board(page)).to_be_in_viewport(ratio=1)
+    difficulty = page.get_by_text(re.compile(r"the AI plays its best move 0% of the time"))
     how = page.get_by_text("How it works", exact=True)
-    expect(how).to_be_in_viewport()
+    said, told = difficulty.bounding_box(), how.bounding_box()
+    assert said and said["y"] + said["height"] < 1.5 * 844, said
+    assert told and 0 < told["y"] - said["y"] < 200, (said, told)
     how.click()
     meaning = page.get_by_text(re.compile(r"^The AI.s difficulty is 100 minus its HP"))
     expect(meaning).to_be_visible()

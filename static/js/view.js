@@ -166,7 +166,7 @@ export function createView(actions) {
     const order = state.first === "human" ? "you go first" : "the AI goes first";
     $("game-meta").textContent = `Game ${state.match.game} · You play ${state.human}, ${order}`;
     const match = state.match;
-    $("substatus").textContent = match.over ? MATCH_RESULTS[match.winner] : "";
+    $("substatus").textContent = match.over ? `Last game: ${RESULTS[state.status]}` : "";
     $("substatus").dataset.match = match.over ? match.winner : "";
     renderHeadline();
   }
@@ -181,12 +181,17 @@ export function createView(actions) {
     let title = cut ? "Not connected" : "";
     if (!cut && state) {
       text = playing ? (thinking ? THINKING : "Your turn") : RESULTS[state.status];
-      const result = state.match.over ? MATCH_RESULTS[state.match.winner] : text;
-      title = thinking ? `${THINKING}…` : result;
+      if (state.match.over) text = MATCH_RESULTS[state.match.winner];
+      title = thinking ? `${THINKING}…` : text;
     }
+    const over = !cut && state?.match.over;
     $("status-text").textContent = text;
     $("thinking").hidden = !thinking;
-    $("status").dataset.result = cut ? "offline" : (state?.status ?? "loading");
+    $("status").dataset.result = cut
+      ? "offline"
+      : over
+        ? `${state.match.winner === "human" ? "human" : "ai"}_won`
+        : (state?.status ?? "loading");
     board.setAttribute("aria-disabled", String(Boolean(cut)));
     document.title = title ? `${title} · ${baseTitle}` : baseTitle;
   }

@@ -1,0 +1,111 @@
+"""End-to-end: the board first. At a phone's and a laptop's size, the whole board, whose
+turn it is and the next action are on screen without scrolling at every moment of a
+match, and nothing moves when a note appears."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from browser import (
+    board,
+    expect_no_violations,
+    first_empty,
+    open_game,
+    play,
+    play_game,
+    settle,
+    start_match,
+)
+from playwright.sync_api import Locator, Page, expect
+
+MATCH_OVER = re.compile(r"^(You won the match!|The AI won the match)$")
+LAST_GAME = re.compile(r"^Last game: (You win!|AI wins|Draw)$")
+SIZES = {"phone": {"width": 390, "height": 844}, "laptop": {"width": 1280, "height": 800}}
+
+
+def expect_on_screen(page: Page, *parts: Locator) -> None:
+    """Each part's box lies wholly inside the viewport, the page not scrolled."""
+    view = page.viewport_size or {}
+    for part in parts:
+        expect(part).to_be_visible()
+        box = part.bounding_box()
+        assert box, part
+        inside = (
+            box["x"] >= 0
+            and box["y"] >= 0
+            and box["x"] + box["width"] <= view["width"]
+            and box["y"] + box["height"] <= view["height"]
+        )
+        assert inside, f"{part} at {box} is not inside {view}"
+
+
+def status(page: Page) -> Locator:
+    """Whose turn it is, or the result."""
+    return page.locator("#status")
+
+
+def top(page: Page) -> None:
+    """Back to the top of the page, as a fresh load would show it."""
+    page.evaluate("window.scrollTo(0, 0)")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_board_turn_and_next_action_fit_the_screen(
+    page: Page, server: Any, axe: Any, shoot: Any, size: str
+) -> None:
+    page.set_viewport_size(SIZES[size])
+    open_game(page, server.url)
+    expect_on_screen(page, board(page), status(page))  # fresh page
+
+    start_match(page, "Adaptive", human_hp=1, ai_hp=1)  # one game decides it
+    expect_on_screen(page, board(page), status(page))  # the new match's board is in view
+    play(page, first_empty(page))
+    top(page)
+    expect_on_screen(page, board(page), status(page))  # mid-game
+    play_game(page)
+    top(page)
+    # A finished match has its own headline; the last game's result is the line below.
+    expect(page.locator("#status-text")).to_have_text(MATCH_OVER)
+    expect(page.locator("#substatus")).to_have_text(LAST_GAME)
+    expect_on_screen(page, board(page), status(page), page.locator("#substatus"))
+    expect_on_screen(page, page.get_by_role("button", name="New match"))  # match over
+    if size == "phone":
+        expect_no_violations(axe, page, "a finished match")
+        shoot(page, "match-over")
+
+    page.get_by_role("button", name="New match").click()
+    confirm = page.get_by_role("dialog", name="Abandon this match?")
+    if confirm.is_visible():
+        confirm.get_by_role("button", name="Start new match").click()
+    expect(board(page)).to_have_attribute("data-status", "playing")
+    settle(page)
+    start_match(page, "Adaptive", human_hp=100, ai_hp=100)
+    play_game(page)
+    top(page)
+    expect_on_screen(page, board(page), status(page))  # game over, match going on
+    expect_on_screen(page, page.get_by_role("button", name="Next game"))
+
+
+BOXES = """() => ['masthead', 'game-meta', 'status', 'board', 'actions', 'scoreboard', 'prefs']
+  .map(k => document.getElementById(k) ?? document.querySelector('.' + k))
+  .map(e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; })"""
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_nothing_moves_when_a_note_appears(page: Page, server: Any, size: str) -> None:
+    page.set_viewport_size(SIZES[size])
+    open_game(page, server.url)
+    start_match(page, "Adaptive", human_hp=100, ai_hp=100)
+    top(page)
+    before = page.evaluate(BOXES)
+    play(page, first_empty(page))  # the take-back note appears after the first move
+    expect(page.get_by_text("No take-back in an HP match")).to_be_visible()
+    top(page)
+    assert page.evaluate(BOXES) == before  # tops and bottoms, every one
+    play_game(page)  # the result, the HP badges, Next game and the AI's words
+    top(page)
+    after = page.evaluate(BOXES)
+    assert after[:4] == before[:4], "the header, the status or the board moved"
+    assert after[6] == before[6], "the preferences below the actions moved"
