@@ -225,6 +225,8 @@ class _Search:
             return found, "exact"
         end = self.score_end(cells, depth)
         if end is not None:
+            if self.options.table:
+                self.table[cells] = end[0]
             if emit:
                 emit(Leave(node, end[0], "exact", end[1]))
             return end[0], "exact"
