@@ -259,3 +259,74 @@ def test_readme_command_table_matches_the_commands_own_help() -> None:
         assert not missing, f"README's row for {name} lacks {sorted(missing)}"
         if flags & rule_flags:
             assert "[rule flags]" in row and "--preset" in row, name
+
+
+# --- explain ----------------------------------------------------------------------------
+
+
+def test_explain_json_near_the_end(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, ["explain", "XOXOXO...", "--prune", "--json"])
+    assert code == 0
+    record = json.loads(out)
+    assert record["board"] == "XOXOXO..."
+    assert record["best"] == "a3"
+    assert record["values"] == {
+        "a3": {"value": 9, "bound": "exact"},
+        "b3": {"value": 9, "bound": "at most"},
+        "c3": {"value": 9, "bound": "exact"},
+    }
+    assert record["counts"]["minimax"] == 8
+    assert record["counts"]["alphabeta"] == 6
+    assert record["cuts"]["alphabeta"] == 1
+    assert len(record["counts"]) == len(record["seconds"]) == 8
+    assert "ties go to the lowest cell" in record["why"]
+
+
+@pytest.mark.parametrize(
+    ("scoring", "values"),
+    [("result", {"c1": 1, "c2": 0}), ("empties", {"c1": 5, "c2": 0})],
+)
+def test_explain_scorings(
+    capsys: pytest.CaptureFixture[str], scoring: str, values: dict[str, int]
+) -> None:
+    code, out = run(capsys, ["explain", "XX.OO....", "--scoring", scoring, "--json"])
+    assert code == 0
+    record = json.loads(out)
+    assert {k: record["values"][k]["value"] for k in values} == values
+    assert record["best"] == "c1"
+
+
+def test_explain_empty_board_counts(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, ["explain", ".........", "--json", "--symmetry", "--table"])
+    assert code == 0
+    record = json.loads(out)
+    assert record["counts"]["minimax"] == TREE_STATS["tree_nodes"]
+    assert record["counts"]["alphabeta"] == 20_866
+    assert record["counts"]["minimax+table+symmetry"] == 8_307
+    assert record["best"] == "a1"
+
+
+def test_explain_text_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, ["explain", "XOXOXO...", "--depth", "2", "--scoring", "share"])
+    assert code == 0
+    assert out.startswith("XOXOXO...  X to move, scoring share")
+    assert re.search(r"^alphabeta\s+\d+\s+\d+\s+\d+\s+[\d.]+$", out, re.MULTILINE)
+    assert "X plays a3" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["XXXOOO..."], "both sides cannot have a line"),
+        (["XX......."], "X moves first"),
+        (["XOXOXO...", "--depth", "0"], "at least 1 ply"),
+    ],
+)
+def test_explain_illegal_board_exits_2(
+    capsys: pytest.CaptureFixture[str], argv: list[str], said: str
+) -> None:
+    code = main(["explain", *argv])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert said in captured.err
+    assert captured.out == ""

@@ -1,5 +1,5 @@
 """The ``tictactoe`` console command: serve, backup, restore, play, simulate, odds, tune,
-solve, stats, selfplay."""
+solve, explain, stats, selfplay."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from ..game import engine, strategies, tree
 from ..game.board import Board, RuleError, cell_name
 from ..game.match import MODES, PRESETS, RULE_FIELDS, MatchError, Rules, rules_from
 from ..game.simulation import PLAYERS, simulate
+from .explain import add_explain
 from .games import add_commands
 from .report import render_json, render_odds, render_text, render_tuned
 from .terminal import draw_board, play_match
@@ -322,6 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
     tuned.set_defaults(func=cmd_tune)
 
     add_commands(sub)
+    add_explain(sub)
     return parser
 
 
