@@ -159,7 +159,7 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
-SCREENS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
+SCREENS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 
 
 @pytest.fixture

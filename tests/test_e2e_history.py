@@ -62,7 +62,7 @@ def expect_better_cells_named_and_marked(page: Page, slipped: int) -> list[str]:
 
 def record_verified(page: Page) -> Any:
     """The replay's record check once it says the signature and the dice are verified."""
-    verdict = re.compile("^Dice and signature verified$")
+    verdict = re.compile("^Dice checked ✓$")
     return page.locator("#replay").get_by_role("status").filter(has_text=verdict)
 
 

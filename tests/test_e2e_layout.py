@@ -109,3 +109,35 @@ def test_nothing_moves_when_a_note_appears(page: Page, server: Any, size: str) -
     after = page.evaluate(BOXES)
     assert after[:4] == before[:4], "the header, the status or the board moved"
     assert after[6] == before[6], "the preferences below the actions moved"
+
+
+# The home's four things and how far down each may start: on a phone, its heading starts
+# within 1.6 screens of the top (right after the game and the match card); on a laptop,
+# the whole heading is on the first screen, in the column beside the board.
+FOUR_THINGS = ("Play the AI", "Play a person", "Your games", "How it works")
+PHONE_SCREENS = 1.6
+
+
+def four_things(page: Page) -> dict[str, Locator]:
+    """The headings of the four things the home offers (How it works is a disclosure)."""
+    found = {name: page.get_by_role("heading", name=name, exact=True) for name in FOUR_THINGS[:3]}
+    return {**found, "How it works": page.get_by_text("How it works", exact=True)}
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_four_things_are_near_the_top(page: Page, server: Any, axe: Any, size: str) -> None:
+    view = SIZES[size]
+    page.set_viewport_size(view)
+    open_game(page, server.url)
+    expect_on_screen(page, board(page), status(page))  # still board first
+    edge = board(page).bounding_box()
+    assert edge
+    for name, heading in four_things(page).items():
+        box = heading.bounding_box()
+        assert box, name
+        if size == "phone":
+            assert box["y"] <= PHONE_SCREENS * view["height"], (name, box)
+        else:
+            assert box["y"] + box["height"] <= view["height"], (name, box)
+            assert box["x"] >= edge["x"] + edge["width"], (name, box)  # beside the board
+    expect_no_violations(axe, page, f"{size}: the home")

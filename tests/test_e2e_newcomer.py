@@ -305,13 +305,15 @@ def test_a_phone_shows_what_difficulty_means_near_the_top(
     expect(tagline).to_be_in_viewport()
     # Board first: the board fills the first screen, and the match card, with what the
     # difficulty means, comes right after it, within a screen and a half of the top;
-    # "How it works" is in the same card, a few lines below.
+    # "How it works" is in the same card, a few lines below, and starts within 1.6 screens
+    # of the top, as the home's other three things do (test_e2e_layout.py).
     expect(board(page)).to_be_in_viewport(ratio=1)
     difficulty = page.get_by_text(re.compile(r"the AI plays its best move 0% of the time"))
     how = page.get_by_text("How it works", exact=True)
     said, told = difficulty.bounding_box(), how.bounding_box()
     assert said and said["y"] + said["height"] < 1.5 * 844, said
     assert told and 0 < told["y"] - said["y"] < 200, (said, told)
+    assert told["y"] + told["height"] <= 1.6 * 844, told
     how.click()
     meaning = page.get_by_text(re.compile(r"^The AI.s difficulty is 100 minus its HP"))
     expect(meaning).to_be_visible()

@@ -88,13 +88,6 @@ export const NOTICE_MESSAGES = Object.freeze({
   match_unreadable: "Your saved match could not be read, so a new one was started",
 });
 
-/** The words for a game record that passed the page's check, by what its signature said. */
-export const RECORD_VERIFIED = Object.freeze({
-  verified: "Dice and signature verified",
-  unchecked: "Dice verified; signature not checked here",
-  unsigned: "Dice verified; the record is unsigned",
-});
-
 const COLUMNS = "abcdefghi";
 
 /** The a1..c3 name of a cell on a board `size` wide: column letter, then row from the top. */

@@ -2,8 +2,9 @@
 // and controls (first, previous, next, last, a scrubber, the arrow keys). The History
 // page and a shared game's page both show it; the game and review come from the server.
 import { createBoard } from "./board.js";
-import { RECORD_VERIFIED, cellIndex } from "./protocol.js";
+import { cellIndex } from "./protocol.js";
 import {
+  RECORD_VERIFIED,
   PLAYER_RESULTS,
   betterCells,
   firstMoverWords,

@@ -217,3 +217,11 @@ export function practiceWords({ mistake, feedback }) {
   const slipped = `${feedback.cell} is ${SLIPS[feedback.feedback] ?? feedback.feedback}: ${it}; ${best}.`;
   return { lesson, feedback: said ?? slipped };
 }
+
+/** A game record that passed the page's check, in plain words, by what its signature said
+ * (the details are in the downloadable record). */
+export const RECORD_VERIFIED = Object.freeze({
+  verified: "Dice checked ✓",
+  unchecked: "Dice checked ✓ (signature not checked here)",
+  unsigned: "Dice checked ✓ (the record is unsigned)",
+});
