@@ -12,7 +12,7 @@ import {
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const SIZE = 240;
-const PAD = { left: 40, right: 12, top: 12, bottom: 36 };
+const PAD = { left: 52, right: 20, top: 12, bottom: 36 };
 const SHOWN_PROMISES = 20;
 
 const $ = (id) => document.getElementById(id);
@@ -45,7 +45,7 @@ function axes() {
   }
   group.append(
     svg("text", { x: x(0.5), y: SIZE - 4, "text-anchor": "middle" }, "chance promised"),
-    svg("text", { x: 10, y: y(0.5), "text-anchor": "middle", transform: `rotate(-90 10 ${y(0.5)})` }, "share won"),
+    svg("text", { x: 12, y: y(0.5), "text-anchor": "middle", transform: `rotate(-90 12 ${y(0.5)})` }, "share won"),
   );
   return group;
 }
@@ -102,7 +102,7 @@ function drawCalibration(calibration) {
   );
   const rows = calibration.buckets.map((b) =>
     row(
-      [range(b), b.matches, b.won, chanceWords(b.promised), chanceWords(b.observed), interval(b.interval)],
+      [range(b), `${b.won} of ${b.matches}`, chanceWords(b.promised), chanceWords(b.observed), interval(b.interval)],
       true,
     ),
   );

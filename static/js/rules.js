@@ -16,6 +16,8 @@ import {
 
 // Who starts the first game of a fixed-mode match, as the new-match summary says it.
 const FIRST_WORDS = { toss: "coin toss for who starts", human: "you start", ai: "the AI starts" };
+// A target outside the dialog's bounds is refused here, as the server refuses one outside 0..1.
+const TARGET_REFUSED = { code: ERRORS.badSetting, field: "target" };
 const SEED_WORDS = "A seed is 1 to 64 letters, digits, - or _";
 // The settings' own refusals: a setting out of range, or a rule that is not a number.
 const REFUSALS = [ERRORS.badSetting, ERRORS.badPayload];
@@ -131,6 +133,11 @@ export function createRules(actions) {
     if (sending) return;
     sending = true;
     const settings = readSettings();
+    if (!targetFits()) {
+      sending = false;
+      showRefusal(TARGET_REFUSED, { started: true });
+      return;
+    }
     const checked = await actions.checkMatch(settings);
     sending = false;
     if (!checked.ok) {
@@ -230,6 +237,10 @@ export function createRules(actions) {
   /** Whether the form asks for a chance of winning instead of rules. */
   const targeted = () =>
     form.elements.mode.value === "adaptive" && form.elements.rules_from.value === "target";
+
+  /** Whether the target is a whole percent within the dialog's bounds (or not asked). */
+  const targetFits = () =>
+    !targeted() || (targetInput.value.trim() !== "" && targetInput.checkValidity());
 
   /** The target as typed: a chance from 0 to 1 for a whole percent, else as it is. */
   function readTarget() {
@@ -453,6 +464,10 @@ export function createRules(actions) {
   function preview() {
     clearTimeout(previewTimer);
     const ticket = ++previewTicket;
+    if (!targetFits()) {
+      showRefusal(TARGET_REFUSED);
+      return;
+    }
     setPreview({ chance: "Working out the rules…" }, "waiting");
     previewTimer = setTimeout(async () => {
       const reply = await actions.checkMatch(readSettings());

@@ -220,8 +220,9 @@ export function practiceWords({ mistake, feedback }) {
 
 // --- the odds you ask for (a targeted match), your skill, and promises kept ----------
 
-/** A chance as a promise says it: "59.8%", "under 0.1%", "over 99.9%". */
+/** A chance as a promise says it: "59.8%", "under 0.1%", "over 99.9%"; none at all "0%". */
 export function chanceWords(p) {
+  if (p === 0 || p === 1) return `${p * 100}%`;
   if (p < 0.0005) return "under 0.1%";
   if (p >= 0.9995) return "over 99.9%";
   return `${(p * 100).toFixed(1).replace(/\.0$/, "")}%`;
