@@ -16,6 +16,9 @@ from browser import Axe, board, expect_no_violations, open_game, open_rules, pre
 from playwright.sync_api import Locator, Page, expect
 from support.testing import Player
 
+DASH = "\N{EN DASH}"  # between the ends of a range, as the pages write it
+CHART = "Chance promised against share won, by tenth of the chance promised"
+
 # The sizes the pages are looked at: a phone and a laptop.
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
 
@@ -100,8 +103,9 @@ def test_a_target_shows_its_rules_and_odds_before_the_match_starts(
         f"in about {round(tuned['odds']['expected_games'])} games."
     )
     rules = preview.locator("#target-rules")
-    expect(rules).to_contain_text(f"a loss costs you {changed['ai_win_human_damage']} HP (classic 34)")
-    expect(rules).to_contain_text(f"a draw costs you {changed['draw_human_damage']} HP (classic 10)")
+    loss, draw = changed["ai_win_human_damage"], changed["draw_human_damage"]
+    expect(rules).to_contain_text(f"a loss costs you {loss} HP (classic 34)")
+    expect(rules).to_contain_text(f"a draw costs you {draw} HP (classic 10)")
     skill = tuned["skill"]
     assert not skill["measured"]
     expect(preview.locator("#target-skill")).to_have_text(
@@ -178,7 +182,7 @@ def test_history_shows_the_skill_and_the_promises_kept(
     line = card.locator("#skill-line")
     if skill["measured"]:
         expected = (
-            f"Your skill: {skill_number(skill['skill'])} ({skill_number(skill['low'])}–"
+            f"Your skill: {skill_number(skill['skill'])} ({skill_number(skill['low'])}{DASH}"
             f"{skill_number(skill['high'])}, from {skill['moves']} moves)"
         )
     else:
@@ -186,17 +190,17 @@ def test_history_shows_the_skill_and_the_promises_kept(
     expect(line).to_have_text(expected)
     expect(card.locator("#skill-meaning")).not_to_be_empty()
 
-    chart = card.get_by_role("img", name="Chance promised against share won, by tenth of the chance promised")
+    chart = card.get_by_role("img", name=CHART)
     expect(chart).to_be_visible()
     buckets = calibration["buckets"]
     expect(chart.locator("circle")).to_have_count(len(buckets))
-    table = card.get_by_role("table", name="The chart’s numbers")
+    table = card.get_by_role("table", name="The chart\N{RIGHT SINGLE QUOTATION MARK}s numbers")
     rows = table.locator("tbody tr")
     expect(rows).to_have_count(len(buckets))
     for row, bucket in zip(rows.all(), buckets, strict=True):
         cells = row.locator("th, td").all_inner_texts()
         assert cells == [
-            f"{round(bucket['from'] * 100)}–{round(bucket['to'] * 100)}%",
+            f"{round(bucket['from'] * 100)}{DASH}{round(bucket['to'] * 100)}%",
             f"{bucket['won']} of {bucket['matches']}",
             chance(bucket["promised"]),
             chance(bucket["observed"]),
