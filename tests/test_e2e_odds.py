@@ -57,15 +57,20 @@ def acks(frames: list[str], key: str) -> list[dict[str, Any]]:
     return found
 
 
-def look(page: Page, axe: Axe, artifacts: Path, moment: str, part: Locator) -> None:
+def look(
+    page: Page, axe: Axe, artifacts: Path, moment: str, part: Locator, show: Locator | None = None
+) -> None:
     """axe finds nothing, light and dark; screenshots at both sizes, none scrolling
-    sideways: the whole page, and ``part`` alone (the part this test is about)."""
+    sideways: the whole page, and ``part`` alone (the part this test is about), with
+    ``show`` scrolled into view."""
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme, reduced_motion="reduce")
         page.wait_for_timeout(100)
         expect_no_violations(axe, page, f"{moment}, {scheme}")
         for device, size in SIZES.items():
             page.set_viewport_size(size)
+            if show is not None:
+                show.scroll_into_view_if_needed()
             page.wait_for_timeout(100)
             wide = page.evaluate("document.documentElement.scrollWidth")
             wider = page.evaluate(WIDER, size["width"])
@@ -113,7 +118,7 @@ def test_a_target_shows_its_rules_and_odds_before_the_match_starts(
         f"they hold {skill['min_moves']} moves where a choice mattered (0 so far)."
     )
     expect(dialog.get_by_text("Adaptive · Win about 35% · rules tuned for you")).to_be_visible()
-    look(page, axe, artifacts, "preview", dialog)
+    look(page, axe, artifacts, "preview", dialog, preview)
 
     # Outside the dialog's bounds: refused by its field, and nothing is asked.
     field = dialog.get_by_role("spinbutton", name=re.compile("^I want to win about"))
@@ -215,3 +220,29 @@ def test_history_shows_the_skill_and_the_promises_kept(
     assert sum("promised · won" in text for text in texts) == calibration["won"]
     assert sum("promised · lost" in text for text in texts) == 4 - calibration["won"]
     look(page, axe, artifacts, "history", card)
+
+    # Measured now, the skill is the player's own: and a target past what the rules can
+    # give that skill is answered with the nearest, said as such.
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(str(f))))
+    page.set_viewport_size(SIZES["desktop"])
+    open_game(page, server.url)
+    dialog = ask_for(page, 95)
+    preview = dialog.locator("#target-preview")
+    expect(preview).to_have_attribute("data-state", re.compile("^(shown|out-of-reach)$"))
+    tuned = acks(frames, "tuned")[-1]["tuned"]
+    assert tuned["skill"] == {**skill, "hinted_left_out": tuned["skill"]["hinted_left_out"]}
+    # Random moves: a skill near 0, measured from far more than the moves it takes.
+    assert skill["measured"] and not tuned["reachable"]
+    expect(preview).to_have_attribute("data-state", "out-of-reach")
+    expect(preview.locator("#target-skill")).to_have_text(
+        f"Tuned for your skill {skill_number(skill['skill'])} ({skill_number(skill['low'])}"
+        f"{DASH}{skill_number(skill['high'])}, from {skill['moves']} moves)."
+    )
+    games = round(tuned["odds"]["expected_games"])
+    odds = f"{chance(tuned['chance'])} chance of winning this match, in about {games} games"
+    reach = f"{chance(tuned['reach']['low'])} to {chance(tuned['reach']['high'])}"
+    expect(preview.locator("#target-chance")).to_have_text(
+        f"95% is out of reach: these rules can give your skill from {reach}. The nearest: a {odds}."
+    )
+    look(page, axe, artifacts, "out-of-reach", dialog, preview)

@@ -260,7 +260,7 @@ export function tunedChanceWords(tuned) {
   if (tuned.reachable) return `For your skill: a ${odds}.`;
   const asked = `${Math.round(tuned.target * 100)}%`;
   const reach = `${chanceWords(tuned.reach.low)} to ${chanceWords(tuned.reach.high)}`;
-  return `${asked} is out of reach: these rules give your skill ${reach}. The nearest: a ${odds}.`;
+  return `${asked} is out of reach: these rules can give your skill from ${reach}. The nearest: a ${odds}.`;
 }
 
 /** Which skill estimate a tune used: the player's own, or the default and why. */
