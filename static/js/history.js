@@ -2,6 +2,7 @@
 // any game with its review by perfect play. Everything shown comes from the server.
 // A replay has its own address (/history/<id>): opening one pushes it, so Back and
 // Forward step between replays and the list, and a bookmark or a reload opens it again.
+import { drawOdds } from "./calibration.js";
 import { connect } from "./connection.js";
 import { ERROR_MESSAGES, EVENTS } from "./protocol.js";
 import { formatWhen, hideReplay, modeName, showReplay, wireControls } from "./replay.js";
@@ -188,6 +189,7 @@ function start() {
     renderTotals(reply.totals);
     renderGames(reply.games, (id) => open(id, { push: true }));
     renderMatches(reply.games, reply.under_way);
+    drawOdds(reply, formatWhen);
     const wanted = gameInAddress();
     if (wanted && !shown) open(wanted);
   };

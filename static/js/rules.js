@@ -5,13 +5,25 @@
 
 import { CLIENT_ERROR_MESSAGES, CLIENT_SEED, ERRORS, ERROR_MESSAGES } from "./protocol.js";
 import { percent } from "./view.js";
-import { lockWords } from "./words.js";
+import {
+  lockWords,
+  promiseWords,
+  skillUsedWords,
+  targetWords,
+  tunedChanceWords,
+  tunedRulesWords,
+} from "./words.js";
 
 // Who starts the first game of a fixed-mode match, as the new-match summary says it.
 const FIRST_WORDS = { toss: "coin toss for who starts", human: "you start", ai: "the AI starts" };
+// A target outside the dialog's bounds is refused here, as the server refuses one outside 0..1.
+const TARGET_REFUSED = { code: ERRORS.badSetting, field: "target" };
 const SEED_WORDS = "A seed is 1 to 64 letters, digits, - or _";
 // The settings' own refusals: a setting out of range, or a rule that is not a number.
 const REFUSALS = [ERRORS.badSetting, ERRORS.badPayload];
+
+// A target's preview is asked a moment after the last change, as the odds are.
+const PREVIEW_DEBOUNCE_MS = 250;
 
 const games = (n) => `${n} game${n === 1 ? "" : "s"}`;
 
@@ -66,6 +78,8 @@ export function createRules(actions) {
   const presetSelect = $("preset");
   const ruleInputs = [...$("rules").querySelectorAll("input")];
   const seedInput = $("client-seed");
+  const targetInput = $("target");
+  const targetSlider = $("target-slider");
   const presets = Object.fromEntries(
     [...presetSelect.options]
       .filter((option) => option.dataset.rules)
@@ -90,10 +104,15 @@ export function createRules(actions) {
       form.querySelector(".rules-body").scrollTop = 0; // from the top, the summary first
     }
     (field ?? form.querySelector("input[name=mode]:checked")).focus({ preventScroll: !field });
+    if (targeted()) preview(); // the skill may have changed since the last preview
   }
 
   form.addEventListener("input", (event) => {
     formTouched = true;
+    if (event.target === targetSlider) targetInput.value = targetSlider.value;
+    else if (event.target === targetInput && targetInput.validity.valid && targetInput.value !== "") {
+      targetSlider.value = targetInput.value;
+    }
     if (event.target === presetSelect) fillPreset(presetSelect.value);
     else if (ruleInputs.includes(event.target)) matchPreset();
     if (event.target === seedInput) seedEdited();
@@ -114,6 +133,11 @@ export function createRules(actions) {
     if (sending) return;
     sending = true;
     const settings = readSettings();
+    if (!targetFits()) {
+      sending = false;
+      showRefusal(TARGET_REFUSED, { started: true });
+      return;
+    }
     const checked = await actions.checkMatch(settings);
     sending = false;
     if (!checked.ok) {
@@ -210,9 +234,23 @@ export function createRules(actions) {
     return Object.fromEntries(ruleInputs.map((input) => [input.name, readNumber(input)]));
   }
 
+  /** Whether the form asks for a chance of winning instead of rules. */
+  const targeted = () =>
+    form.elements.mode.value === "adaptive" && form.elements.rules_from.value === "target";
+
+  /** Whether the target is a whole percent within the dialog's bounds (or not asked). */
+  const targetFits = () =>
+    !targeted() || (targetInput.value.trim() !== "" && targetInput.checkValidity());
+
+  /** The target as typed: a chance from 0 to 1 for a whole percent, else as it is. */
+  function readTarget() {
+    const text = targetInput.value.trim();
+    return /^\d+$/.test(text) ? Number(text) / 100 : text;
+  }
+
   /** What `odds` and `new_match` need to know of the rules, or null outside adaptive. */
   function readAsk() {
-    if (form.elements.mode.value !== "adaptive") return null;
+    if (form.elements.mode.value !== "adaptive" || targeted()) return null;
     // Custom numbers are sent whole, so any preset will do as their base.
     const preset = presets[presetSelect.value] ? presetSelect.value : Object.keys(presets)[0];
     return { preset, rules: readRules() };
@@ -220,6 +258,7 @@ export function createRules(actions) {
 
   function readSettings() {
     const mode = form.elements.mode.value;
+    if (targeted()) return { mode, target: readTarget() };
     const first = mode === "adaptive" ? {} : { first: form.elements.first.value };
     return { mode, ...readAsk(), ...first };
   }
@@ -229,6 +268,7 @@ export function createRules(actions) {
     const mode = form.elements.mode.value;
     const name = modeName(mode);
     if (mode !== "adaptive") return `${name} · ${FIRST_WORDS[form.elements.first.value]}`;
+    if (targeted()) return `${name} · ${targetWords(readTarget())} · rules tuned for you`;
     const { start_human_hp: you, start_ai_hp: ai } = readRules();
     const hp = you === ai ? `${you} HP each` : `you ${you} HP, the AI ${ai} HP`;
     return `${name} · ${presetSelect.selectedOptions[0]?.textContent} rules · ${hp}`;
@@ -241,6 +281,7 @@ export function createRules(actions) {
     }
     for (const option of presetSelect.options) option.selected = option.defaultSelected;
     for (const input of ruleInputs) input.value = input.defaultValue;
+    targetInput.value = targetSlider.value = targetInput.defaultValue;
     clearRulesError();
     syncSettings();
   }
@@ -262,12 +303,15 @@ export function createRules(actions) {
   }
 
   let asked = "";
+  let previewed = "";
   function syncSettings() {
     const adaptive = form.elements.mode.value === "adaptive";
     for (const [id, on] of [["rules-settings", adaptive], ["first-settings", !adaptive]]) {
       $(id).hidden = !on;
       $(id).disabled = !on;
     }
+    $("target-box").hidden = !targeted();
+    $("numbers-box").hidden = targeted();
     const option = presetSelect.selectedOptions[0];
     $("preset-desc").textContent = option?.dataset.description ?? "";
     // Numbers bounded by the most HP follow it while it is a number in range.
@@ -283,6 +327,11 @@ export function createRules(actions) {
       if (!ask) clearRulesError();
       actions.rulesChanged(ask);
     }
+    const wanted = targeted() ? JSON.stringify(readSettings()) : "";
+    if (wanted !== previewed) {
+      previewed = wanted;
+      if (wanted) preview();
+    }
     $("settings-summary").textContent = summary();
     $("rules-next").textContent = summary();
     actions.summaryChanged(summary());
@@ -295,18 +344,29 @@ export function createRules(actions) {
    */
   function follow(state) {
     shown = state;
+    showPromise(state.record?.promise);
     if (formTouched) return;
     if (state.match.over) {
       resetSettings();
       return;
     }
     form.elements.mode.value = state.mode;
+    const promise = state.record?.promise;
+    form.elements.rules_from.value = promise ? "target" : "numbers";
+    if (promise) targetInput.value = targetSlider.value = Math.round(promise.target * 100);
     for (const input of ruleInputs) {
       const value = state.rules?.[input.name];
       if (value != null) input.value = value;
     }
     presetSelect.value = state.preset in presets ? state.preset : "custom";
     syncSettings();
+  }
+
+  /** The Match card's modest line: what a match started from a target promised. */
+  function showPromise(promise) {
+    const line = $("match-promise");
+    line.hidden = !promise;
+    line.textContent = promise ? promiseWords(promise) : "";
   }
 
   /** Mark `input` invalid with `message`, or valid again with null. */
@@ -328,6 +388,7 @@ export function createRules(actions) {
   /** Unmark the rules; `alert` also hides the last "Not started" message. */
   function clearRulesError({ alert = true } = {}) {
     for (const input of ruleInputs) markField(input, null);
+    markField(targetInput, null);
     if (alert) $("settings-error").hidden = true;
   }
 
@@ -356,7 +417,8 @@ export function createRules(actions) {
     clearRulesError({ alert: started });
     const code = error?.code;
     const named = error?.field ? form.elements.namedItem(error.field) : null;
-    const input = named === seedInput || ruleInputs.includes(named) ? named : null;
+    const own = [seedInput, targetInput, ...ruleInputs];
+    const input = own.includes(named) ? named : null;
     const refused = REFUSALS.includes(code);
     const known = ERROR_MESSAGES[code] ?? CLIENT_ERROR_MESSAGES[code];
     // The rules refused as a whole: the server's sentence ("a draw must cost ...").
@@ -365,7 +427,10 @@ export function createRules(actions) {
     // The live odds line says why there are no odds: by naming the field marked, or
     // in full when the rules as a whole were refused.
     if (input === seedInput) markField(seedInput, SEED_WORDS);
-    else if (input) {
+    else if (input === targetInput) {
+      markField(targetInput, `Enter a whole number from ${targetInput.min} to ${targetInput.max}`);
+      setPreview({ chance: "No rules until the chance you ask for is fixed" }, "refused");
+    } else if (input) {
       markField(input, ruleWords(input));
       setOddsLine(`No odds until “${input.labels[0].textContent}” is fixed`, "refused");
     } else if (refused) setOddsLine(message, "error");
@@ -392,8 +457,59 @@ export function createRules(actions) {
     setOddsLine(`No odds just now: ${why}`, "none");
   }
 
+  // The target's preview: the server tunes the rules exactly as Start match would
+  // (`new_match` with `check`), and only the answer to the latest question is shown.
+  let previewTimer = 0;
+  let previewTicket = 0;
+  function preview() {
+    clearTimeout(previewTimer);
+    const ticket = ++previewTicket;
+    if (!targetFits()) {
+      showRefusal(TARGET_REFUSED);
+      return;
+    }
+    setPreview({ chance: "Working out the rules…" }, "waiting");
+    previewTimer = setTimeout(async () => {
+      const reply = await actions.checkMatch(readSettings());
+      if (ticket !== previewTicket || !targeted()) return;
+      if (reply.ok) showTuned(reply.tuned);
+      else if (reply.error?.field === "target" || REFUSALS.includes(reply.error?.code)) {
+        showRefusal(reply.error);
+      } else {
+        previewed = ""; // asked again with the next change or opening
+        const code = reply.error?.code;
+        const why = ERROR_MESSAGES[code] ?? CLIENT_ERROR_MESSAGES[code] ?? "something went wrong";
+        setPreview({ chance: `No rules just now: ${why}` }, "none");
+      }
+    }, PREVIEW_DEBOUNCE_MS);
+  }
+
+  /** Fill the preview's three lines (the chance, the rules, the skill) and its state. */
+  function setPreview({ chance, rules = "", skill = "" }, state) {
+    $("target-chance").textContent = chance;
+    $("target-rules").textContent = rules;
+    $("target-skill").textContent = skill;
+    $("target-preview").dataset.state = state;
+  }
+
+  /** Show the rules a target was tuned to and their exact odds (the `tuned` answer). */
+  function showTuned(tuned) {
+    clearRulesError();
+    const classic = presets[Object.keys(presets)[0]];
+    const state = tuned.reachable ? "shown" : "out-of-reach";
+    setPreview(
+      {
+        chance: tunedChanceWords(tuned),
+        rules: tunedRulesWords(tuned.changed, classic),
+        skill: skillUsedWords(tuned.skill),
+      },
+      state,
+    );
+  }
+
   // The client seed: kept by main.js, checked here only to say what is wrong with it.
   seedInput.dataset.help = "client-seed-help";
+  targetInput.dataset.help = "target-help";
 
   function seedEdited() {
     const seed = seedInput.value;

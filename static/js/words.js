@@ -225,3 +225,98 @@ export const RECORD_VERIFIED = Object.freeze({
   unchecked: "Dice checked ✓ (signature not checked here)",
   unsigned: "Dice checked ✓ (the record is unsigned)",
 });
+// --- the odds you ask for (a targeted match), your skill, and promises kept ----------
+
+/** A chance as a promise says it: "59.8%", "under 0.1%", "over 99.9%"; none at all "0%". */
+export function chanceWords(p) {
+  if (p === 0 || p === 1) return `${p * 100}%`;
+  if (p < 0.0005) return "under 0.1%";
+  if (p >= 0.9995) return "over 99.9%";
+  return `${(p * 100).toFixed(1).replace(/\.0$/, "")}%`;
+}
+
+/** A skill as History and the rules dialog write it: "0.83". */
+export const skillNumber = (s) => s.toFixed(2);
+
+/** The ask, in the player's words: "Win about 60%". */
+export const targetWords = (target) => `Win about ${Math.round(target * 100)}%`;
+
+/** What the tuned rules changed, by rule name, in the dialog's words. */
+const CHANGED_WORDS = {
+  ai_win_human_damage: (hp) => `a loss costs you ${hp} HP`,
+  draw_human_damage: (hp) => `a draw costs you ${hp} HP`,
+};
+
+/** "The rules: classic, except that a loss costs you 3 HP (classic 34) and a draw …". */
+export function tunedRulesWords(changed, classic) {
+  const parts = Object.entries(changed).map(([name, hp]) => {
+    const said = CHANGED_WORDS[name]?.(hp) ?? `${name.replaceAll("_", " ")} ${hp}`;
+    return `${said} (classic ${classic[name]})`;
+  });
+  if (parts.length === 0) return "The rules: classic, unchanged.";
+  return `The rules: classic, except that ${eitherAnd(parts)}; the AI still sharpens as it loses HP.`;
+}
+
+const eitherAnd = (parts) =>
+  parts.length < 2 ? parts.join("") : `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}`;
+
+/** The chance the tuned rules give, and whether the target was within their reach. */
+export function tunedChanceWords(tuned) {
+  const games = Math.round(tuned.odds.expected_games);
+  const odds = `${chanceWords(tuned.chance)} chance of winning this match, in about ${plural(games, "game")}`;
+  if (tuned.reachable) return `For your skill: a ${odds}.`;
+  const asked = `${Math.round(tuned.target * 100)}%`;
+  const reach = `${chanceWords(tuned.reach.low)} to ${chanceWords(tuned.reach.high)}`;
+  return `${asked} is out of reach: these rules can give your skill from ${reach}. The nearest: a ${odds}.`;
+}
+
+/** Which skill estimate a tune used: the player's own, or the default and why. */
+export function skillUsedWords(skill) {
+  if (skill.measured) {
+    return `Tuned for your skill ${skillNumber(skill.skill)} (${skillNumber(skill.low)}–${skillNumber(skill.high)}, from ${plural(skill.moves, "move")}).`;
+  }
+  return (
+    `Tuned for the default skill ${skillNumber(skill.skill)}: your own games count once they hold ` +
+    `${plural(skill.min_moves, "move")} where a choice mattered (${skill.moves} so far).`
+  );
+}
+
+/** History's skill line: "Your skill: 0.83 (0.76–0.89, from 140 moves)". */
+export function skillLineWords(skill) {
+  if (!skill.measured) return `Your skill: not measured yet (${skill.moves} of ${plural(skill.min_moves, "move")})`;
+  return `Your skill: ${skillNumber(skill.skill)} (${skillNumber(skill.low)}–${skillNumber(skill.high)}, from ${plural(skill.moves, "move")})`;
+}
+
+/** What the skill line means, in one sentence. */
+export function skillMeaningWords(skill) {
+  const hinted = skill.hinted_left_out ? `; ${plural(skill.hinted_left_out, "move")} made with hints shown are left out` : "";
+  if (!skill.measured) {
+    return (
+      `Too few moves yet: it takes ${plural(skill.min_moves, "move")} where a choice mattered, ` +
+      `and until then a match you ask odds for assumes ${skillNumber(skill.skill)}${hinted}.`
+    );
+  }
+  const times = Math.round(skill.skill * 100);
+  return (
+    `When a move matters, you find a best one about ${times} times in 100 with luck taken out, ` +
+    `and the interval is where your true skill most likely lies${hinted}.`
+  );
+}
+
+/** The Match card's line for a match started from a target. */
+export function promiseWords(promise) {
+  const asked = `you asked for about ${Math.round(promise.target * 100)}%${promise.reachable ? "" : ", out of reach"}`;
+  return `Promised: a ${chanceWords(promise.chance)} chance to win this match (${asked}).`;
+}
+
+/** A finished targeted match's promise beside what happened. */
+export const keptWords = (promise, won) => `${chanceWords(promise.chance)} promised · ${won ? "won" : "lost"}`;
+
+/** The calibration's summary over all finished targeted matches. */
+export function calibrationWords(calibration) {
+  const { matches, won, expected_wins: expected } = calibration;
+  return (
+    `${matches} ${matches === 1 ? "match" : "matches"} you asked odds for: their promises add up to ` +
+    `${expected.toFixed(1)} wins, and you won ${won}.`
+  );
+}

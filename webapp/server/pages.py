@@ -36,6 +36,7 @@ from .protocol import MODE_CHOICES, PRESET_CHOICES, ErrorCode
 from .rooms import ONLINE_ID, RoomService
 from .signing import KEYS_PATH
 from .tally import Tally
+from .targets import PAGE_TARGET_PERCENT
 
 pages = Blueprint("pages", __name__)
 MINUTE = 60.0
@@ -103,6 +104,7 @@ def game_page(*, practice: bool = False) -> ResponseReturnValue:
         modes=MODE_CHOICES,
         rule_fields=RULE_FIELDS,
         presets=PRESET_CHOICES,
+        target_bounds=PAGE_TARGET_PERCENT,
         practice=practice,
     )
 

@@ -24,6 +24,10 @@ from ..game.tune import Tuned, TuneError
 from .odds import Odds
 from .protocol import ErrorCode
 
+# The targets the rules dialog offers, in percent: any chance from 0 to 1 is accepted,
+# but 0% and 100% ask for a match nobody wants.
+PAGE_TARGET_PERCENT = (1, 99)
+
 # What a target replaces: the rules come from the tune, and an HP match it must be.
 NOT_WITH_TARGET = ("preset", "rules", "human_hp", "ai_hp")
 

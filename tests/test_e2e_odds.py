@@ -1,0 +1,248 @@
+"""End-to-end: a match tuned to the chance of winning asked for, previewed with its rules
+and exact odds before it starts, its promise on the Match card; and History's skill line
+and calibration chart after several such matches, in a real browser against the real
+server."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from browser import Axe, board, expect_no_violations, open_game, open_rules, press_start
+from playwright.sync_api import Locator, Page, expect
+from support.testing import Player
+
+DASH = "\N{EN DASH}"  # between the ends of a range, as the pages write it
+CHART = "Chance promised against share won, by tenth of the chance promised"
+
+# The sizes the pages are looked at: a phone and a laptop.
+SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
+
+
+# What sticks out past the viewport's right edge, to name it when a page scrolls sideways.
+WIDER = """(width) => [...document.querySelectorAll('body *')]
+  .filter((el) => el.getBoundingClientRect().right > width)
+  .slice(0, 5).map((el) => el.tagName + '#' + el.id + '.' + el.className)"""
+
+
+def chance(p: float) -> str:
+    """A chance as the pages write a promise (words.js, chanceWords)."""
+    if p in (0, 1):
+        return f"{p * 100:g}%"
+    if p < 0.0005:
+        return "under 0.1%"
+    if p >= 0.9995:
+        return "over 99.9%"
+    return f"{p * 100:.1f}".removesuffix(".0") + "%"
+
+
+def skill_number(s: float) -> str:
+    """A skill as the pages write it."""
+    return f"{s:.2f}"
+
+
+def acks(frames: list[str], key: str) -> list[dict[str, Any]]:
+    """The Socket.IO acknowledgements among ``frames`` that carry ``key``, oldest first."""
+    found = []
+    for frame in frames:
+        match = re.match(r"^43\d+(\[.*\])$", frame, re.DOTALL)
+        if match:
+            (answer,) = json.loads(match.group(1))
+            if isinstance(answer, dict) and key in answer:
+                found.append(answer)
+    return found
+
+
+def look(
+    page: Page, axe: Axe, artifacts: Path, moment: str, part: Locator, show: Locator | None = None
+) -> None:
+    """axe finds nothing, light and dark; screenshots at both sizes, none scrolling
+    sideways: the whole page, and ``part`` alone (the part this test is about), with
+    ``show`` scrolled into view."""
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme, reduced_motion="reduce")
+        page.wait_for_timeout(100)
+        expect_no_violations(axe, page, f"{moment}, {scheme}")
+        for device, size in SIZES.items():
+            page.set_viewport_size(size)
+            if show is not None:
+                show.scroll_into_view_if_needed()
+            page.wait_for_timeout(100)
+            wide = page.evaluate("document.documentElement.scrollWidth")
+            wider = page.evaluate(WIDER, size["width"])
+            assert wide <= size["width"], f"{moment} {device}: {wide} px wide: {wider}"
+            path = artifacts / f"odds-{moment}-{device}-{scheme}.png"
+            page.screenshot(path=str(path), full_page=True, animations="disabled")
+            part.screenshot(path=str(path.with_suffix(".part.png")), animations="disabled")
+
+
+def ask_for(page: Page, percent: int) -> Any:
+    """Ask the rules dialog for a match won ``percent``% of the time."""
+    dialog = open_rules(page)
+    dialog.get_by_role("radio", name="The chance of winning I ask for").check()
+    dialog.get_by_role("spinbutton", name=re.compile("^I want to win about")).fill(str(percent))
+    return dialog
+
+
+def test_a_target_shows_its_rules_and_odds_before_the_match_starts(
+    page: Page, server: Any, axe: Axe, artifacts: Path
+) -> None:
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(str(f))))
+    open_game(page, server.url)
+    dialog = ask_for(page, 35)
+    preview = dialog.locator("#target-preview")
+    expect(preview).to_have_attribute("data-state", "shown")
+    expect(dialog.get_by_role("spinbutton", name="Preset")).to_have_count(0)
+    expect(dialog.get_by_role("combobox", name="Preset")).to_be_hidden()
+    tuned = acks(frames, "tuned")[-1]["tuned"]
+    assert tuned["target"] == 0.35 and tuned["reachable"]
+    # The preview says what the ack says: the chance, the rules changed, the skill used.
+    changed = tuned["changed"]
+    expect(preview.locator("#target-chance")).to_have_text(
+        f"For your skill: a {chance(tuned['chance'])} chance of winning this match, "
+        f"in about {round(tuned['odds']['expected_games'])} games."
+    )
+    rules = preview.locator("#target-rules")
+    loss, draw = changed["ai_win_human_damage"], changed["draw_human_damage"]
+    expect(rules).to_contain_text(f"a loss costs you {loss} HP (classic 34)")
+    expect(rules).to_contain_text(f"a draw costs you {draw} HP (classic 10)")
+    skill = tuned["skill"]
+    assert not skill["measured"]
+    expect(preview.locator("#target-skill")).to_have_text(
+        f"Tuned for the default skill {skill_number(skill['skill'])}: your own games count once "
+        f"they hold {skill['min_moves']} moves where a choice mattered (0 so far)."
+    )
+    expect(dialog.get_by_text("Adaptive · Win about 35% · rules tuned for you")).to_be_visible()
+    look(page, axe, artifacts, "preview", dialog, preview)
+
+    # Outside the dialog's bounds: refused by its field, and nothing is asked.
+    field = dialog.get_by_role("spinbutton", name=re.compile("^I want to win about"))
+    field.fill("100")
+    expect(field).to_have_attribute("aria-invalid", "true")
+    expect(dialog.locator("#target-error")).to_have_text("Enter a whole number from 1 to 99")
+    expect(preview).to_have_attribute("data-state", "refused")
+    field.fill("35")
+    expect(preview).to_have_attribute("data-state", "shown")
+    expect(field).not_to_have_attribute("aria-invalid", "true")
+
+    before = len(acks(frames, "tuned"))
+    press_start(page)
+    expect(board(page)).to_have_attribute("data-mode", "adaptive")
+    started = acks(frames, "tuned")[before:]
+    assert started and all(a["tuned"]["chance"] == tuned["chance"] for a in started)
+    promise = page.locator("#match-promise")
+    expect(promise).to_have_text(
+        f"Promised: a {chance(tuned['chance'])} chance to win this match (you asked for about 35%)."
+    )
+    expect(page.locator("#ai-hp")).to_have_text("100")
+    look(page, axe, artifacts, "match-card", page.get_by_role("region", name="Match", exact=True))
+
+
+def play_out(player: Player, rng: random.Random) -> None:
+    """Play the player's match to its end with random moves."""
+    while True:
+        state = player.wait_for(
+            lambda s: s["turn"] == "human" or s["status"] != "playing" or s["match"]["over"]
+        )
+        if state["match"]["over"]:
+            return
+        if state["status"] != "playing":
+            reply = player.call("next_game", {})
+            assert reply["ok"], reply
+            player.wait_for(lambda s, v=state["version"]: s["version"] > v)
+            continue
+        empty = [i for i, mark in enumerate(state["board"]) if mark == "."]
+        reply = player.move(rng.choice(empty))
+        assert reply["ok"], reply
+        player.wait_for(lambda s, v=state["version"]: s["version"] > v)
+
+
+def test_history_shows_the_skill_and_the_promises_kept(
+    page: Page, server_factory: Callable[..., Any], axe: Axe, artifacts: Path
+) -> None:
+    # The matches are played through the protocol as fast as it answers: past the
+    # default limit of events a second, which is not what this test is about.
+    server = server_factory(TICTACTOE_RATE_PER_SECOND="1000", TICTACTOE_RATE_BURST="1000")
+    open_game(page, server.url)
+    cookie = "; ".join(f"{c['name']}={c['value']}" for c in page.context.cookies())
+    player = Player(server.url, cookie)
+    rng = random.Random(33)
+    try:
+        for target in (0.05, 0.05, 0.25, 0.25):
+            assert player.call("new_match", {"target": target})["ok"]
+            play_out(player, rng)
+        answer = player.call("history")
+    finally:
+        player.close()
+    calibration, skill = answer["calibration"], answer["skill"]
+    assert calibration["matches"] == 4 and len(calibration["buckets"]) >= 2
+
+    page.goto(server.url + "/history")
+    card = page.get_by_role("region", name="Your skill and the odds you asked for")
+    line = card.locator("#skill-line")
+    if skill["measured"]:
+        expected = (
+            f"Your skill: {skill_number(skill['skill'])} ({skill_number(skill['low'])}{DASH}"
+            f"{skill_number(skill['high'])}, from {skill['moves']} moves)"
+        )
+    else:
+        expected = f"Your skill: not measured yet ({skill['moves']} of {skill['min_moves']} moves)"
+    expect(line).to_have_text(expected)
+    expect(card.locator("#skill-meaning")).not_to_be_empty()
+
+    chart = card.get_by_role("img", name=CHART)
+    expect(chart).to_be_visible()
+    buckets = calibration["buckets"]
+    expect(chart.locator("circle")).to_have_count(len(buckets))
+    table = card.get_by_role("table", name="The chart\N{RIGHT SINGLE QUOTATION MARK}s numbers")
+    rows = table.locator("tbody tr")
+    expect(rows).to_have_count(len(buckets))
+    for row, bucket in zip(rows.all(), buckets, strict=True):
+        cells = row.locator("th, td").all_inner_texts()
+        assert cells == [
+            f"{round(bucket['from'] * 100)}{DASH}{round(bucket['to'] * 100)}%",
+            f"{bucket['won']} of {bucket['matches']}",
+            chance(bucket["promised"]),
+            chance(bucket["observed"]),
+            f"{chance(bucket['interval'][0])} to {chance(bucket['interval'][1])}",
+        ]
+    description = chart.locator("desc")
+    for bucket in buckets:
+        expect(description).to_contain_text(f"{bucket['won']} of {bucket['matches']} won")
+    promises = card.get_by_role("table", name="Matches you asked odds for").locator("tbody tr")
+    expect(promises).to_have_count(4)
+    texts = promises.all_inner_texts()
+    assert sum("promised · won" in text for text in texts) == calibration["won"]
+    assert sum("promised · lost" in text for text in texts) == 4 - calibration["won"]
+    look(page, axe, artifacts, "history", card)
+
+    # Measured now, the skill is the player's own: and a target past what the rules can
+    # give that skill is answered with the nearest, said as such.
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(str(f))))
+    page.set_viewport_size(SIZES["desktop"])
+    open_game(page, server.url)
+    dialog = ask_for(page, 95)
+    preview = dialog.locator("#target-preview")
+    expect(preview).to_have_attribute("data-state", re.compile("^(shown|out-of-reach)$"))
+    tuned = acks(frames, "tuned")[-1]["tuned"]
+    assert tuned["skill"] == {**skill, "hinted_left_out": tuned["skill"]["hinted_left_out"]}
+    # Random moves: a skill near 0, measured from far more than the moves it takes.
+    assert skill["measured"] and not tuned["reachable"]
+    expect(preview).to_have_attribute("data-state", "out-of-reach")
+    expect(preview.locator("#target-skill")).to_have_text(
+        f"Tuned for your skill {skill_number(skill['skill'])} ({skill_number(skill['low'])}"
+        f"{DASH}{skill_number(skill['high'])}, from {skill['moves']} moves)."
+    )
+    games = round(tuned["odds"]["expected_games"])
+    odds = f"{chance(tuned['chance'])} chance of winning this match, in about {games} games"
+    reach = f"{chance(tuned['reach']['low'])} to {chance(tuned['reach']['high'])}"
+    expect(preview.locator("#target-chance")).to_have_text(
+        f"95% is out of reach: these rules can give your skill from {reach}. The nearest: a {odds}."
+    )
+    look(page, axe, artifacts, "out-of-reach", dialog, preview)
