@@ -225,6 +225,7 @@ export const RECORD_VERIFIED = Object.freeze({
   unchecked: "Dice checked ✓ (signature not checked here)",
   unsigned: "Dice checked ✓ (the record is unsigned)",
 });
+
 // --- the odds you ask for (a targeted match), your skill, and promises kept ----------
 
 /** A chance as a promise says it: "59.8%", "under 0.1%", "over 99.9%"; none at all "0%". */
