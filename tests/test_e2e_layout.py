@@ -90,7 +90,7 @@ def test_board_turn_and_next_action_fit_the_screen(
     expect_on_screen(page, page.get_by_role("button", name="Next game"))
 
 
-BOXES = """() => ['masthead', 'game-meta', 'status', 'board', 'actions', 'scoreboard', 'prefs']
+BOXES = """() => ['masthead', 'game-meta', 'status', 'board', 'actions', 'scoreboard', 'explain']
   .map(k => document.getElementById(k) ?? document.querySelector('.' + k))
   .map(e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; })"""
 
@@ -110,14 +110,14 @@ def test_nothing_moves_when_a_note_appears(page: Page, server: Any, size: str) -
     top(page)
     after = page.evaluate(BOXES)
     assert after[:4] == before[:4], "the header, the status or the board moved"
-    assert after[6] == before[6], "the preferences below the actions moved"
+    assert after[6] == before[6], "the AI's words below the actions moved"
 
 
 # The home's four things and how far down each may start: on a phone, its heading starts
-# within 1.6 screens of the top (right after the game and the match card); on a laptop,
+# within 1.5 screens of the top (right after the game and the match card); on a laptop,
 # the whole heading is on the first screen, in the column beside the board.
 FOUR_THINGS = ("Play the AI", "Play a person", "Your games", "How it works")
-PHONE_SCREENS = 1.6
+PHONE_SCREENS = 1.5
 
 
 def four_things(page: Page) -> dict[str, Locator]:
