@@ -5,6 +5,7 @@ match, and nothing moves when a note appears."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -18,7 +19,8 @@ from browser import (
     settle,
     start_match,
 )
-from playwright.sync_api import Locator, Page, expect
+from browser_rooms import click_cell, in_step, invite_link, mark_of, open_room, play_out, start_room
+from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 MATCH_OVER = re.compile(r"^(You won the match!|The AI won the match)$")
 LAST_GAME = re.compile(r"^Last game: (You win!|AI wins|Draw)$")
@@ -88,7 +90,7 @@ def test_board_turn_and_next_action_fit_the_screen(
     expect_on_screen(page, page.get_by_role("button", name="Next game"))
 
 
-BOXES = """() => ['masthead', 'game-meta', 'status', 'board', 'actions', 'scoreboard', 'prefs']
+BOXES = """() => ['masthead', 'game-meta', 'status', 'board', 'actions', 'scoreboard', 'explain']
   .map(k => document.getElementById(k) ?? document.querySelector('.' + k))
   .map(e => { const r = e.getBoundingClientRect(); return [r.top, r.bottom]; })"""
 
@@ -108,14 +110,14 @@ def test_nothing_moves_when_a_note_appears(page: Page, server: Any, size: str) -
     top(page)
     after = page.evaluate(BOXES)
     assert after[:4] == before[:4], "the header, the status or the board moved"
-    assert after[6] == before[6], "the preferences below the actions moved"
+    assert after[6] == before[6], "the AI's words below the actions moved"
 
 
 # The home's four things and how far down each may start: on a phone, its heading starts
-# within 1.6 screens of the top (right after the game and the match card); on a laptop,
+# within 1.5 screens of the top (right after the game and the match card); on a laptop,
 # the whole heading is on the first screen, in the column beside the board.
 FOUR_THINGS = ("Play the AI", "Play a person", "Your games", "How it works")
-PHONE_SCREENS = 1.6
+PHONE_SCREENS = 1.5
 
 
 def four_things(page: Page) -> dict[str, Locator]:
@@ -141,3 +143,95 @@ def test_the_four_things_are_near_the_top(page: Page, server: Any, axe: Any, siz
             assert box["y"] + box["height"] <= view["height"], (name, box)
             assert box["x"] >= edge["x"] + edge["width"], (name, box)  # beside the board
     expect_no_violations(axe, page, f"{size}: the home")
+
+
+# Rooms and replays: the same promise, for two people on two browsers (and a watcher),
+# two on one device, and a game stepped through in History or on its share page.
+
+
+def room_parts(page: Page, action: str | None = None) -> list[Locator]:
+    """The board, whose turn it is (or the result), and the next action when one is due."""
+    parts = [board(page), status(page)]
+    if action:
+        parts.append(page.get_by_role("button", name=action, exact=True))
+    return parts
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_room_shows_board_turn_and_rematch_on_one_screen(
+    new_context: Callable[..., BrowserContext], server: Any, axe: Any, size: str
+) -> None:
+    def person() -> Page:
+        return new_context(viewport=SIZES[size]).new_page()
+
+    host = person()
+    link = start_room(host, server.url)
+    expect_on_screen(host, board(host), status(host), invite_link(host))  # fresh, waiting
+    guest, watcher = person(), person()
+    open_room(guest, link)
+    open_room(watcher, link)
+    in_step(host, guest, watcher)
+    x, o = (host, guest) if mark_of(host) == "X" else (guest, host)
+    for page in (x, o, watcher):
+        expect_on_screen(page, *room_parts(page))  # fresh game
+    click_cell(x, 4)
+    in_step(x, o, watcher)
+    for page in (x, o, watcher):
+        expect_on_screen(page, *room_parts(page))  # mid-game
+    play_out({x: click_cell, o: click_cell})
+    in_step(x, o, watcher)
+    for page in (x, o):
+        top(page)
+        expect_on_screen(page, *room_parts(page, "Rematch"))  # game over
+    expect_on_screen(watcher, *room_parts(watcher))
+    expect_no_violations(axe, watcher, f"{size}: a spectator after a game")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_one_device_shows_board_turn_and_next_game_on_one_screen(
+    page: Page, server: Any, axe: Any, size: str
+) -> None:
+    page.set_viewport_size(SIZES[size])
+    open_room(page, server.url + "/local")
+    expect_on_screen(page, *room_parts(page))  # fresh
+    for target in (4, 0):
+        click_cell(page, target)
+    expect_on_screen(page, *room_parts(page))  # mid-game
+    for target in (1, 2, 7):  # X holds b1, b2 and b3: a win
+        click_cell(page, target)
+    expect(status(page)).to_have_text(re.compile("wins$"))
+    top(page)
+    expect_on_screen(page, *room_parts(page, "Next game"))  # game over
+    expect_no_violations(axe, page, f"{size}: one device, game over")
+
+
+def replay_parts(page: Page) -> list[Locator]:
+    """The replay's board, the move it shows, and its step buttons."""
+    steps = page.get_by_role("group", name="Step through the game")
+    return [page.get_by_role("grid", name="Replay board"), page.locator("#replay-move"), steps]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_replay_shows_board_move_and_steps_on_one_screen(
+    page: Page, browser: Any, server: Any, axe: Any, size: str
+) -> None:
+    page.set_viewport_size(SIZES[size])
+    open_game(page, server.url)
+    play_game(page)
+    page.goto(server.url + "/history")
+    rows = page.locator("#games-rows tr")
+    rows.first.get_by_role("button", name=re.compile("^Replay the game of")).click()
+    expect_on_screen(page, *replay_parts(page))  # opened at the end
+    page.get_by_role("button", name="First", exact=True).click()
+    expect_on_screen(page, *replay_parts(page))  # the empty board
+    page.get_by_role("button", name="Next", exact=True).click()
+    expect_on_screen(page, *replay_parts(page))  # a move in
+    expect_no_violations(axe, page, f"{size}: a replay in History")
+
+    link = page.locator("#share-link").input_value()
+    shared = browser.new_page(viewport=SIZES[size])
+    shared.goto(link)
+    expect_on_screen(shared, *replay_parts(shared))  # the share page, fresh
+    shared.get_by_role("button", name="Previous", exact=True).click()
+    expect_on_screen(shared, *replay_parts(shared))
+    shared.close()

@@ -135,8 +135,10 @@ export function showReplay(game, review, { focus = true, signed = null, shared =
   $("replay").hidden = false;
   renderPly();
   if (!focus) return;
+  // The replay's top at the screen's top: its board, the move and the steps in view.
+  $("replay").scrollIntoView({ block: "start" });
   $("replay-title").setAttribute("tabindex", "-1");
-  $("replay-title").focus();
+  $("replay-title").focus({ preventScroll: true });
 }
 
 /** Take the replay off the page. */
