@@ -12,8 +12,6 @@ import {
   choiceWords,
   countWords,
   kindWords,
-  labValueWords,
-  lineWords,
   measuredWords,
   nodeWords,
   stepOfWords,
@@ -95,6 +93,7 @@ async function loadChoices() {
 
 const tree = $("tree");
 const items = new WeakMap(); // treeitem -> {path, moves, board, value, loaded}
+let nodeCount = 0;
 
 function miniBoard(position) {
   const holder = document.createElement("span");
@@ -106,43 +105,45 @@ function miniBoard(position) {
   return holder;
 }
 
+// Each node is an <li> holding its treeitem and, once it has moves, their group, which
+// the treeitem owns: so a node's name and visible text are its own words only.
 function treeItem(node, { chosen = false } = {}) {
-  const li = document.createElement("li");
+  const holder = document.createElement("li");
+  holder.setAttribute("role", "none");
+  const li = document.createElement("div");
   li.setAttribute("role", "treeitem");
   li.tabIndex = -1;
-  li.setAttribute("aria-label", nodeWords(node.moves, node.value, me, options().scoring, { chosen }));
   li.classList.toggle("is-chosen", chosen);
   const row = document.createElement("div");
   row.className = "node";
-  const line = document.createElement("span");
-  line.className = "node-line";
-  line.textContent = node.moves.length ? lineWords(node.moves).replace(/^after /, "") : "Start";
-  const value = document.createElement("span");
-  value.className = "node-value";
-  value.textContent = labValueWords(node.value, me, options().scoring);
-  row.append(miniBoard(node.board), line, value);
-  if (chosen) {
-    const tag = document.createElement("span");
-    tag.className = "node-chosen";
-    tag.textContent = "chosen";
-    row.append(tag);
-  }
+  // The node's name is its visible words: the line, the value, and whether it is chosen.
+  const words = document.createElement("span");
+  words.className = "node-words";
+  words.id = `node-${(nodeCount += 1)}`;
+  words.textContent = nodeWords(node.moves, node.value, me, options().scoring, { chosen });
+  li.setAttribute("aria-labelledby", words.id);
+  row.append(miniBoard(node.board), words);
   li.append(row);
+  holder.append(li);
   if (node.open) {
     li.setAttribute("aria-expanded", "false");
     const group = document.createElement("ul");
     group.setAttribute("role", "group");
+    group.id = `${words.id}-moves`;
     group.hidden = true;
-    li.append(group);
+    li.setAttribute("aria-owns", group.id);
+    holder.append(group);
   }
   items.set(li, node);
-  return li;
+  return holder;
 }
+
+const itemIn = (holder) => holder.firstElementChild;
+const groupOf = (li) => li.nextElementSibling;
 
 function fillGroup(li, answer) {
   const node = items.get(li);
-  const group = li.querySelector(":scope > ul");
-  group.replaceChildren(
+  groupOf(li).replaceChildren(
     ...answer.children.map((child) => {
       const moves = [...node.moves, { mark: markOf(child), cell: child.cell }];
       const path = [...node.path, child.cell];
@@ -154,20 +155,22 @@ function fillGroup(li, answer) {
 }
 
 function buildTree(answer) {
-  const top = treeItem({ path: [], moves: [], board: root, value: answer.value, open: true });
-  tree.replaceChildren(top);
+  const holder = treeItem({ path: [], moves: [], board: root, value: answer.value, open: true });
+  tree.replaceChildren(holder);
+  const top = itemIn(holder);
   top.tabIndex = 0;
   if (answer.children.length) {
     fillGroup(top, answer);
     setOpen(top, true);
   } else {
     top.removeAttribute("aria-expanded");
+    top.removeAttribute("aria-owns");
   }
 }
 
 function setOpen(li, open) {
   li.setAttribute("aria-expanded", String(open));
-  li.querySelector(":scope > ul").hidden = !open;
+  groupOf(li).hidden = !open;
 }
 
 async function expand(li) {
@@ -178,6 +181,7 @@ async function expand(li) {
     if (!reply.ok) return refused(reply);
     if (!reply.children.length) {
       li.removeAttribute("aria-expanded");
+      li.removeAttribute("aria-owns");
       return;
     }
     fillGroup(li, reply);
@@ -195,7 +199,7 @@ function focusItem(li) {
   li.focus();
 }
 
-const parentItem = (li) => li.parentElement.closest('[role="treeitem"]');
+const parentItem = (li) => li.parentElement.parentElement.closest("li")?.firstElementChild;
 
 tree.addEventListener("keydown", async (event) => {
   const li = event.target.closest('[role="treeitem"]');
@@ -210,7 +214,7 @@ tree.addEventListener("keydown", async (event) => {
     End: () => focusItem(shown.at(-1)),
     ArrowRight: async () => {
       if (expanded === "false") await expand(li);
-      else if (expanded === "true") focusItem(li.querySelector('[role="treeitem"]'));
+      else if (expanded === "true") focusItem(groupOf(li).querySelector('[role="treeitem"]'));
     },
     ArrowLeft: () => (expanded === "true" ? setOpen(li, false) : focusItem(parentItem(li))),
     Enter: async () => (expanded === "true" ? setOpen(li, false) : expanded && expand(li)),
