@@ -1,4 +1,4 @@
-"""Count the eight kinds of search from every position with 8 or 9 empty cells, under
+"""Count the eight kinds of search from every position with 7 to 9 empty cells, under
 each scoring with no depth limit, and write them to webapp/server/lab_counts.json.
 
 The lab page answers these from the file: they are the costly ones (the empty board's
@@ -22,7 +22,9 @@ OUT = Path(__file__).resolve().parent.parent / "webapp" / "server" / "lab_counts
 
 def main() -> None:
     """Measure every costly position and write the file."""
-    boards = [Board()] + [Board().apply_move(cell) for cell in range(9)]
+    first = [Board().apply_move(cell) for cell in range(9)]
+    second = [board.apply_move(cell) for board in first for cell in board.legal_moves()]
+    boards = [Board(), *first, *second]
     positions = {}
     for board in boards:
         for scoring in lab.SCORINGS:

@@ -154,12 +154,14 @@ def test_the_empty_boards_counts_come_from_the_stored_ones(app: Flask, play: Act
     assert kinds["minimax"]["nodes"] == 549_946
     assert (kinds["alphabeta"]["nodes"], kinds["alphabeta"]["cuts"]) == (20_866, 7_692)
     assert kinds["minimax+table"]["hits"] == 10_690
+    seven = play.emit("lab_counts", {"board": "X.O......", "scoring": "empties"})
+    assert seven["ok"] and seven["measured"] == ack["measured"]  # stored, not counted now
 
 
 def test_the_stored_counts_are_the_cores(tmp_path: Path) -> None:
     """Every stored count of one costly position, counted again (the cheap kinds)."""
     stored = json.loads(lab_service.COUNTS_FILE.read_text())["positions"]
-    assert len(stored) == 10 * 4  # the empty board and the nine first moves, each scoring
+    assert len(stored) == (1 + 9 + 72) * 4  # the empty board, the first two moves; scorings
     board = Board().apply_move(4)
     for kind in lab.kinds("result"):
         if kind.kind in ("minimax", "minimax+symmetry"):
@@ -181,7 +183,9 @@ def test_counts_of_a_cheap_position_are_counted_now(play: Actions) -> None:
 def test_counts_of_a_costly_position_not_stored_are_too_costly(play: Actions) -> None:
     ack = play.emit("lab_counts", {"board": ".........", "scoring": "share", "depth": 8})
     assert code(ack) == "too_costly"
-    limited = play.emit("lab_counts", {"board": ".........", "scoring": "share", "depth": 3})
+    too_deep = play.emit("lab_counts", {"board": "X.O......", "scoring": "depth", "depth": 5})
+    assert code(too_deep) == "too_costly"
+    limited = play.emit("lab_counts", {"board": ".........", "scoring": "share", "depth": 4})
     assert limited["ok"] and limited["measured"] is None
 
 

@@ -3,9 +3,10 @@
 Each answer's cost is bounded. A node's children cost one search with a table (a few
 thousand nodes at most). A page of a trace costs its end's place in the trace, and no
 page ends past ``LAB_MAX_STEPS``. The counts of the eight kinds of search are computed
-on demand for positions with 7 empty cells or fewer (or a depth limit of 5 or less),
-and read from lab_counts.json, measured once, for the costly ones (8 or 9 empty cells:
-the empty board's plain minimax visits 549,946 nodes). docs/protocol.md describes them.
+on demand for positions with 6 empty cells or fewer (or a depth limit of 4 or less:
+some tens of milliseconds at most), and read from lab_counts.json, measured once, for
+the costly ones (7 to 9 empty cells: the empty board's plain minimax visits 549,946
+nodes). docs/protocol.md describes them.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from ..game.board import Board, RuleError, cell_name
 from .protocol import BadPayload, ErrorCode
 
 COUNTS_FILE = Path(__file__).resolve().parent / "lab_counts.json"
-CHEAP_EMPTIES = 7  # plain minimax from 7 empty cells: under 14,000 nodes
-CHEAP_DEPTH = 5  # a depth limit of 5 plies: under 19,000 nodes from any position
+CHEAP_EMPTIES = 6  # plain minimax from 6 empty cells: under 2,000 nodes
+CHEAP_DEPTH = 4  # a depth limit of 4 plies: under 3,700 nodes from any position
 
 
 class LabRefused(RuleError):
