@@ -31,6 +31,7 @@ BASE: dict[Event, dict[str, Any]] = {
     Event.MOVE: {"cell": 8},
     Event.ROOM_MOVE: {"room": "local", "cell": 8},
     Event.HISTORY_GAME: {"id": "none"},
+    **{event: {"board": "X...O...."} for event in Event if event.startswith("lab_")},
     **{event: {"room": "local"} for event in Event if event.startswith("room_")},
 }
 CASES = [

@@ -21,6 +21,9 @@ export const EVENTS = Object.freeze({
   takeBack: "take_back",
   history: "history",
   historyGame: "history_game",
+  labChildren: "lab_children",
+  labPage: "lab_page",
+  labCounts: "lab_counts",
 });
 
 /** What the server pushes. */
@@ -56,6 +59,8 @@ export const ERROR_MESSAGES = Object.freeze({
   bad_name: "That name cannot be used",
   storage_full: "The server’s storage is full: try again later",
   game_not_found: "That game is not in your history",
+  bad_board: "That board cannot arise in a game",
+  too_costly: "That search is too large to show here",
   internal: "The server failed: try again",
 });
 

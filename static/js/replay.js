@@ -58,6 +58,9 @@ function renderPly() {
     : `The empty board: ${first} moved first`;
   $("replay-verdict").textContent = move ? verdictWords(move) : "";
   $("replay-verdict").dataset.verdict = move?.verdict ?? "";
+  // The lab at the position this move was chosen in (the empty board before the first).
+  const lab = $("replay-lab");
+  lab.href = `${lab.href.split("?")[0]}?board=${boardAt(moves, Math.max(0, ply - 1)).join("")}`;
   $("replay-scrubber").value = ply;
   $("replay-at").textContent = `${ply} of ${moves.length}`;
   $("replay-first").disabled = $("replay-previous").disabled = ply === 0;

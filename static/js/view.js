@@ -381,9 +381,21 @@ export function createView(actions) {
     const said = latestMoveWords(state, modeName(state.mode));
     $("explain").textContent = said || "The AI explains each of its moves here.";
     $("explain").classList.toggle("is-empty", !said);
+    renderWhy(state);
     renderDice(state);
     renderPractice(state);
     if (fresh) showHints(null);
+  }
+
+  /** "Why this move?": the lab at the position the AI's latest move was chosen in. */
+  function renderWhy(state) {
+    const why = $("why");
+    const at = state.history.findLastIndex((move) => move.by === "ai");
+    why.hidden = at < 0;
+    if (at < 0) return;
+    const later = new Set(state.history.slice(at).map((move) => move.cell));
+    const before = [...state.board].map((mark, cell) => (later.has(cell) ? "." : mark)).join("");
+    why.href = `${why.href.split("?")[0]}?board=${before}`;
   }
 
   /** On the practice page: the mistake practised, and what the latest move does. */

@@ -321,3 +321,135 @@ export function calibrationWords(calibration) {
     `${expected.toFixed(1)} wins, and you won ${won}.`
   );
 }
+
+// --- the lab: the AI's search made visible -----------------------------------------------
+
+/** Each scoring in two or three sentences: what a finished game is worth, and why. */
+export const SCORING_ABOUT = {
+  result:
+    "A win counts 1, a draw 0 and a loss −1, however long they take. It is enough to " +
+    "play perfectly, but every losing move looks the same, so in a lost position the AI " +
+    "takes the first cell and gives up.",
+  depth:
+    "A win is worth 10 minus the moves it took, a loss the same below zero. Quick wins " +
+    "beat slow ones, and a slow loss beats a quick one, so a beaten AI still blocks and " +
+    "makes you find the win.",
+  empties:
+    "A win is worth the empty squares left plus one, a loss the same below zero. It is " +
+    "the depth-aware idea counted in cells instead of moves: the sooner the game ends in " +
+    "your favour, the more squares remain.",
+  share:
+    "Each position is worth the share of the games below it that the side to move wins, " +
+    "with a draw as half, if both sides then moved at random. Under a depth limit this " +
+    "guesses at positions the search cannot see to the end; without one it is win, draw " +
+    "or loss again, on 0 to 1.",
+};
+
+const SCORING_NAMES = {
+  result: "win, draw or loss (±1)",
+  depth: "depth-aware scores",
+  empties: "empty squares + 1",
+  share: "the share of the leaves",
+};
+
+/** A value in words, for the side to move at the top (`me`): "a draw, value 0". */
+export function labValueWords(value, me, scoring) {
+  if (value == null) return "no moves left";
+  const them = me === "X" ? "O" : "X";
+  const shown = Number.isInteger(value) ? String(value) : value.toFixed(2);
+  if (scoring === "share") return `${me}’s share ${shown}`;
+  if (value > 0) return `${me} wins, value ${shown}`;
+  if (value < 0) return `${them} wins, value ${shown}`;
+  return `a draw, value ${shown}`;
+}
+
+/** The line of moves from the top: "after X b2, O a1", or "the position itself". */
+export function lineWords(moves) {
+  if (!moves.length) return "the position itself";
+  return `after ${moves.map(({ mark, cell }) => `${mark} ${cellName(cell)}`).join(", ")}`;
+}
+
+/** A node of the tree, read as words: "after X b2, O a1: a draw, value 0, chosen". */
+export function nodeWords(moves, value, me, scoring, { chosen = false } = {}) {
+  const picked = chosen ? ", the chosen move" : "";
+  return `${lineWords(moves)}: ${labValueWords(value, me, scoring)}${picked}`;
+}
+
+/** Who is to move, and what it is worth: "O to move: X wins, value -6". */
+export function toMoveWords(mark, value, scoring) {
+  if (!mark) return "The game is over here.";
+  return `${mark} to move: ${labValueWords(value, mark, scoring)}.`;
+}
+
+/** The move a scoring picks, and why: "With depth-aware scores it plays c3 (X wins, value -6)". */
+export function choiceWords(scoring, answer, me) {
+  const name = SCORING_NAMES[scoring];
+  if (answer.best == null) return `With ${name}: no move to make.`;
+  const ties = answer.children.filter((child) => child.value === answer.value).length;
+  const tied = ties > 1 ? `; ${ties} moves tie, and the first is taken` : "";
+  const worth = labValueWords(answer.value, me, scoring);
+  return `With ${name} it plays ${cellName(answer.best)} (${worth}${tied}).`;
+}
+
+/** The two choices differ: the fatalist, and the one that fights on. */
+export const FATALIST_WORDS =
+  "Every move loses against best play, so ±1 scores make them all equal and the AI " +
+  "takes the first cell; depth-aware scores make it block and lose as late as it can.";
+
+const bound = (value) => (value == null ? "∞" : String(value));
+
+/** α or β as shown: "−∞", "+∞" or the number. */
+export function windowWords(value, side) {
+  if (value == null) return side === "alpha" ? "−∞" : "+∞";
+  return Number.isInteger(value) ? String(value) : value.toFixed(2);
+}
+
+/** One step of the search in words. */
+export function stepWords(event) {
+  const at = `node ${event.node}`;
+  if (event.type === "enter") {
+    const move = event.cell == null ? "the position itself" : `the move ${cellName(event.cell)}`;
+    return `Visit ${at}, ${move}, at depth ${event.depth}.`;
+  }
+  if (event.type === "update") {
+    return `${at} takes ${cellName(event.cell)}’s value: best so far ${bound(event.best)}.`;
+  }
+  if (event.type === "cut") return `Cut at ${at}: ${event.reason}.`;
+  const how = {
+    end: "the game is over",
+    frontier: "the depth limit",
+    table: "found in the table",
+    searched: "searched",
+  }[event.how];
+  const kind = event.bound === "exact" ? "" : ` (${event.bound})`;
+  return `Leave ${at}: value ${bound(event.value)}${kind}, ${how}.`;
+}
+
+/** Where the step-through is: "Step 18 of 62,289", with its limit when it stops early. */
+export function stepOfWords(step, steps, limit) {
+  const total = steps == null ? "" : ` of ${steps.toLocaleString("en")}`;
+  const capped = steps == null || steps > limit ? `; the step-through stops at ${limit.toLocaleString("en")}` : "";
+  return `Step ${(step + 1).toLocaleString("en")}${total}${capped}.`;
+}
+
+/** One kind of search's counts beside its bar. */
+export function countWords({ nodes, hits, cuts, ms }) {
+  const parts = [plural(nodes, "node").replace(/^\d+/, nodes.toLocaleString("en"))];
+  if (hits) parts.push(`${hits.toLocaleString("en")} from the table`);
+  if (cuts) parts.push(plural(cuts, "cut").replace(/^\d+/, cuts.toLocaleString("en")));
+  parts.push(`${ms.toLocaleString("en")} ms`);
+  return parts.join(" · ");
+}
+
+/** When the times were measured. */
+export function measuredWords(measured) {
+  if (!measured) return "Counted just now on this server; the counts are exact, the times indicative.";
+  return (
+    `Measured once on ${measured} (this position is costly to count): the counts are exact, ` +
+    "the times indicative."
+  );
+}
+
+/** The search's kind, in words: "alphabeta+table" -> "alpha-beta, table". */
+export const kindWords = (kind) =>
+  kind.replace("alphabeta", "alpha-beta").replace("minimax", "plain minimax").split("+").join(", ");

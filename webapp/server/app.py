@@ -22,6 +22,8 @@ from .events import register
 from .guard import guard_messages
 from .health import Health
 from .history_store import open_history
+from .lab import Lab
+from .lab_events import register_lab
 from .limits import QuietLog, RateLimits
 from .matches import MatchService
 from .odds import odds_for
@@ -190,3 +192,5 @@ def _add_socketio(app: Flask) -> None:
     max_payload = int(app.config["MAX_PAYLOAD_BYTES"])
     register(socketio, service, limits, caps, max_payload, odds, rooms)
     register_rooms(socketio, rooms, max_payload, int(app.config["ROOM_NAME_CHARS"]))
+    lab = Lab(int(app.config["LAB_PAGE_SIZE"]), int(app.config["LAB_MAX_STEPS"]))
+    register_lab(socketio, lab, max_payload)

@@ -173,6 +173,13 @@ SETTINGS: tuple[Setting, ...] = (
         integer(0, 1_000_000),
         "open connections from one client address, many players behind one NAT (0: no cap)",
     ),
+    Setting("LAB_PAGE_SIZE", 200, integer(1, 10_000), "steps of a search's trace in one lab page"),
+    Setting(
+        "LAB_MAX_STEPS",
+        10_000,
+        integer(1, 1_000_000),
+        "how far the lab's step-through goes into a search's trace (a page costs its end)",
+    ),
     Setting("MAX_PAYLOAD_BYTES", 2048, integer(64, 1 << 20), "largest JSON payload of one event"),
     Setting(
         "REDIS_URL",

@@ -27,7 +27,7 @@ from flask import (
 from flask.typing import ResponseReturnValue
 
 from .. import __version__
-from ..game.board import RuleError
+from ..game.board import EMPTY, Board, RuleError
 from ..game.history import kind_of, reviewed
 from ..game.match import RULE_FIELDS
 from .health import OK
@@ -137,6 +137,19 @@ def shared_game(game_id: str) -> ResponseReturnValue:
     # Its own player is told "you"; anyone else reads of "the player".
     mine = session.get("player") == found[0]
     return _render("shared.html", shared=True, data={**data, "mine": mine})
+
+
+@pages.get("/lab")
+def lab_page() -> ResponseReturnValue:
+    """The lab: the AI's search on any position (``?board=XO..X....``), made visible; a
+    board that cannot arise in a game is shown as the empty board, with the reason."""
+    text, problem = request.args.get("board", EMPTY * 9), None
+    try:
+        board = Board.parse(text)
+    except RuleError as err:
+        problem = f"That board cannot be shown ({err.message}): here is the empty one."
+        board = Board()
+    return _player() or _render("lab.html", board=board.cells, problem=problem)
 
 
 @pages.get("/local")

@@ -58,6 +58,9 @@ class Event(StrEnum):
     ROOM_NAME = "room_name"
     HISTORY = "history"
     HISTORY_GAME = "history_game"
+    LAB_CHILDREN = "lab_children"
+    LAB_PAGE = "lab_page"
+    LAB_COUNTS = "lab_counts"
 
 
 class ServerEvent(StrEnum):
@@ -95,6 +98,8 @@ class ErrorCode(StrEnum):
     BAD_NAME = "bad_name"
     STORAGE_FULL = "storage_full"
     GAME_NOT_FOUND = "game_not_found"
+    BAD_BOARD = "bad_board"
+    TOO_COSTLY = "too_costly"
     INTERNAL = "internal"
 
 
@@ -164,6 +169,18 @@ FIELDS: dict[Event, dict[str, Field]] = {
     Event.TAKE_BACK: {},
     Event.HISTORY: {},
     Event.HISTORY_GAME: {"id": STRING},
+    Event.LAB_CHILDREN: {"board": STRING, "path": STRING, "scoring": STRING, "depth": INTEGER},
+    Event.LAB_PAGE: {
+        "board": STRING,
+        "scoring": STRING,
+        "prune": BOOLEAN,
+        "table": BOOLEAN,
+        "symmetry": BOOLEAN,
+        "depth": INTEGER,
+        "start": INTEGER,
+        "size": INTEGER,
+    },
+    Event.LAB_COUNTS: {"board": STRING, "scoring": STRING, "depth": INTEGER},
 }
 CELL_NAMES = tuple(cell_name(cell) for cell in range(9))
 # Each mode's name and one line about it, as the new-match form shows them.

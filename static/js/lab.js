@@ -1,0 +1,406 @@
+// The lab: the AI's search on any position, made visible. The server searches; this page
+// asks for a node's children when it is opened (lab_children), for the search's trace a
+// page at a time (lab_page) and for the counts of the eight kinds of search (lab_counts),
+// and draws what it is told. No game rule lives here: a hand-set move is one of the
+// moves the server listed.
+import { createBoard } from "./board.js";
+import { connect } from "./connection.js";
+import { ERROR_MESSAGES, EVENTS } from "./protocol.js";
+import {
+  FATALIST_WORDS,
+  SCORING_ABOUT,
+  choiceWords,
+  countWords,
+  kindWords,
+  measuredWords,
+  nodeWords,
+  stepOfWords,
+  stepWords,
+  toMoveWords,
+  windowWords,
+} from "./words.js";
+
+const $ = (id) => document.getElementById(id);
+const FATALIST = "XO..X....";
+const PAGE_SIZE = 200;
+
+let send = null;
+let root = $("lab").dataset.board; // the position the lab shows
+const earlier = []; // positions before the hand-set moves, for Undo
+let rootAnswer = null; // the root's children under the chosen scoring
+let me = "X"; // the side to move at the root: every value is its
+
+const options = () => {
+  const depth = $("depth").value;
+  return { scoring: $("scoring").value, ...(depth ? { depth: Number(depth) } : {}) };
+};
+
+function refused(reply) {
+  const code = reply?.error?.code;
+  $("notice").textContent = ERROR_MESSAGES[code] ?? reply?.error?.message ?? "No answer";
+}
+
+const markOf = (child) => child.board[child.cell];
+
+// --- the position: set up by hand ---------------------------------------------------------
+
+const board = createBoard($("lab-board"), {
+  label: "Position to search",
+  onPlay: async (cell) => {
+    const child = rootAnswer?.children.find((found) => found.cell === cell);
+    if (!child) return { ok: false };
+    earlier.push(root);
+    await show(child.board);
+    return { ok: true };
+  },
+});
+
+async function show(position) {
+  root = position;
+  $("notice").textContent = "";
+  const address = `${$("lab").dataset.address}?board=${encodeURIComponent(root)}`;
+  window.history.replaceState(null, "", address);
+  board.set({ marks: root, playable: false });
+  $("undo").disabled = earlier.length === 0;
+  await Promise.all([loadRoot(), loadChoices(), loadCounts(), resetSteps()]);
+}
+
+async function loadRoot() {
+  const reply = await send(EVENTS.labChildren, { board: root, ...options() });
+  if (!reply.ok) return refused(reply);
+  rootAnswer = reply;
+  me = reply.children.length ? markOf(reply.children[0]) : null;
+  board.set({ marks: root, playable: reply.children.length > 0 });
+  $("to-move").textContent = toMoveWords(me, reply.value, options().scoring);
+  buildTree(reply);
+}
+
+// --- the choice under two scorings: the fatalist and the fighter ---------------------------
+
+async function loadChoices() {
+  const ask = (scoring) => send(EVENTS.labChildren, { board: root, scoring });
+  const [plain, aware] = await Promise.all([ask("result"), ask("depth")]);
+  if (!plain.ok || !aware.ok) return refused(plain.ok ? aware : plain);
+  const mover = plain.children.length ? markOf(plain.children[0]) : null;
+  $("choice-result").textContent = choiceWords("result", plain, mover);
+  $("choice-depth").textContent = choiceWords("depth", aware, mover);
+  const differ = plain.best !== aware.best && plain.value === -1;
+  $("choice-note").textContent = differ ? FATALIST_WORDS : "";
+  $("choices").dataset.differ = String(differ);
+}
+
+// --- the tree: an ARIA treeview, children fetched when a node is opened --------------------
+
+const tree = $("tree");
+const items = new WeakMap(); // treeitem -> {path, moves, board, value, loaded}
+let nodeCount = 0;
+
+function miniBoard(position) {
+  const holder = document.createElement("span");
+  holder.className = "mini";
+  holder.setAttribute("aria-hidden", "true");
+  const grid = document.createElement("div");
+  holder.append(grid);
+  createBoard(grid, { label: "" }).set({ marks: position });
+  return holder;
+}
+
+// Each node is an <li> holding its treeitem and, once it has moves, their group, which
+// the treeitem owns: so a node's name and visible text are its own words only.
+function treeItem(node, { chosen = false } = {}) {
+  const holder = document.createElement("li");
+  holder.setAttribute("role", "none");
+  const li = document.createElement("div");
+  li.setAttribute("role", "treeitem");
+  li.tabIndex = -1;
+  li.classList.toggle("is-chosen", chosen);
+  const row = document.createElement("div");
+  row.className = "node";
+  // The node's name is its visible words: the line, the value, and whether it is chosen.
+  const words = document.createElement("span");
+  words.className = "node-words";
+  words.id = `node-${(nodeCount += 1)}`;
+  words.textContent = nodeWords(node.moves, node.value, me, options().scoring, { chosen });
+  li.setAttribute("aria-labelledby", words.id);
+  row.append(miniBoard(node.board), words);
+  li.append(row);
+  holder.append(li);
+  if (node.open) {
+    li.setAttribute("aria-expanded", "false");
+    const group = document.createElement("ul");
+    group.setAttribute("role", "group");
+    group.id = `${words.id}-moves`;
+    group.hidden = true;
+    li.setAttribute("aria-owns", group.id);
+    holder.append(group);
+  }
+  items.set(li, node);
+  return holder;
+}
+
+const itemIn = (holder) => holder.firstElementChild;
+const groupOf = (li) => li.nextElementSibling;
+
+function fillGroup(li, answer) {
+  const node = items.get(li);
+  groupOf(li).replaceChildren(
+    ...answer.children.map((child) => {
+      const moves = [...node.moves, { mark: markOf(child), cell: child.cell }];
+      const path = [...node.path, child.cell];
+      const item = { path, moves, board: child.board, value: child.value, open: child.open };
+      return treeItem(item, { chosen: child.cell === answer.best });
+    }),
+  );
+  node.loaded = true;
+}
+
+function buildTree(answer) {
+  const holder = treeItem({ path: [], moves: [], board: root, value: answer.value, open: true });
+  tree.replaceChildren(holder);
+  const top = itemIn(holder);
+  top.tabIndex = 0;
+  if (answer.children.length) {
+    fillGroup(top, answer);
+    setOpen(top, true);
+  } else {
+    top.removeAttribute("aria-expanded");
+    top.removeAttribute("aria-owns");
+  }
+}
+
+function setOpen(li, open) {
+  li.setAttribute("aria-expanded", String(open));
+  groupOf(li).hidden = !open;
+}
+
+async function expand(li) {
+  const node = items.get(li);
+  if (!node.loaded) {
+    const path = node.path.join("");
+    const reply = await send(EVENTS.labChildren, { board: root, path, ...options() });
+    if (!reply.ok) return refused(reply);
+    if (!reply.children.length) {
+      li.removeAttribute("aria-expanded");
+      li.removeAttribute("aria-owns");
+      return;
+    }
+    fillGroup(li, reply);
+  }
+  setOpen(li, true);
+}
+
+const visible = () =>
+  [...tree.querySelectorAll('[role="treeitem"]')].filter((li) => !li.parentElement.closest("[hidden]"));
+
+function focusItem(li) {
+  if (!li) return;
+  for (const item of tree.querySelectorAll('[role="treeitem"]')) item.tabIndex = -1;
+  li.tabIndex = 0;
+  li.focus();
+}
+
+const parentItem = (li) => li.parentElement.parentElement.closest("li")?.firstElementChild;
+
+tree.addEventListener("keydown", async (event) => {
+  const li = event.target.closest('[role="treeitem"]');
+  if (!li) return;
+  const shown = visible();
+  const at = shown.indexOf(li);
+  const expanded = li.getAttribute("aria-expanded");
+  const moves = {
+    ArrowDown: () => focusItem(shown[at + 1]),
+    ArrowUp: () => focusItem(shown[at - 1]),
+    Home: () => focusItem(shown[0]),
+    End: () => focusItem(shown.at(-1)),
+    ArrowRight: async () => {
+      if (expanded === "false") await expand(li);
+      else if (expanded === "true") focusItem(groupOf(li).querySelector('[role="treeitem"]'));
+    },
+    ArrowLeft: () => (expanded === "true" ? setOpen(li, false) : focusItem(parentItem(li))),
+    Enter: async () => (expanded === "true" ? setOpen(li, false) : expanded && expand(li)),
+  };
+  const act = moves[event.key];
+  if (!act) return;
+  event.preventDefault();
+  await act();
+});
+
+tree.addEventListener("click", async (event) => {
+  const li = event.target.closest('[role="treeitem"]');
+  if (!li) return;
+  focusItem(li);
+  const expanded = li.getAttribute("aria-expanded");
+  if (expanded === "true") setOpen(li, false);
+  else if (expanded === "false") await expand(li);
+});
+
+// --- the step-through: the search's trace, a page at a time ----------------------------------
+
+const stepBoard = createBoard($("step-board"), { label: "Position at this step" });
+let pages = new Map(); // page number -> events
+let steps = null; // the trace's length, when known
+let limit = 10000;
+let nodes = new Map(); // node -> {board, depth, alpha, beta}
+let asking = 0; // the search the answers are for
+
+const searchOptions = () => ({
+  ...options(),
+  prune: $("prune").checked,
+  table: $("table").checked,
+  symmetry: $("symmetry").checked,
+});
+
+async function pageOf(number) {
+  if (pages.has(number)) return pages.get(number);
+  const asked = asking;
+  const reply = await send(EVENTS.labPage, {
+    board: root,
+    ...searchOptions(),
+    start: number * PAGE_SIZE,
+    size: PAGE_SIZE,
+  });
+  if (asked !== asking) return null;
+  if (!reply.ok) {
+    refused(reply);
+    return null;
+  }
+  ({ steps, limit } = reply);
+  if (reply.events.length < PAGE_SIZE) steps = number * PAGE_SIZE + reply.events.length;
+  for (const event of reply.events) {
+    if (event.type === "enter") nodes.set(event.node, event);
+  }
+  pages.set(number, reply.events);
+  $("step").max = String(Math.min(steps ?? limit, limit) - 1);
+  return reply.events;
+}
+
+async function eventAt(step) {
+  const events = await pageOf(Math.floor(step / PAGE_SIZE));
+  return events?.[step % PAGE_SIZE] ?? null;
+}
+
+async function showStep(step) {
+  const event = await eventAt(step);
+  if (!event) return;
+  $("step").value = String(step);
+  $("step-number").textContent = String(step + 1);
+  $("step-of").textContent = stepOfWords(step, steps, limit);
+  const node = nodes.get(event.node);
+  if (node) {
+    stepBoard.set({ marks: node.board, last: event.type === "enter" ? (event.cell ?? -1) : -1 });
+    $("step-depth").textContent = String(node.depth);
+  }
+  if ("alpha" in event) {
+    $("alpha").textContent = windowWords(event.alpha, "alpha");
+    $("beta").textContent = windowWords(event.beta, "beta");
+  }
+  $("step-words").textContent = stepWords(event);
+  $("steps").dataset.type = event.type;
+  const pruned = (event.skipped_names ?? []).map((name) => {
+    const li = document.createElement("li");
+    li.textContent = `${name}: pruned`;
+    return li;
+  });
+  $("pruned").replaceChildren(...pruned);
+  $("pruned").hidden = pruned.length === 0;
+  $("previous").disabled = step === 0;
+  $("next").disabled = step >= Number($("step").max);
+}
+
+async function resetSteps() {
+  asking += 1;
+  pages = new Map();
+  nodes = new Map();
+  steps = null;
+  $("step").max = "0";
+  await showStep(0);
+}
+
+async function nextCut() {
+  const from = Number($("step").value) + 1;
+  const end = () => Math.min(steps ?? limit, limit);
+  for (let step = from; step < end(); step++) {
+    const event = await eventAt(step);
+    if (!event) return;
+    if (event.type === "cut") return showStep(step);
+  }
+  $("step-words").textContent = "No more cuts in this search.";
+}
+
+// --- the counts: eight kinds of search, a small chart with the numbers beside ---------------
+
+async function loadCounts() {
+  const reply = await send(EVENTS.labCounts, { board: root, ...options() });
+  const chart = $("chart");
+  if (!reply.ok) {
+    chart.replaceChildren();
+    $("counts-note").textContent = reply.error?.message ?? "";
+    return;
+  }
+  const most = Math.max(...reply.kinds.map((kind) => kind.nodes));
+  chart.replaceChildren(
+    ...reply.kinds.map((kind) => {
+      const li = document.createElement("li");
+      const name = document.createElement("span");
+      name.className = "chart-name";
+      name.textContent = kindWords(kind.kind);
+      const bar = document.createElement("span");
+      bar.className = "chart-bar";
+      bar.setAttribute("aria-hidden", "true");
+      bar.style.setProperty("--share", String(kind.nodes / most));
+      const numbers = document.createElement("span");
+      numbers.className = "chart-numbers";
+      numbers.textContent = countWords(kind);
+      li.append(name, bar, numbers);
+      return li;
+    }),
+  );
+  $("counts-note").textContent = measuredWords(reply.measured);
+}
+
+// --- wiring -----------------------------------------------------------------------------------
+
+function explainScoring() {
+  $("scoring-about").textContent = SCORING_ABOUT[$("scoring").value];
+}
+
+function wire() {
+  $("scoring").addEventListener("change", () => {
+    explainScoring();
+    show(root);
+  });
+  $("depth").addEventListener("change", () => show(root));
+  for (const id of ["prune", "table", "symmetry"]) $(id).addEventListener("change", resetSteps);
+  $("undo").addEventListener("click", () => earlier.length && show(earlier.pop()));
+  $("clear").addEventListener("click", () => {
+    earlier.push(root);
+    show(".........");
+  });
+  $("fatalist").addEventListener("click", () => {
+    earlier.push(root);
+    $("scoring").value = "depth";
+    explainScoring();
+    show(FATALIST);
+  });
+  $("previous").addEventListener("click", () => showStep(Math.max(0, Number($("step").value) - 1)));
+  $("next").addEventListener("click", () => showStep(Number($("step").value) + 1));
+  $("next-cut").addEventListener("click", nextCut);
+  $("step").addEventListener("input", () => showStep(Number($("step").value)));
+}
+
+function start() {
+  explainScoring();
+  wire();
+  let started = false;
+  const onStatus = (status, message) => {
+    $("connection").hidden = status === "online";
+    if (status !== "online") $("connection-text").textContent = message || "Reconnecting…";
+    if (status === "online" && !started) {
+      started = true;
+      show(root);
+    }
+  };
+  ({ send } = connect({ onStatus }));
+}
+
+start();

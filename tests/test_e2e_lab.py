@@ -1,0 +1,130 @@
+"""The lab in a browser: opened from a replay and from the AI's latest move, its tree by
+keyboard, a pruned search stepped through to its first cut, the fatalist's two choices;
+axe on each state, and screenshots."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from browser import open_game, play_game
+from playwright.sync_api import Page, expect
+
+Axe = Callable[[Page], list[dict[str, Any]]]
+FATALIST = "XO..X...."
+
+
+def no_violations(axe: Axe, page: Page, moment: str) -> None:
+    found = axe(page)
+    assert found == [], (moment, found)
+
+
+def tree_ready(page: Page) -> None:
+    expect(page.get_by_role("treeitem").first).to_have_attribute("aria-expanded", "true")
+
+
+def test_from_a_replay_the_tree_by_keyboard_and_a_cut_in_words(
+    page: Page, server: Any, axe: Axe, shoot: Any
+) -> None:
+    open_game(page, server.url)
+    play_game(page)
+    page.goto(server.url + "/history")
+    rows = page.locator("#games-rows tr")
+    rows.first.get_by_role("button", name=re.compile("^Replay the game of")).click()
+    expect(page.get_by_role("grid", name="Replay board")).to_be_visible()
+    page.get_by_role("button", name="First", exact=True).click()
+    page.get_by_role("button", name="Next", exact=True).click()  # move 1: chosen on the empty board
+    link = page.get_by_role("link", name="See the AI think about this move")
+    assert link.get_attribute("href", timeout=5000).endswith("?board=.........")
+    page.get_by_role("button", name="Next", exact=True).click()  # move 2: chosen after move 1
+    href = link.get_attribute("href") or ""
+    after_one = href.split("board=")[1]
+    assert after_one.count(".") == 8, href
+    link.click()
+
+    expect(page.get_by_role("heading", name="See the AI think")).to_be_visible()
+    tree_ready(page)
+    tree = page.get_by_role("tree")
+    root = tree.get_by_role("treeitem").first
+    expect(root).to_have_accessible_name(re.compile("^the position itself: "))
+    root.focus()
+    # Three levels down by keyboard: Down to the first move, Right opens, Right enters.
+    page.keyboard.press("ArrowDown")
+    for _ in range(2):
+        page.keyboard.press("ArrowRight")  # open: its moves are fetched
+        expect(page.locator(":focus")).to_have_attribute("aria-expanded", "true")
+        page.keyboard.press("ArrowRight")  # into its first move
+    focused = page.locator(":focus")
+    expect(focused).to_have_accessible_name(
+        re.compile(r"^after [XO] [abc][123], [XO] [abc][123], [XO] [abc][123]: ")
+    )
+    expect(focused).to_have_accessible_name(re.compile(r"(a draw|wins), value -?\d+"))
+    page.keyboard.press("ArrowLeft")  # back to its parent
+    expect(page.locator(":focus")).to_have_accessible_name(
+        re.compile(r"^after [XO] [abc][123], [XO] [abc][123]: ")
+    )
+    expect(tree.locator(".is-chosen").first).to_be_visible()
+    no_violations(axe, page, "the tree three levels open")
+
+    # The empty board's pruned search, step by step from its start to its first cut.
+    page.get_by_role("button", name="Empty board").click()
+    tree_ready(page)
+    expect(page.locator("#step-of")).to_contain_text("of 70,289")
+    page.get_by_role("slider", name="Step").focus()
+    words = page.locator("#step-words")
+    for _ in range(60):
+        if "Cut at" in (words.inner_text() or ""):
+            break
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(20)
+    expect(words).to_contain_text("Cut at node")
+    expect(words).to_contain_text("need no search")
+    expect(page.get_by_role("list", name="Pruned moves").get_by_role("listitem")).not_to_have_count(
+        0
+    )
+    expect(page.locator("#beta")).not_to_have_text("+∞")
+    no_violations(axe, page, "a cut and its reason")
+    expect(page.locator("#counts-note")).to_contain_text("Measured once on")
+    expect(page.locator("#chart li")).to_have_count(8)
+    expect(page.locator("#chart")).to_contain_text("549,946 nodes")
+    shoot(page, "lab-first-cut")
+
+
+def test_the_fatalist_position_shows_both_choices(
+    page: Page, server: Any, axe: Axe, shoot: Any
+) -> None:
+    page.goto(server.url + "/lab")
+    tree_ready(page)
+    page.get_by_role("button", name="A lost position").click()
+    choices = page.locator("#choices")
+    expect(choices).to_have_attribute("data-differ", "true")
+    expect(page.locator("#choice-result")).to_contain_text("it plays c1")
+    expect(page.locator("#choice-result")).to_contain_text("6 moves tie, and the first is taken")
+    expect(page.locator("#choice-depth")).to_contain_text("it plays c3")
+    expect(page.locator("#choice-note")).to_contain_text("block")
+    tree = page.get_by_role("tree")
+    chosen = tree.locator(".is-chosen")
+    expect(chosen).to_have_count(1)
+    expect(chosen).to_have_accessible_name(re.compile(r"^after O c3: X wins, value -6, the chosen"))
+    page.get_by_label("Scoring").select_option("result")
+    expect(tree.locator(".is-chosen")).to_have_accessible_name(
+        re.compile(r"^after O c1: X wins, value -1, the chosen")
+    )
+    expect(page).to_have_url(re.compile(r"board=XO\.\.X\.\.\.\.$"))
+    no_violations(axe, page, "the fatalist")
+    shoot(page, "lab-fatalist")
+
+
+def test_why_this_move_opens_the_lab_where_the_ai_chose(page: Page, server: Any) -> None:
+    open_game(page, server.url)
+    why = page.get_by_role("link", name="Why this move?")
+    if not why.is_visible():  # the human moved first: one move for the AI to answer
+        page.get_by_role("gridcell", name=re.compile(", empty$")).first.click()
+    expect(why).to_be_visible()
+    href = why.get_attribute("href") or ""
+    before = href.split("board=")[1]
+    why.click()
+    expect(page.get_by_role("heading", name="See the AI think")).to_be_visible()
+    assert page.locator("#lab").get_attribute("data-board") == before
+    tree_ready(page)

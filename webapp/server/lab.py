@@ -1,0 +1,220 @@
+"""The lab page's answers: a node's children, a page of a search's trace, the counts.
+
+Each answer's cost is bounded. A node's children cost one search with a table (a few
+thousand nodes at most). A page of a trace costs its end's place in the trace, and no
+page ends past ``LAB_MAX_STEPS``. The counts of the eight kinds of search are computed
+on demand for positions with 6 empty cells or fewer (or a depth limit of 4 or less:
+some tens of milliseconds at most), and read from lab_counts.json, measured once, for
+the costly ones (7 to 9 empty cells: the empty board's plain minimax visits 549,946
+nodes). docs/protocol.md describes them.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+from math import isfinite
+from pathlib import Path
+from typing import Any
+
+from ..game import lab
+from ..game.board import Board, RuleError, cell_name
+from .protocol import BadPayload, ErrorCode
+
+COUNTS_FILE = Path(__file__).resolve().parent / "lab_counts.json"
+CHEAP_EMPTIES = 6  # plain minimax from 6 empty cells: under 2,000 nodes
+CHEAP_DEPTH = 4  # a depth limit of 4 plies: under 3,700 nodes from any position
+
+
+class LabRefused(RuleError):
+    """A lab request that cannot be answered as asked; ``code`` is an ErrorCode."""
+
+    def __init__(self, code: str, message: str, *, field: str | None = None) -> None:
+        super().__init__(code, message)
+        self.field = field
+
+
+def board_of(fields: dict[str, Any]) -> Board:
+    """The position a lab event names (``board``, nine of X, O and .), or ``bad_board``."""
+    text = fields.get("board")
+    if text is None:
+        raise BadPayload('a lab event needs a board: {"board": "X.O......"}')
+    try:
+        return Board.parse(text)
+    except RuleError as err:
+        raise LabRefused(ErrorCode.BAD_BOARD, err.message) from err
+
+
+def path_of(board: Board, fields: dict[str, Any]) -> tuple[int, ...]:
+    """The moves from the board to a node (``path``, digits 0-8), or ``bad_board``."""
+    text = fields.get("path", "")
+    if len(text) > 9 or not all(ch in "012345678" for ch in text):
+        raise LabRefused(ErrorCode.BAD_BOARD, "a path is up to 9 cells as digits 0-8")
+    cells = tuple(int(ch) for ch in text)
+    try:
+        node = board
+        for cell in cells:
+            node = node.apply_move(cell)
+    except RuleError as err:
+        raise LabRefused(ErrorCode.BAD_BOARD, f"the path cannot be played: {err.message}") from err
+    return cells
+
+
+def options_of(fields: dict[str, Any]) -> lab.Options:
+    """The search a lab event asks for; ``bad_setting`` names a choice out of range."""
+    try:
+        return lab.Options(
+            fields.get("scoring", "depth"),
+            fields.get("prune", False),
+            fields.get("table", False),
+            fields.get("symmetry", False),
+            fields.get("depth"),
+        )
+    except lab.LabError as err:
+        field = "scoring" if err.code == "bad_scoring" else "depth"
+        raise LabRefused(ErrorCode.BAD_SETTING, err.message, field=field) from err
+
+
+def score(value: float) -> float | None:
+    """A value for JSON: ``null`` stands for an unbounded side of the window."""
+    return value if isfinite(value) else None
+
+
+def children_answer(board: Board, path: tuple[int, ...], options: lab.Options) -> dict[str, Any]:
+    """A node's moves with their values, the node's value and the move chosen there."""
+    found = lab.children(board, path, options)
+    node = Board(found[0].cells).to_move if found else None
+    maximiser = node is not None and node != board.to_move  # the child's mover is the other
+    values = [child.value for child in found]
+    best = (max(values) if maximiser else min(values)) if values else None
+    limit = options.depth
+    shallow = limit is None or len(path) + 1 < limit
+
+    def opens(child: lab.Child) -> bool:
+        return shallow and not Board(child.cells).is_over()
+
+    return {
+        "children": [
+            {"cell": c.cell, "board": c.cells, "value": c.value, "bound": c.bound, "open": opens(c)}
+            for c in found
+        ],
+        "value": best,
+        "best": next((c.cell for c in found if c.value == best), None),
+    }
+
+
+def event_of(event: lab.Event, scoring: lab.Scoring) -> dict[str, Any]:
+    """One event of a trace as JSON; a cut carries its reason in words."""
+    if isinstance(event, lab.Enter):
+        return {
+            "type": "enter",
+            "node": event.node,
+            "parent": event.parent,
+            "cell": event.cell,
+            "board": event.cells,
+            "depth": event.depth,
+            "alpha": score(event.alpha),
+            "beta": score(event.beta),
+        }
+    if isinstance(event, lab.Update):
+        return {
+            "type": "update",
+            "node": event.node,
+            "cell": event.cell,
+            "best": score(event.best),
+            "alpha": score(event.alpha),
+            "beta": score(event.beta),
+        }
+    if isinstance(event, lab.Cut):
+        return {
+            "type": "cut",
+            "node": event.node,
+            "board": event.cells,
+            "after": event.after,
+            "skipped": list(event.skipped),
+            "alpha": score(event.alpha),
+            "beta": score(event.beta),
+            "reason": lab.cut_reason(event, scoring),
+            "skipped_names": [cell_name(cell) for cell in event.skipped],
+        }
+    return {
+        "type": "leave",
+        "node": event.node,
+        "value": score(event.value),
+        "bound": event.bound,
+        "how": event.how,
+    }
+
+
+class Lab:
+    """The lab's answers under this server's limits (``LAB_PAGE_SIZE``, ``LAB_MAX_STEPS``)."""
+
+    def __init__(self, page_size: int, max_steps: int) -> None:
+        self.page_size, self.max_steps = page_size, max_steps
+        stored = json.loads(COUNTS_FILE.read_text())
+        self.measured: str = stored["measured"]
+        self.stored: dict[str, list[list[Any]]] = stored["positions"]
+
+    def page(self, board: Board, options: lab.Options, start: int, size: int) -> dict[str, Any]:
+        """Events ``start`` .. ``start + size - 1`` of a search, and its number of steps."""
+        if size > self.page_size or size < 1 or start < 0:
+            raise LabRefused(
+                ErrorCode.TOO_COSTLY, f"a page holds 1 to {self.page_size} steps from step 0"
+            )
+        if start + size > self.max_steps:
+            raise LabRefused(
+                ErrorCode.TOO_COSTLY,
+                f"the step-through stops at step {self.max_steps:,}: the counts tell the rest",
+            )
+        events = lab.page(board, options, start, size)
+        counts = self.counts_of(board, options)
+        steps = None if counts is None else 3 * counts["nodes"] - 1 + counts["cuts"]
+        return {
+            "events": [event_of(event, options.scoring) for event in events],
+            "start": start,
+            "steps": steps,
+            "limit": self.max_steps,
+        }
+
+    def counts(self, board: Board, scoring: lab.Scoring, depth: int | None) -> dict[str, Any]:
+        """The eight kinds of search from ``board``: nodes, hits, cuts and milliseconds, and
+        the date their times were measured (``null``: just now)."""
+        key = f"{board.cells} {scoring}"
+        if depth is None and key in self.stored:
+            rows = self.stored[key]
+            return {"kinds": [_row(*row) for row in rows], "measured": self.measured}
+        if board.empties > CHEAP_EMPTIES and (depth is None or depth > CHEAP_DEPTH):
+            raise LabRefused(
+                ErrorCode.TOO_COSTLY,
+                f"counting from a position with {board.empties} empty cells needs a depth"
+                f" limit of {CHEAP_DEPTH} or less",
+            )
+        return {"kinds": list(_counted(board.cells, scoring, depth)), "measured": None}
+
+    def counts_of(self, board: Board, options: lab.Options) -> dict[str, Any] | None:
+        """The counts of one kind of search, when they are cheap or stored; else None."""
+        try:
+            found = self.counts(board, options.scoring, options.depth)
+        except LabRefused:
+            return None
+        rows: list[dict[str, Any]] = found["kinds"]
+        return next(row for row in rows if row["kind"] == options.kind)
+
+
+def _row(kind: str, nodes: int, hits: int, cuts: int, ms: float) -> dict[str, Any]:
+    return {"kind": kind, "nodes": nodes, "hits": hits, "cuts": cuts, "ms": ms}
+
+
+@functools.lru_cache(maxsize=512)
+def _counted(cells: str, scoring: lab.Scoring, depth: int | None) -> tuple[dict[str, Any], ...]:
+    board = Board(cells)
+    found = [lab.measure(board, kind, time.perf_counter) for kind in lab.kinds(scoring, depth)]
+    return tuple(
+        _row(m.options.kind, m.counts.nodes, m.counts.hits, m.counts.cuts, _ms(m.seconds))
+        for m in found
+    )
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1e3, 1)
