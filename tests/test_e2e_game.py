@@ -253,9 +253,10 @@ def test_hint_shows_values(page: Page, server: Any) -> None:
     hint.click()
     expect(hint).to_have_attribute("aria-pressed", "true")
 
-    for _ in range(2):
-        if settle(page) != "human":
-            break
+    # Hints before the first move and again after the AI's reply; the second move is
+    # left unplayed, so that the game is still on (and Hint shown) when it is turned off.
+    for turn in range(2):
+        assert settle(page) == "human"
         empty = page.get_by_role("gridcell", name=EMPTY)
         count = empty.count()
         assert count > 0
@@ -264,7 +265,8 @@ def test_hint_shows_values(page: Page, server: Any) -> None:
             expect(empty.nth(index).get_by_role("button")).to_have_accessible_description(
                 re.compile(r"^hint: ")
             )
-        play(page, first_empty(page))
+        if turn == 0:
+            play(page, first_empty(page))
 
     hint.click()
     expect(hint).to_have_attribute("aria-pressed", "false")
