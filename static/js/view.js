@@ -11,6 +11,7 @@ import { createBoard } from "./board.js";
 import {
   MATCH_RESULTS,
   RESULTS,
+  RECORD_VERIFIED,
   difficultyWords,
   latestMoveWords,
   offlineMoveWords,
@@ -51,13 +52,6 @@ export function chancesSentence(odds) {
     `of this match; a random one ${percent(odds.random.human_match_win_prob)}`
   );
 }
-
-// A finished game's dice, checked in the page, by what its signature says.
-const DICE_CHECKED = {
-  verified: "Dice checked ✓",
-  unchecked: "Dice checked ✓ (this browser cannot check the signature)",
-  unsigned: "Dice checked ✓ (the record is unsigned)",
-};
 
 /**
  * Build the view over the server-rendered page. `actions` receives the player's
@@ -316,7 +310,7 @@ export function createView(actions) {
       return;
     }
     const failed = `Dice check failed: ${verdict.reason}`;
-    const text = verdict.ok ? DICE_CHECKED[verdict.signature] : failed;
+    const text = verdict.ok ? RECORD_VERIFIED[verdict.signature] : failed;
     setCheck(text, verdict.ok ? "ok" : "failed", showing.commitment);
   }
 

@@ -222,7 +222,7 @@ export function practiceWords({ mistake, feedback }) {
  * (the details are in the downloadable record). */
 export const RECORD_VERIFIED = Object.freeze({
   verified: "Dice checked ✓",
-  unchecked: "Dice checked ✓ (signature not checked here)",
+  unchecked: "Dice checked ✓ (this browser cannot check the signature)",
   unsigned: "Dice checked ✓ (the record is unsigned)",
 });
 
