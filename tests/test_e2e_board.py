@@ -141,6 +141,13 @@ def test_hints_mark_the_empty_cells_of_the_ai_page(page: Page, server: Any, axe:
     expect(empty.filter(has_text=HINT)).to_have_count(0)
 
 
+def expect_turn_of(page: Page, mark: str) -> None:
+    """Waits until the server's state says it is ``mark``'s move and the board takes a
+    move again: a key pressed before that would be refused as too early."""
+    expect(status(page)).to_have_text(f"{mark} to move")
+    expect(page.locator("#board .cell[aria-disabled='false']").first).to_be_attached()
+
+
 def test_a_room_board_by_mouse_and_keys_and_its_winning_line(
     page: Page, server: Any, axe: Axe, shoot: Callable[[Page, str], None]
 ) -> None:
@@ -150,17 +157,21 @@ def test_a_room_board_by_mouse_and_keys_and_its_winning_line(
     # X a1 by Enter, O a2 by Space, X b1 by its number key, O b2 by a click, X c1 by key.
     page.keyboard.press("Enter")
     expect(cell(page, 0)).to_have_accessible_name("a1, X")
+    expect_turn_of(page, "O")
     page.keyboard.press("ArrowDown")
     page.keyboard.press(" ")
     expect(cell(page, 3)).to_have_accessible_name("a2, O")
+    expect_turn_of(page, "X")
     page.get_by_role("button", name="Hint").click()
     empty = page.get_by_role("gridcell", name=re.compile(r", empty$"))
     expect(empty.filter(has_text=HINT)).to_have_count(7)
     cell(page, 3).focus()  # back in the board from the Hint button
     page.keyboard.press("2")
     expect(cell(page, 1)).to_have_accessible_name("b1, X")
+    expect_turn_of(page, "O")
     page.get_by_role("gridcell", name="b2, empty", exact=True).click()
     expect(cell(page, 4)).to_have_accessible_name("b2, O")
+    expect_turn_of(page, "X")
     cell(page, 4).focus()
     page.keyboard.press("3")
     expect(cell(page, 2)).to_have_accessible_name("c1, X")
