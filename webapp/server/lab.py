@@ -160,9 +160,7 @@ class Lab:
 
     def __init__(self, page_size: int, max_steps: int, budgets: Budgets) -> None:
         self.page_size, self.max_steps, self.budgets = page_size, max_steps, budgets
-        stored = json.loads(COUNTS_FILE.read_text())
-        self.measured: str = stored["measured"]
-        self.stored: dict[str, list[list[Any]]] = stored["positions"]
+        self.measured, self.stored = shipped_counts()
 
     def page(self, board: Board, options: lab.Options, start: int, size: int) -> dict[str, Any]:
         """Events ``start`` .. ``start + size - 1`` of a search, and its number of steps."""
@@ -208,6 +206,14 @@ class Lab:
             return None
         rows: list[dict[str, Any]] = found["kinds"]
         return next(row for row in rows if row["kind"] == options.kind)
+
+
+@functools.cache
+def shipped_counts() -> tuple[str, dict[str, list[list[Any]]]]:
+    """The counts shipped in lab_counts.json: the date their times were measured, and
+    each costly position and scoring's rows (kind, nodes, hits, cuts, ms)."""
+    stored = json.loads(COUNTS_FILE.read_text())
+    return stored["measured"], stored["positions"]
 
 
 def _row(kind: str, nodes: int, hits: int, cuts: int, ms: float) -> dict[str, Any]:
