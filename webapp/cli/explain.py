@@ -67,9 +67,9 @@ def _measured(
     if rows is None:
         kinds = lab.kinds(scoring, depth)
         return None, [lab.measure(board, kind, time.perf_counter) for kind in kinds]
-    kinds = {kind.kind: kind for kind in lab.kinds(scoring)}
+    by_kind = {kind.kind: kind for kind in lab.kinds(scoring)}
     return when, [
-        lab.Measured(kinds[kind], lab.Counts(nodes, hits, cuts), ms / 1000)
+        lab.Measured(by_kind[kind], lab.Counts(nodes, hits, cuts), ms / 1000)
         for kind, nodes, hits, cuts, ms in rows
     ]
 
