@@ -24,7 +24,7 @@ from ..game.history import Entry, counted, games_counted
 from .config import DEFAULTS
 from .redis_batch import BatchedScript, Pipeliner
 from .redis_client import connect, out_of_memory
-from .sqlite_store import DATABASE_FILE, open_database
+from .sqlite_db import DATABASE_FILE, open_database
 from .storage import StorageFull
 
 log = logging.getLogger("webapp.server.store")

@@ -22,7 +22,7 @@ from ..game.room import Room, RoomError, from_record, to_record
 from .config import DEFAULTS
 from .protocol import ErrorCode
 from .redis_client import connect, out_of_memory
-from .sqlite_store import DATABASE_FILE, open_database
+from .sqlite_db import DATABASE_FILE, open_database
 from .storage import StorageFull
 
 log = logging.getLogger("webapp.server.store")
