@@ -17,7 +17,8 @@ from flask.testing import FlaskClient
 from flask_socketio import SocketIOTestClient
 from support.testing import connect, player_of
 
-from webapp.server.protocol import ErrorCode, NoticeCode, ServerEvent, snapshot
+from webapp.server.protocol import ErrorCode, NoticeCode, ServerEvent
+from webapp.server.snapshot import snapshot
 from webapp.server.store import Damaged, RedisStore, SQLiteStore
 
 ROOT = Path(__file__).resolve().parent.parent
