@@ -29,7 +29,7 @@ def test_the_slider_and_end_reach_the_last_step_of_a_large_trace(
     expect(page.get_by_role("button", name="Next", exact=True)).to_be_disabled()
     page.keyboard.press("ArrowLeft")
     expect(step_of).to_have_text("Step 70,288 of 70,289.")
-    expect(page.locator("#step-words")).to_contain_text("node 0 takes c3’s value")
+    expect(page.locator("#step-words")).to_contain_text("node 0 takes c3\u2019s value")
     assert axe(page) == []
     shoot(page, "lab-last-step")
 
