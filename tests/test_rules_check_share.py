@@ -93,17 +93,19 @@ def test_new_matches_started_together_under_load_are_all_answered(
         while cpu_seconds(server.workers()[0]) < BUSY_CPU_SECONDS:
             assert time.monotonic() < deadline, "the players' moves took no CPU time"
             time.sleep(0.1)
-        # Each waits for its ack at most Player.call's 5 s: a check that is never
-        # answered raises TimeoutError.
-        # Rules no match has had yet: their check walks, and pauses, in each handler.
+        # Rules no match has had yet, so each check walks and pauses. Each ack is waited
+        # for at most Player.call's 5 s: one never answered raises TimeoutError.
         acks = in_threads([lambda p=p: p.call("new_match", {"human_hp": 99}) for p in starting])
         acks += in_threads([lambda p=p: p.call("new_match", {"human_hp": 98}) for p in starting])
     finally:
         stop.set()
         for thread in load:
             thread.join(10)
+        connected = [player.connected for player in players]
+        for player in players:
+            player.close()
     assert acks == [{"ok": True}] * (2 * STARTING)
-    assert all(player.connected for player in players)
+    assert all(connected)
 
 
 def test_a_walk_counts_only_its_own_work() -> None:
