@@ -33,7 +33,6 @@ from .history_view import history_game, history_of
 from .limits import RateLimits
 from .matches import MatchService
 from .odds import Odds
-from .payload import rules_payload
 from .protocol import OK, Ack, BadPayload, ErrorCode, Event, RefusalCode, error
 from .rooms import RoomService
 from .targets import promise_of, target_of, tuned_answer, tuned_for
@@ -127,7 +126,7 @@ def register(
         target = target_of(fields)
         answer, promise = OK, None
         if target is None:
-            rules = rules_payload(fields, odds.pause)
+            rules = odds.rules_of(fields)
         else:
             entries = service.history.games(player_id()) if service.history else []
             tuned, estimate = tuned_for(odds, socket_id(), target, entries)

@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from typing import Any, TypeVar, cast
 
-from ..game.match import Match, MatchError
+from ..game.match import Match, MatchError, Rules
 from ..game.odds import PLAYERS, UnknownPlayer, match_odds, skill_player
 from ..game.skill import SkillEstimate
 from ..game.tune import Tuned, tune
@@ -81,12 +81,15 @@ class Slices:
     a moment, or while the walks of all connections together are over ``share`` of the
     process's time, until they are back within it (``SHARE_BURST_SECONDS`` of work may
     run at once, so one answer in a quiet process is not slowed). It also adds up the
-    work of the walk that holds the turn.
+    work of each walk, from its ``start`` (or ``walk``) to its ``stop``.
 
-    Work is the thread's CPU time (``work_clock``) between two pauses, when no other
-    greenlet runs: neither the sleeps nor the machine's other processes count.
-    A rules check outside the turn (``new_match``'s) calls it too; the time it adds to
-    or takes from the holder's count is at most a slice.
+    Work is the thread's CPU time (``work_clock``) between two pauses of the same walk,
+    when no other greenlet runs: neither the sleeps nor the others' events count. So each
+    walk keeps its own clock (a greenlet's own, as ``threading.local`` is under gevent):
+    walks outside the turn (``new_match``'s rules check) run beside the turn's, and with
+    one clock for all, each pause would have counted every other walk's and every other
+    player's work since the last pause of anyone, and a busy process's walks would have
+    slept longer and longer (bench/peer.py: 200 players starting matches at once).
     """
 
     def __init__(
@@ -100,27 +103,43 @@ class Slices:
     ) -> None:
         self.sleep, self.seconds, self.work_clock = sleep, seconds, work_clock
         self.shared = TokenBucket(share, SHARE_BURST_SECONDS, clock=clock)
-        self.since = work_clock()
-        self.worked = 0.0
+        self._walk = threading.local()  # since: the walk's last count; worked: its sum
 
     def __call__(self) -> None:
-        done = self.work_clock() - self.since
+        walk, now = self._walk, self.work_clock()
+        since = getattr(walk, "since", None)
+        if since is None:  # a walk not started: counted from its first pause
+            self.start()
+            return
+        done = now - since
         if done < self.seconds:
             return
-        self.worked += done
+        walk.worked += done
         self.shared.spend(done)
         self.sleep(max(PAUSE_SECONDS, self.shared.debt_seconds()))
-        self.since = self.work_clock()
+        walk.since = self.work_clock()
 
     def start(self) -> None:
-        """Count from now."""
-        self.since, self.worked = self.work_clock(), 0.0
+        """A walk starts: count its work from now."""
+        self._walk.since, self._walk.worked = self.work_clock(), 0.0
 
     def stop(self) -> float:
-        """The seconds of work since ``start`` (spent from the share as well)."""
-        last = self.work_clock() - self.since
+        """The walk is done: the seconds of its work since ``start`` (spent from the share
+        as well)."""
+        walk = self._walk
+        since = getattr(walk, "since", None)
+        last = 0.0 if since is None else self.work_clock() - since
         self.shared.spend(last)
-        return self.worked + last
+        walk.since = None
+        return float(getattr(walk, "worked", 0.0)) + last
+
+    def walk(self, work: Callable[[], T]) -> T:
+        """``work`` as a walk of its own, outside the turn."""
+        self.start()
+        try:
+            return work()
+        finally:
+            self.stop()
 
 
 class Budgets:
@@ -196,6 +215,11 @@ class Odds:
             burst_ms=burst_ms,
             clock=clock,
         )
+
+    def rules_of(self, fields: dict[str, Any]) -> Rules:
+        """The rules a ``new_match`` payload asks for, checked in slices outside the turn
+        (a check is short, and cached by rule set), its work on the share."""
+        return self.pause.walk(lambda: rules_payload(fields, self.pause))
 
     def for_rules(self, connection: str, fields: dict[str, Any]) -> Answer:
         """Each scripted player's odds of a whole match under the rules ``fields`` ask for
