@@ -22,19 +22,17 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from support.live import Actions, connect, states
 from support.testing import (
-    Actions,
     Player,
     RawWebSocket,
     Refused,
     ServerProcess,
-    connect,
     hard_rule_sets,
     odds_flood,
     percentile,
     rss_kb,
     session_cookie,
-    states,
     timed_calls,
 )
 

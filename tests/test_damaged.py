@@ -14,8 +14,7 @@ import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
-from flask_socketio import SocketIOTestClient
-from support.testing import connect, player_of
+from support.live import LiveSocket, connect, player_of
 
 from webapp.server.protocol import ErrorCode, NoticeCode, ServerEvent, snapshot
 from webapp.server.store import Damaged, RedisStore, SQLiteStore
@@ -61,7 +60,7 @@ def damaged_rows(app: Flask) -> list[tuple[str, bytes, str]]:
     return [(player, bytes(data), reason) for player, data, reason in rows]
 
 
-def received(sock: SocketIOTestClient) -> list[tuple[str, Any]]:
+def received(sock: LiveSocket) -> list[tuple[str, Any]]:
     """(event name, payload) of everything the socket received since the last call."""
     return [(e["name"], e["args"][0]) for e in sock.get_received()]
 

@@ -6,7 +6,7 @@ import pytest
 from flask import Flask
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.testing import connect, player_of, states
+from support.live import connect, player_of, states
 
 from webapp.server.app import create_app
 from webapp.server.protocol import ErrorCode, Event

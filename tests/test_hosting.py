@@ -16,17 +16,8 @@ import pytest
 import socketio
 from flask import Flask
 from flask.testing import FlaskClient
-from support.testing import (
-    HOST,
-    Actions,
-    Player,
-    ServerProcess,
-    connect,
-    free_port,
-    player_of,
-    session_cookie,
-    states,
-)
+from support.live import Actions, connect, player_of, states
+from support.testing import HOST, Player, ServerProcess, free_port, session_cookie
 
 from webapp import __version__
 from webapp.game import engine

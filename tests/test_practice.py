@@ -7,7 +7,7 @@ import random
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from support.testing import Actions, connect
+from support.live import Actions, connect
 
 from webapp.game import engine
 from webapp.game.board import Board, cell_name

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from support.testing import Actions, connect
+from support.live import Actions, connect
 
 from webapp.game import lab
 from webapp.game.board import Board

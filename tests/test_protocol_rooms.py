@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from flask_socketio import SocketIOTestClient
-from support.testing import connect
+from support.live import LiveSocket, connect
 
 from webapp.game.room import Room, open_room
 from webapp.server.app import create_app
@@ -25,7 +24,7 @@ class Person:
     def __init__(self, app: Flask) -> None:
         self.web: FlaskClient = app.test_client()
         assert self.web.get("/").status_code == 200
-        self.sock: SocketIOTestClient = connect(app, self.web)
+        self.sock: LiveSocket = connect(app, self.web)
         self.you: str | None = None
 
     def create(self) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from support.testing import Actions, connect, player_of
+from support.live import Actions, connect, player_of
 
 from webapp.game.fairness import commitment
 from webapp.game.match import PRESETS, Rules, count_states

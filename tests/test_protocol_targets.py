@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from support.live import Actions, connect, player_of
 from support.skill_play import played_games
-from support.testing import Actions, connect, player_of
 
 from webapp.game import tune as tune_module
 from webapp.game.calibration import calibration_of

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from support.testing import Actions, player_of
+from support.live import Actions, player_of
 
 from webapp.server.protocol import FIELDS, Event, Kind
 

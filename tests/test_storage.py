@@ -20,16 +20,8 @@ import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
-from support.testing import (
-    Actions,
-    Player,
-    ServerProcess,
-    answering,
-    connect,
-    player_of,
-    session_cookie,
-    wait_until,
-)
+from support.live import Actions, connect, player_of
+from support.testing import Player, ServerProcess, answering, session_cookie, wait_until
 
 from webapp.game.history import finished_game
 from webapp.game.match import ai_move, human_move, new_match

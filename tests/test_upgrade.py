@@ -15,7 +15,7 @@ import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
-from support.testing import Actions, connect
+from support.live import Actions, connect
 
 from webapp.game.records import SCHEMA, from_record
 from webapp.server.app import create_app
