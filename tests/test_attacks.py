@@ -456,3 +456,31 @@ def test_sixteen_connections_asking_for_targets_slow_only_themselves(
             break
     else:
         raise AssertionError(f"hint p99 (ms) quiet and during, each round: {rounds}")
+
+
+def test_sixteen_connections_opening_the_lab_slow_only_themselves(
+    server_factory: Callable[..., ServerProcess],
+) -> None:
+    # Each of 16 connections (from addresses of their own) opens the empty board's root in
+    # the lab again and again, its costliest node (over 16,000 positions searched), as fast
+    # as the rate limit lets it. Its work pauses and is paid from the connection's budget,
+    # so a bystander's hint is served as quickly as before. Up to three rounds, each with
+    # its own quiet baseline.
+    server = server_factory(TICTACTOE_NEW_PLAYERS_PER_MINUTE="0")
+    bystander = Player(server.url, session_cookie(server.url))
+    bystander.wait_for(lambda s: True)
+    cookies = [session_cookie(server.url) for _ in range(16)]
+    opened = [{"board": ".........", "scoring": scoring} for scoring in ("depth", "result")]
+    rounds = []
+    for _ in range(3):
+        quiet, during, report = odds_flood_round(
+            bystander, server, cookies, opened * 1000, event="lab_children"
+        )
+        rounds.append((round(quiet * 1000, 1), round(during * 1000, 1), report))
+        assert report["answered"] >= 16, rounds  # the askers are answered, if slowly
+        if during <= max(2 * quiet, quiet + 0.010):
+            break
+    else:
+        raise AssertionError(f"hint p99 (ms) quiet and during, each round: {rounds}")
+    assert bystander.connected
+    bystander.close()

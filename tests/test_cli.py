@@ -306,6 +306,36 @@ def test_explain_empty_board_counts(capsys: pytest.CaptureFixture[str]) -> None:
     assert record["best"] == "a1"
 
 
+def test_explain_answers_costly_counts_from_the_shipped_ones(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The empty board's plain minimax is not re-counted: its counts and times are the
+    # shipped ones, with the date they were measured.
+    from webapp.game import lab
+    from webapp.server.lab import shipped_counts
+
+    def no_counting(*_: object) -> None:
+        raise AssertionError("counted again")
+
+    monkeypatch.setattr(lab, "measure", no_counting)
+    code, out = run(capsys, ["explain", ".........", "--json"])
+    record = json.loads(out)
+    assert code == 0 and record["measured"] == shipped_counts()[0]
+    assert record["counts"]["minimax"] == TREE_STATS["tree_nodes"]
+    assert record["seconds"]["minimax"] > 0
+    code, out = run(capsys, ["explain", "X........", "--scoring", "result"])
+    assert code == 0 and f"times measured {shipped_counts()[0]}" in out
+
+
+def test_explain_counts_what_the_shipped_counts_do_not_cover(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out = run(capsys, ["explain", "XOXOXO...", "--json"])
+    assert code == 0 and json.loads(out)["measured"] is None
+    code, out = run(capsys, ["explain", ".........", "--depth", "2"])
+    assert code == 0 and "times measured now" in out
+
+
 def test_explain_text_table(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run(capsys, ["explain", "XOXOXO...", "--depth", "2", "--scoring", "share"])
     assert code == 0

@@ -25,9 +25,9 @@ from browser import (
     settle,
     start_match,
 )
+from browser_history import open_newest_replay, play_with_a_mistake
 from browser_rooms import open_room, status
 from playwright.sync_api import Locator, Page, expect
-from test_e2e_history import open_newest_replay, play_with_a_mistake
 
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 

@@ -10,32 +10,11 @@ from typing import Any
 
 import pytest
 from browser import board, expect_no_violations, marks, open_game, play, settle, start_match
+from browser_history import open_newest_replay, play_with_a_mistake
 from playwright.sync_api import Browser, Page, expect
 
 from webapp.game import engine
 from webapp.game.board import Board, cell_name, parse_cell
-from webapp.game.review import verdict
-
-
-def slip(cells: str) -> int | None:
-    """A move that throws away the mover's result (a mistake or a blunder), if any."""
-    analysis = engine.analyse(Board(cells))
-    for cell, value in analysis.moves.items():
-        if verdict(analysis.value, value) in ("mistake", "blunder"):
-            return cell
-    return None
-
-
-def play_with_a_mistake(page: Page) -> int:
-    """Play the game out, slipping at the first chance; the ply of the slip."""
-    slipped = 0
-    while settle(page) == "human":
-        cells = marks(page)
-        cell = None if slipped else slip(cells)
-        if cell is not None:
-            slipped = 10 - cells.count(".")
-        play(page, cells.index(".") if cell is None else cell)
-    return slipped
 
 
 def expect_better_cells_named_and_marked(page: Page, slipped: int) -> list[str]:
@@ -64,15 +43,6 @@ def record_verified(page: Page) -> Any:
     """The replay's record check once it says the signature and the dice are verified."""
     verdict = re.compile("^Dice checked ✓$")
     return page.locator("#replay").get_by_role("status").filter(has_text=verdict)
-
-
-def open_newest_replay(page: Page, url: str) -> None:
-    """Go to History and open the newest game's replay."""
-    page.goto(url + "/history")
-    rows = page.locator("#games-rows tr")
-    expect(rows.first).to_be_visible()
-    rows.first.get_by_role("button", name=re.compile("^Replay the game of")).click()
-    expect(page.get_by_role("grid", name="Replay board")).to_be_visible()
 
 
 def test_a_mistake_is_marked_at_its_ply_replayed_by_keyboard_and_shared(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -122,6 +123,25 @@ def test_wheel_holds_no_test_code_and_reads_nothing_outside_itself(wheel: Path) 
         if outside.search(archive.read(name).decode())
     }
     assert readers == {}
+
+
+def test_no_test_module_imports_another() -> None:
+    # What tests share lives in tests/support/ and the browser*.py modules beside them,
+    # so each test module can be run, moved or deleted on its own.
+    found = {}
+    for path in sorted((ROOT / "tests").glob("test_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = [
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Import)
+            for alias in node.names
+        ]
+        names += [node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+        imported = sorted(name for name in names if name.split(".")[0].startswith("test_"))
+        if imported:
+            found[path.name] = imported
+    assert found == {}
 
 
 def test_wheel_declares_the_console_script(wheel: Path) -> None:

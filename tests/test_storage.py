@@ -30,7 +30,7 @@ from webapp.server.app import create_app
 from webapp.server.history_store import RedisHistory, open_history
 from webapp.server.room_store import RedisRooms, open_rooms
 from webapp.server.serve import prune
-from webapp.server.sqlite_store import open_database
+from webapp.server.sqlite_db import open_database
 from webapp.server.store import RedisStore, SQLiteStore, StorageFull
 
 ORIGIN = {"Origin": "http://localhost"}
@@ -355,7 +355,7 @@ from pathlib import Path
 
 import gevent
 
-from webapp.server.sqlite_store import open_database
+from webapp.server.sqlite_db import open_database
 from webapp.server.storage import StorageFull
 
 path = Path(sys.argv[1])

@@ -501,7 +501,7 @@ from pathlib import Path
 
 import gevent
 
-from webapp.server.sqlite_store import open_database
+from webapp.server.sqlite_db import open_database
 
 path = sys.argv[1]
 db = open_database(Path(path), ("CREATE TABLE IF NOT EXISTS t (k TEXT PRIMARY KEY, v INTEGER)",))

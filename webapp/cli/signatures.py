@@ -124,7 +124,7 @@ def _local_signer(args: argparse.Namespace) -> tuple[Any, Path]:
     from ..server import config
     from ..server.datadir import DataDirError
     from ..server.signing import signer
-    from .main import _data_dir
+    from .server import _data_dir
 
     data_dir, _ = _data_dir(args)
     try:

@@ -36,6 +36,7 @@ Bound = Literal["exact", "at least", "at most"]
 How = Literal["end", "frontier", "table", "searched"]
 Score = float
 INF = math.inf
+PAUSE_EVERY = 256  # nodes between two calls of a search's ``pause``
 
 
 class LabError(RuleError):
@@ -165,6 +166,7 @@ class _Search:
     options: Options
     me: Mark
     emit: Callable[[Event], None] | None = None
+    pause: Callable[[], object] | None = None
     nodes: int = 0
     hits: int = 0
     cuts: int = 0
@@ -214,6 +216,8 @@ class _Search:
         """Visit one node: count it, emit its events, and return its value and bound."""
         node = self.nodes
         self.nodes += 1
+        if self.pause is not None and not node % PAUSE_EVERY:
+            self.pause()
         emit = self.emit
         if emit:
             emit(Enter(node, parent, cell, cells, depth, alpha, beta))
@@ -277,10 +281,15 @@ def _check(board: Board, path: tuple[Cell, ...]) -> Board:
 
 
 def search(
-    board: Board, options: Options = Options(), *, emit: Callable[[Event], None] | None = None
+    board: Board,
+    options: Options = Options(),
+    *,
+    emit: Callable[[Event], None] | None = None,
+    pause: Callable[[], object] | None = None,
 ) -> Result:
-    """Run one search from ``board``, calling ``emit`` with each event in order."""
-    run = _Search(options, board.to_move, emit)
+    """Run one search from ``board``, calling ``emit`` with each event in order (and
+    ``pause`` every few hundred nodes, so that a long search can let others run)."""
+    run = _Search(options, board.to_move, emit, pause)
     score, _ = run.visit(board.cells, 0, -INF, INF, None, None)
     moves = tuple(sorted(run.root_children, key=lambda child: child.cell))
     best = next((child.cell for child in moves if child.value == score), None)
@@ -298,7 +307,14 @@ def trace(board: Board, options: Options = Options()) -> Iterator[Event]:
             return
 
 
-def page(board: Board, options: Options, start: int, size: int) -> list[Event]:
+def page(
+    board: Board,
+    options: Options,
+    start: int,
+    size: int,
+    *,
+    pause: Callable[[], object] | None = None,
+) -> list[Event]:
     """Events ``start`` .. ``start + size - 1`` of a search (fewer at its end); the search
     stops as soon as the page is full, so a page costs its end's place in the trace."""
     if start < 0 or size < 1:
@@ -314,17 +330,23 @@ def page(board: Board, options: Options, start: int, size: int) -> list[Event]:
                 raise _Stop
 
     with contextlib.suppress(_Stop):
-        search(board, options, emit=sink)
+        search(board, options, emit=sink, pause=pause)
     return found
 
 
-def children(board: Board, path: tuple[Cell, ...], options: Options = Options()) -> list[Child]:
+def children(
+    board: Board,
+    path: tuple[Cell, ...],
+    options: Options = Options(),
+    *,
+    pause: Callable[[], object] | None = None,
+) -> list[Child]:
     """The children of the node reached from ``board`` by ``path``, with their exact
     values as the search from ``board`` sees them (depth counted from ``board``), by
     plain minimax with a table: at most a few thousand nodes."""
     node = _check(board, path)
     exact = Options(options.scoring, table=True, depth=options.depth)
-    run = _Search(exact, board.to_move)
+    run = _Search(exact, board.to_move, pause=pause)
     found = []
     for cell in node.legal_moves():
         child = node.apply_move(cell).cells

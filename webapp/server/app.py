@@ -26,7 +26,7 @@ from .lab import Lab
 from .lab_events import register_lab
 from .limits import QuietLog, RateLimits
 from .matches import MatchService
-from .odds import odds_for
+from .odds import Budgets, odds_for
 from .pages import pages
 from .practice import practice
 from .presence import LocalPresence, RedisPresence
@@ -192,5 +192,12 @@ def _add_socketio(app: Flask) -> None:
     max_payload = int(app.config["MAX_PAYLOAD_BYTES"])
     register(socketio, service, limits, caps, max_payload, odds, rooms)
     register_rooms(socketio, rooms, max_payload, int(app.config["ROOM_NAME_CHARS"]))
-    lab = Lab(int(app.config["LAB_PAGE_SIZE"]), int(app.config["LAB_MAX_STEPS"]))
+    lab_budgets = Budgets(
+        odds.pause,  # the odds' slices and turn: their share of the process is for both
+        odds.turn,
+        "the lab's answers",
+        ms_per_second=float(app.config["LAB_MS_PER_SECOND"]),
+        burst_ms=float(app.config["LAB_BURST_MS"]),
+    )
+    lab = Lab(int(app.config["LAB_PAGE_SIZE"]), int(app.config["LAB_MAX_STEPS"]), lab_budgets)
     register_lab(socketio, lab, max_payload)

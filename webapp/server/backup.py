@@ -34,7 +34,7 @@ import orjson
 from ..game.match import reseeded
 from ..game.records import to_record
 from . import datadir, running, signing
-from .sqlite_store import DATABASE_FILE
+from .sqlite_db import DATABASE_FILE
 from .storage import Unreadable, parse
 
 FILES = (DATABASE_FILE, datadir.KEY_FILE, signing.KEY_FILE)

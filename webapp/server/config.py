@@ -173,6 +173,18 @@ SETTINGS: tuple[Setting, ...] = (
         integer(0, 1_000_000),
         "open connections from one client address, many players behind one NAT (0: no cap)",
     ),
+    Setting(
+        "LAB_MS_PER_SECOND",
+        100.0,
+        number(1, 1_000_000),
+        "milliseconds of work on the lab's answers a connection may spend per second, on average",
+    ),
+    Setting(
+        "LAB_BURST_MS",
+        1000.0,
+        number(1, 1_000_000),
+        "milliseconds of work on the lab's answers a connection may spend at once",
+    ),
     Setting("LAB_PAGE_SIZE", 200, integer(1, 10_000), "steps of a search's trace in one lab page"),
     Setting(
         "LAB_MAX_STEPS",

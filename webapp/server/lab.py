@@ -14,13 +14,17 @@ from __future__ import annotations
 import functools
 import json
 import time
+from collections.abc import Callable
 from math import isfinite
 from pathlib import Path
 from typing import Any
 
 from ..game import lab
 from ..game.board import Board, RuleError, cell_name
+from .odds import Budgets
 from .protocol import BadPayload, ErrorCode
+
+Pause = Callable[[], object] | None
 
 COUNTS_FILE = Path(__file__).resolve().parent / "lab_counts.json"
 CHEAP_EMPTIES = 6  # plain minimax from 6 empty cells: under 2,000 nodes
@@ -81,9 +85,11 @@ def score(value: float) -> float | None:
     return value if isfinite(value) else None
 
 
-def children_answer(board: Board, path: tuple[int, ...], options: lab.Options) -> dict[str, Any]:
+def children_answer(
+    board: Board, path: tuple[int, ...], options: lab.Options, pause: Pause = None
+) -> dict[str, Any]:
     """A node's moves with their values, the node's value and the move chosen there."""
-    found = lab.children(board, path, options)
+    found = lab.children(board, path, options, pause=pause)
     node = Board(found[0].cells).to_move if found else None
     maximiser = node is not None and node != board.to_move  # the child's mover is the other
     values = [child.value for child in found]
@@ -148,13 +154,13 @@ def event_of(event: lab.Event, scoring: lab.Scoring) -> dict[str, Any]:
 
 
 class Lab:
-    """The lab's answers under this server's limits (``LAB_PAGE_SIZE``, ``LAB_MAX_STEPS``)."""
+    """The lab's answers under this server's limits (``LAB_PAGE_SIZE``, ``LAB_MAX_STEPS``),
+    each answer's work on its connection's budget (``budgets``: paused in slices and
+    refused while in debt, as the odds are)."""
 
-    def __init__(self, page_size: int, max_steps: int) -> None:
-        self.page_size, self.max_steps = page_size, max_steps
-        stored = json.loads(COUNTS_FILE.read_text())
-        self.measured: str = stored["measured"]
-        self.stored: dict[str, list[list[Any]]] = stored["positions"]
+    def __init__(self, page_size: int, max_steps: int, budgets: Budgets) -> None:
+        self.page_size, self.max_steps, self.budgets = page_size, max_steps, budgets
+        self.measured, self.stored = shipped_counts()
 
     def page(self, board: Board, options: lab.Options, start: int, size: int) -> dict[str, Any]:
         """Events ``start`` .. ``start + size - 1`` of a search, and its number of steps."""
@@ -167,7 +173,7 @@ class Lab:
                 ErrorCode.TOO_COSTLY,
                 f"the step-through stops at step {self.max_steps:,}: the counts tell the rest",
             )
-        events = lab.page(board, options, start, size)
+        events = lab.page(board, options, start, size, pause=self.budgets.pause)
         counts = self.counts_of(board, options)
         steps = None if counts is None else 3 * counts["nodes"] - 1 + counts["cuts"]
         return {
@@ -200,6 +206,14 @@ class Lab:
             return None
         rows: list[dict[str, Any]] = found["kinds"]
         return next(row for row in rows if row["kind"] == options.kind)
+
+
+@functools.cache
+def shipped_counts() -> tuple[str, dict[str, list[list[Any]]]]:
+    """The counts shipped in lab_counts.json: the date their times were measured, and
+    each costly position and scoring's rows (kind, nodes, hits, cuts, ms)."""
+    stored = json.loads(COUNTS_FILE.read_text())
+    return stored["measured"], stored["positions"]
 
 
 def _row(kind: str, nodes: int, hits: int, cuts: int, ms: float) -> dict[str, Any]:

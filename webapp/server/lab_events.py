@@ -1,7 +1,8 @@
 """The lab's Socket.IO handlers: a node's children, a page of a trace, the counts.
 
 They read nothing of the player's and change nothing; like every event they pass the
-connection's rate limits first, and each answer's cost is bounded (lab.py).
+connection's rate limits first, and each answer's cost is bounded (lab.py) and taken
+from the connection's budget of work (``LAB_MS_PER_SECOND``), as the odds' is.
 """
 
 from __future__ import annotations
@@ -11,30 +12,38 @@ from typing import Any
 
 from flask_socketio import SocketIO
 
-from .events import Handler, attach, checked
+from ..game import lab as core
+from ..game.board import Board
+from .events import attach, checked, socket_id
 from .lab import Lab, board_of, children_answer, options_of, path_of
 from .protocol import OK, Ack, Event
+
+Answer = Callable[[Board, core.Options, tuple[int, ...], dict[str, Any]], dict[str, Any]]
 
 
 def register_lab(socketio: SocketIO, lab: Lab, max_payload: int) -> None:
     """Attach the lab's handlers to ``socketio``."""
 
-    def on(event: Event) -> Callable[[Handler], Any]:
-        return lambda handler: attach(socketio, event, checked(max_payload, event)(handler))
+    def on(event: Event, answer: Answer) -> None:
+        def handler(fields: dict[str, Any]) -> Ack:
+            board, options = board_of(fields), options_of(fields)
+            path = path_of(board, fields)  # checked before any work, as the rest is
+            work = lambda: answer(board, options, path, fields)  # noqa: E731
+            return {**OK, **lab.budgets.run(socket_id(), work)}
 
-    @on(Event.LAB_CHILDREN)
-    def on_children(fields: dict[str, Any]) -> Ack:
-        board = board_of(fields)
-        path = path_of(board, fields)
-        return {**OK, **children_answer(board, path, options_of(fields))}
+        attach(socketio, event, checked(max_payload, event)(handler))
 
-    @on(Event.LAB_PAGE)
-    def on_page(fields: dict[str, Any]) -> Ack:
-        board, options = board_of(fields), options_of(fields)
-        start, size = fields.get("start", 0), fields.get("size", lab.page_size)
-        return {**OK, **lab.page(board, options, start, size)}
-
-    @on(Event.LAB_COUNTS)
-    def on_counts(fields: dict[str, Any]) -> Ack:
-        board, options = board_of(fields), options_of(fields)
-        return {**OK, **lab.counts(board, options.scoring, options.depth)}
+    on(
+        Event.LAB_CHILDREN,
+        lambda board, options, path, _: children_answer(board, path, options, lab.budgets.pause),
+    )
+    on(
+        Event.LAB_PAGE,
+        lambda board, options, _, fields: lab.page(
+            board, options, fields.get("start", 0), fields.get("size", lab.page_size)
+        ),
+    )
+    on(
+        Event.LAB_COUNTS,
+        lambda board, options, _, __: lab.counts(board, options.scoring, options.depth),
+    )

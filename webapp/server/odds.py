@@ -122,6 +122,55 @@ class Slices:
         return self.worked + last
 
 
+class Budgets:
+    """Work done for connections, each on a budget of ``ms_per_second`` milliseconds of
+    work a second (bursts of ``burst_ms``): one piece of work at a time (``turn``), paused
+    in slices (``pause``, whose share all its users have together). ``what`` names the
+    work in a refusal."""
+
+    def __init__(
+        self,
+        pause: Slices,
+        turn: AbstractContextManager[object],
+        what: str,
+        *,
+        ms_per_second: float,
+        burst_ms: float,
+        clock: Clock = time.monotonic,
+    ) -> None:
+        self.pause, self.turn, self.what = pause, turn, what
+        self.rate, self.burst, self.clock = ms_per_second, burst_ms, clock
+        self.buckets: dict[str, TokenBucket] = {}
+        self.prune_at = PRUNE_AT
+
+    def run(self, connection: str, work: Callable[[], T]) -> T:
+        """``work`` in the turn, refused before it starts while ``connection`` is in
+        debt; its measured time is taken from the connection's budget, answered or not."""
+        budget = self._budget(connection)
+        wait = budget.debt_seconds()
+        if wait:
+            raise MatchError(
+                ErrorCode.RATE_LIMITED,
+                f"{self.what} take work to compute, and this connection's share is spent:"
+                f" ask again in {max(wait, 0.1):.1f} s",
+            )
+        with self.turn:
+            self.pause.start()
+            try:
+                return work()
+            finally:
+                budget.spend(self.pause.stop() * 1000)
+
+    def _budget(self, connection: str) -> TokenBucket:
+        found = self.buckets.get(connection)
+        if found is None:
+            if len(self.buckets) >= self.prune_at:  # gone or idle: as good as new
+                self.buckets = {key: b for key, b in self.buckets.items() if not b.full()}
+                self.prune_at = max(PRUNE_AT, 2 * len(self.buckets))
+            found = self.buckets[connection] = TokenBucket(self.rate, self.burst, clock=self.clock)
+        return found
+
+
 class Odds:
     """Exact odds for the settings dialog and for a match under way, on each connection's
     budget of ``ms_per_second`` milliseconds of work a second (bursts of ``burst_ms``)."""
@@ -138,9 +187,14 @@ class Odds:
     ) -> None:
         self.pause = Slices(sleep, share=share)
         self.turn = turn or threading.Lock()
-        self.rate, self.burst, self.clock = ms_per_second, burst_ms, clock
-        self.budgets: dict[str, TokenBucket] = {}
-        self.prune_at = PRUNE_AT
+        self.budgets = Budgets(
+            self.pause,
+            self.turn,
+            "odds",
+            ms_per_second=ms_per_second,
+            burst_ms=burst_ms,
+            clock=clock,
+        )
 
     def for_rules(self, connection: str, fields: dict[str, Any]) -> Answer:
         """Each scripted player's odds of a whole match under the rules ``fields`` ask for
@@ -192,31 +246,7 @@ class Odds:
         return self._budgeted(connection, work)
 
     def _budgeted(self, connection: str, work: Callable[[], T]) -> T:
-        """``work`` in the walks' turn, refused before it starts while ``connection`` is in
-        debt; its measured time is taken from the connection's budget, answered or not."""
-        budget = self._budget(connection)
-        wait = budget.debt_seconds()
-        if wait:
-            raise MatchError(
-                ErrorCode.RATE_LIMITED,
-                f"odds take work to compute, and this connection's share is spent:"
-                f" ask again in {max(wait, 0.1):.1f} s",
-            )
-        with self.turn:
-            self.pause.start()
-            try:
-                return work()
-            finally:
-                budget.spend(self.pause.stop() * 1000)
-
-    def _budget(self, connection: str) -> TokenBucket:
-        found = self.budgets.get(connection)
-        if found is None:
-            if len(self.budgets) >= self.prune_at:  # gone or idle: as good as new
-                self.budgets = {key: b for key, b in self.budgets.items() if not b.full()}
-                self.prune_at = max(PRUNE_AT, 2 * len(self.budgets))
-            found = self.budgets[connection] = TokenBucket(self.rate, self.burst, clock=self.clock)
-        return found
+        return self.budgets.run(connection, work)
 
     def _each(self, players: dict[str, str], odds_of: Callable[[str], Any]) -> Answer:
         return {key: odds_of(player).to_dict() for key, player in players.items()}

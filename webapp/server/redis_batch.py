@@ -7,7 +7,7 @@ in the same turn of the event loop, so here they are queued instead, and one sen
 greenlet sends whatever has gathered as one redis-py pipeline (``execute`` with
 ``raise_on_error=False``, so that each command's error stays its own), then hands each
 caller its own reply. While Redis answers one pipeline the next gathers,
-as SQLite's writes of one turn share a commit (sqlite_store.Database.write).
+as SQLite's writes of one turn share a commit (sqlite_db.Database.write).
 
 Nothing is acknowledged early: a call returns only once Redis has answered it. Each
 reply is its caller's alone, so one refused compare-and-set, or one command failing on
@@ -22,7 +22,7 @@ import logging
 import os
 from typing import Any
 
-from .sqlite_store import gevent_hub
+from .sqlite_db import gevent_hub
 
 log = logging.getLogger(__name__)
 Command = tuple[Any, ...]

@@ -3,22 +3,16 @@
 Like the match service, every change is a pure transition (webapp/game/room.py) run
 through the store's compare-and-set loop, then pushed as one ``room`` snapshot to every
 socket in the room (both players' tabs and the spectators), through the message queue
-when there are several processes. The snapshot is the same for everyone: each seat is
-named by a token that only its holder's own ``room_join`` answer reveals as theirs.
-
-Who is connected, and how many watch, is presence (webapp/server/presence.py), not
-stored: a socket is counted under the room while it is open.
+when there are several processes. Who is in the room and what the snapshot holds is
+webapp/server/room_view.py's.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import re
 import secrets
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from flask_socketio import SocketIO
@@ -39,20 +33,11 @@ from .history_store import HistoryStore
 from .presence import Presence
 from .protocol import ErrorCode, ServerEvent
 from .room_store import RoomStore
+from .room_view import LOCAL, Visit, Visits, seat_token, snapshot
 from .store import update
 
 ONLINE_ID = re.compile(r"^[A-Za-z0-9_-]{22}$")  # 16 random bytes, base64url
-LOCAL = "local"  # a player's room on one device is asked for by this name
 Step = Callable[[Room], Room]
-
-
-@dataclass(frozen=True)
-class Visit:
-    """One socket in one room: who it is and whether it holds a seat there."""
-
-    room_id: str
-    player: str
-    watching: bool
 
 
 class RoomService:
@@ -71,8 +56,7 @@ class RoomService:
         self.key = str(config["SECRET_KEY"] or "").encode()
         self.idle_seconds = float(config["ROOM_IDLE_HOURS"]) * 3600
         self.max_rooms = int(config["MAX_ROOMS_PER_PLAYER"])
-        self.max_watchers = int(config["MAX_SPECTATORS"])
-        self.visits: dict[str, set[Visit]] = {}  # sid -> the rooms that socket is in
+        self.visits = Visits(presence, int(config["MAX_SPECTATORS"]))
         self.coin = secrets.SystemRandom()
 
     # --- ids and tokens ---------------------------------------------------------
@@ -87,10 +71,7 @@ class RoomService:
 
     def token(self, room_id: str, player: str | None) -> str | None:
         """A seat's public name: the same for its holder's every tab, and nothing else."""
-        if player is None:
-            return None
-        message = f"{room_id}:{player}".encode()
-        return hmac.new(self.key, message, hashlib.sha256).hexdigest()[:16]
+        return seat_token(self.key, room_id, player)
 
     # --- loading and changing ---------------------------------------------------
 
@@ -185,7 +166,7 @@ class RoomService:
 
         room = self._apply(room_id, sit)
         watching = not room.seats_of(player)
-        counted = self._count(sid, Visit(room_id, player, watching))
+        counted = self.visits.count(sid, Visit(room_id, player, watching))
         self.socketio.server.enter_room(sid, f"room:{room_id}", namespace="/")
         # A seat taken, or one more connected or watching: everyone sees it. A socket
         # that asks again changes nothing, so only it is answered.
@@ -207,43 +188,19 @@ class RoomService:
             return after
 
         room = self._apply(room_id, step)
-        self._stop_watching(sid, room_id, player)
-        self._count(sid, Visit(room_id, player, watching=False))
+        self.visits.stop_watching(sid, room_id, player)
+        self.visits.count(sid, Visit(room_id, player, watching=False))
         self.socketio.server.enter_room(sid, f"room:{room_id}", namespace="/")
         self.push(room)
         return {"room": room.id, "you": self.token(room_id, player)}
 
-    def _stop_watching(self, sid: str, room_id: str, player: str) -> None:
-        visit = Visit(room_id, player, watching=True)
-        if visit in self.visits.get(sid, set()):
-            self.visits[sid].discard(visit)
-            self.presence.leave(f"room:{room_id}:watch", sid)
-
     def _toss(self) -> Seat:
         return 0 if self.coin.random() < 0.5 else 1
 
-    def _count(self, sid: str, visit: Visit) -> bool:
-        """Count a socket in a room; False if it was counted there already."""
-        if visit in self.visits.get(sid, set()):
-            return False
-        key, cap = f"room:{visit.room_id}:" + ("watch" if visit.watching else visit.player), 0
-        if visit.watching:
-            cap = self.max_watchers
-            if cap == 0 or not self.presence.join(key, sid, cap):
-                raise RoomError(
-                    ErrorCode.TOO_MANY_WATCHERS, "this room has as many watchers as it can take"
-                )
-        else:
-            self.presence.join(key, sid, cap)
-        self.visits.setdefault(sid, set()).add(visit)
-        return True
-
     def gone(self, sid: str) -> None:
         """A socket closed: stop counting it, and tell the rooms it was in."""
-        for visit in self.visits.pop(sid, set()):
-            suffix = "watch" if visit.watching else visit.player
-            self.presence.leave(f"room:{visit.room_id}:{suffix}", sid)
-            room = self.load(visit.room_id)
+        for room_id in self.visits.gone(sid):
+            room = self.load(room_id)
             if room is not None:
                 self.push(room)
 
@@ -271,39 +228,4 @@ class RoomService:
 
     def snapshot(self, room: Room) -> dict[str, Any]:
         """The ``room`` event: everything a player or a spectator renders."""
-        board = room.board
-        outcome = board.outcome()
-        score = room.score
-        return {
-            "id": room.id if room.kind == "online" else LOCAL,
-            "kind": room.kind,
-            "version": room.version,
-            "status": room.status,
-            "game": room.game_number,
-            "board": board.cells,
-            "moves": list(room.moves),
-            "x_seat": room.x_seat,
-            "turn": room.turn,
-            "winner": room.winner,
-            "resigned": room.resigned,
-            "winning_line": list(outcome.line) if outcome and outcome.line else None,
-            "rematch": sorted(room.rematch),
-            "score": {
-                "seat_wins": list(score.seat_wins),
-                "x_wins": score.x_wins,
-                "o_wins": score.o_wins,
-                "draws": score.draws,
-            },
-            "seats": [self._seat(room, seat) for seat in SEATS],
-            "left": room.left,
-            "watching": self.presence.count(f"room:{room.id}:watch"),
-        }
-
-    def _seat(self, room: Room, seat: int) -> dict[str, Any]:
-        holder = room.seats[seat]
-        connected = holder is not None and self.presence.count(f"room:{room.id}:{holder}") > 0
-        return {
-            "token": self.token(room.id, holder),
-            "connected": connected,
-            "name": room.names[seat],
-        }
+        return snapshot(room, self.presence, self.token)

@@ -1,11 +1,14 @@
 """What the two stores share: the interface, their errors, reading a stored match, the cap.
 
 store.py puts them to use (compare-and-set updates, choosing a store); sqlite_store.py
-and redis_store.py implement the interface.
+and redis_store.py implement the interface. The SQLite and Redis halves of the history
+and of the rooms share their few pieces here too: ``not_kept``, the one log line for
+finished games not kept while the data is full; ``read_room`` and ``rooms_full``.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections import OrderedDict
@@ -16,6 +19,8 @@ import orjson
 from ..game.board import RuleError
 from ..game.match import Match
 from ..game.records import from_record
+from ..game.room import Room, RoomError
+from ..game.room import from_record as room_from_record
 from .protocol import ErrorCode
 
 log = logging.getLogger("webapp.server.store")
@@ -94,6 +99,29 @@ def parse(data: bytes) -> Match:
 def moved_aside(player: str, reason: str) -> None:
     """The one log line for a damaged match moved aside."""
     log.warning("player %s: their stored match could not be read, moved aside: %s", player, reason)
+
+
+@functools.cache  # once a process: the log line, not the games, is cached
+def not_kept() -> None:
+    """The one log line for finished games not kept because the data is full."""
+    log.warning("the data is at its ceiling: finished games are not kept (logged once)")
+
+
+def rooms_full(cap: int) -> RoomError:
+    """The refusal of a new room past the global cap."""
+    return RoomError(
+        ErrorCode.ROOMS_FULL,
+        f"the server holds as many open rooms as it can ({cap}): try again later",
+    )
+
+
+def read_room(room_id: str, data: bytes) -> Room | None:
+    """The stored room, or None (logged) when its bytes are not a room."""
+    try:
+        return room_from_record(orjson.loads(data))
+    except (RoomError, ValueError, TypeError, KeyError, IndexError) as err:
+        log.warning("room %s could not be read and is deleted: %s", room_id, str(err)[:200])
+        return None
 
 
 class Recent:

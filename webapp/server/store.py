@@ -8,8 +8,8 @@ tabs, or two server processes) cannot both win: the loser re-reads and re-valida
 A stored match that cannot be read is moved aside, kept for inspection and logged once
 with the player id, and ``load`` raises ``Damaged``: from then on the player has no
 stored match. A store may hold at most ``TICTACTOE_MAX_MATCHES``; a new match past that
-deletes the longest idle ones. SQLite is in sqlite_store.py, Redis in redis_store.py, and
-what they share in storage.py.
+deletes the longest idle ones. SQLite is in sqlite_store.py (its connection in
+sqlite_db.py), Redis in redis_store.py, and what they share in storage.py.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from .redis_store import RedisStore
-from .sqlite_store import DATABASE_FILE, SQLiteStore
+from .sqlite_db import DATABASE_FILE
+from .sqlite_store import SQLiteStore
 from .storage import (
     DAMAGED_DAYS,
     RECENT_ROWS,

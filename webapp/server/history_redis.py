@@ -1,0 +1,183 @@
+"""Finished games in Redis, shared by processes and hosts: each player's list of games,
+their counters and the budget of all players' games, changed by one script each; idle
+players expire."""
+
+from __future__ import annotations
+
+from typing import cast
+
+import orjson
+
+from ..game.history import Entry, counted
+from .config import DEFAULTS
+from .redis_batch import BatchedScript, Pipeliner
+from .redis_client import connect, out_of_memory
+from .storage import not_kept
+
+ATTEMPTS = 5
+KNOWN_COUNTERS = 2048  # players whose counters a process remembers as it last wrote them
+# KEYS: the player's list of game ids, their set of game ends seen, their counters;
+# the players by their last game's time, their games' count, all players' count.
+# ARGV: the end's key, the game id, the stored game, the TTL, the cap, the counters as
+# this process believes them stored, the counters with this game, the budget of all
+# players' games, the player, the prefix of players' history keys. Returns {0}: this
+# end was stored already; {-1, stored}: the counters are not those (here they are);
+# {1}: stored, the oldest past the cap dropped, and past the budget the history of
+# the players idle the longest.
+_ADD_SCRIPT = """
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return {0} end
+local stored = redis.call('GET', KEYS[3]) or ''
+if stored ~= ARGV[6] then return {-1, stored} end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('LPUSH', KEYS[1], ARGV[2])
+local dropped = redis.call('LRANGE', KEYS[1], tonumber(ARGV[5]), -1)
+redis.call('LTRIM', KEYS[1], 0, tonumber(ARGV[5]) - 1)
+redis.call('SET', '{games}game:' .. ARGV[2], ARGV[3], 'EX', ARGV[4])
+for _, old in ipairs(dropped) do redis.call('DEL', '{games}game:' .. old) end
+redis.call('SET', KEYS[3], ARGV[7])
+for i = 1, 3 do redis.call('EXPIRE', KEYS[i], ARGV[4]) end
+local now = tonumber(redis.call('TIME')[1])
+local expired = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[4]))
+for _, gone in ipairs(expired) do
+  redis.call('DECRBY', KEYS[6], tonumber(redis.call('HGET', KEYS[5], gone) or '0'))
+  redis.call('HDEL', KEYS[5], gone)
+  redis.call('ZREM', KEYS[4], gone)
+end
+redis.call('ZADD', KEYS[4], now, ARGV[9])
+redis.call('HINCRBY', KEYS[5], ARGV[9], 1 - #dropped)
+local total = redis.call('INCRBY', KEYS[6], 1 - #dropped)
+while total > tonumber(ARGV[8]) do
+  local oldest = redis.call('ZRANGE', KEYS[4], 0, 1)
+  local victim = oldest[1]
+  if victim == ARGV[9] then victim = oldest[2] end
+  if not victim then break end
+  local base = ARGV[10] .. victim
+  for _, old in ipairs(redis.call('LRANGE', base .. ':list', 0, -1)) do
+    redis.call('DEL', '{games}game:' .. old)
+  end
+  redis.call('DEL', base .. ':list', base .. ':seen', base .. ':totals')
+  total = redis.call('DECRBY', KEYS[6], tonumber(redis.call('HGET', KEYS[5], victim) or '0'))
+  redis.call('HDEL', KEYS[5], victim)
+  redis.call('ZREM', KEYS[4], victim)
+end
+return {1}
+"""
+# Forget a player in the budget's count (KEYS as KEYS[4..6] above, ARGV[1] the player).
+_FORGET_SCRIPT = """
+redis.call('DECRBY', KEYS[3], tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0'))
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[1], ARGV[1])
+"""
+
+
+class RedisHistory:
+    """Finished games in Redis, shared by processes and hosts; idle players expire."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        per_player: int,
+        idle_seconds: float,
+        budget: int = DEFAULTS["MAX_HISTORY_GAMES"],
+        namespace: str = "tictactoe:",
+    ) -> None:
+        self._redis, self._full = connect(url), out_of_memory()
+        self.per_player, self._ttl = per_player, max(1, int(idle_seconds))
+        self.budget, self._ns = budget, namespace
+        # The budget's keys: players by their last game's time, their games' count, all.
+        self._budget_keys = [namespace + "history-players", namespace + "history-counts"]
+        self._budget_keys.append(namespace + "history-total")
+        self._forget = self._redis.register_script(_FORGET_SCRIPT)
+        # The adds of one event-loop turn share a pipeline (as the matches' saves do).
+        self._pipeliner = Pipeliner(self._redis)
+        self._add = BatchedScript(self._pipeliner, _ADD_SCRIPT.replace("{games}", namespace))
+        self._known: dict[str, bytes] = {}  # player -> counters as this process wrote them
+
+    def _keys(self, player: str) -> tuple[str, str, str]:
+        base = f"{self._ns}history:{player}"
+        return base + ":list", base + ":seen", base + ":totals"
+
+    def add(self, player: str, key: str, entry: Entry) -> bool:
+        """Store a finished game once, count it, and drop the oldest past the cap.
+
+        One round trip when the counters are as this process last wrote them (or the
+        player has none yet): the script stores the game and the counted ones only if
+        the counters are still those, and else answers with the stored ones to count on.
+        """
+        listed, seen, totals = self._keys(player)
+        data = orjson.dumps({"player": player, "entry": entry})
+        before = self._known.pop(player, b"")
+        args = (key, entry["id"], data, self._ttl, self.per_player)
+        budget = (self.budget, player, self._ns + "history:")
+        for _ in range(ATTEMPTS):
+            after = orjson.dumps(counted(orjson.loads(before or b"{}"), entry))
+            try:
+                reply = self._add(
+                    keys=[listed, seen, totals, *self._budget_keys],
+                    args=[*args, before, after, *budget],
+                )
+            except self._full:  # at Redis's maxmemory: nothing was written
+                not_kept()
+                return False
+            if reply[0] >= 0:
+                if reply[0]:
+                    self._remember(player, after)
+                return bool(reply[0])
+            before = reply[1]
+        raise RuntimeError(f"the history of {player} kept changing")
+
+    def _remember(self, player: str, counters: bytes) -> None:
+        """Keep ``player``'s counters as written, the least recently written forgotten first."""
+        self._known[player] = counters
+        if len(self._known) > KNOWN_COUNTERS:
+            del self._known[next(iter(self._known))]
+
+    def _game_key(self, game_id: str) -> str:
+        return f"{self._ns}game:{game_id}"
+
+    def games(self, player: str) -> list[Entry]:
+        """The player's stored games, newest first."""
+        ids = cast(list[bytes], self._redis.lrange(self._keys(player)[0], 0, -1))
+        found = self._redis.mget([self._game_key(i.decode()) for i in ids]) if ids else []
+        return [orjson.loads(data)["entry"] for data in cast(list[bytes | None], found) if data]
+
+    def game(self, game_id: str) -> tuple[str, Entry] | None:
+        """A game by its share id, with its player; None if unknown."""
+        data = cast(bytes | None, self._redis.get(self._game_key(game_id)))
+        if data is None:
+            return None
+        found = orjson.loads(data)
+        return str(found["player"]), found["entry"]
+
+    def counters(self, player: str) -> dict[str, int]:
+        """The player's lifetime counters."""
+        data = cast(bytes | None, self._redis.get(self._keys(player)[2]))
+        return cast(dict[str, int], orjson.loads(data or b"{}"))
+
+    def forget(self, player: str) -> int:
+        """Delete the player's games and counters; return how many games."""
+        listed, seen, totals = self._keys(player)
+        ids = [i.decode() for i in cast(list[bytes], self._redis.lrange(listed, 0, -1))]
+        with self._redis.pipeline() as pipe:
+            for game_id in ids:
+                pipe.delete(self._game_key(game_id))
+            pipe.delete(listed, seen, totals)
+            pipe.execute()
+        self._forget(keys=self._budget_keys, args=[player])
+        self._known.pop(player, None)
+        return len(ids)
+
+    def prune(self) -> int:
+        """Nothing to do: Redis expires idle players' history by itself."""
+        return 0
+
+    def count(self) -> int:
+        """How many finished games are stored, all players together (expired players'
+        counted until the next game is stored)."""
+        return int(cast(bytes | None, self._redis.get(self._budget_keys[2])) or 0)
+
+    def close(self) -> None:
+        """Close the connection pool and the pipeliner's connection."""
+        self._pipeliner.close()
+        self._redis.close()

@@ -1,0 +1,147 @@
+"""Finished games in the matches' SQLite file (one process): the games, newest
+``per_player`` kept for each player, and each player's lifetime counters."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import cast
+
+import orjson
+
+from ..game.history import Entry, counted, games_counted
+from .config import DEFAULTS
+from .sqlite_db import DATABASE_FILE, open_database
+from .storage import StorageFull, not_kept
+
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS games ("
+    " player TEXT NOT NULL, key TEXT NOT NULL, id TEXT NOT NULL UNIQUE,"
+    " ended REAL NOT NULL, data TEXT NOT NULL, PRIMARY KEY (player, key))",
+    "CREATE INDEX IF NOT EXISTS games_by_player ON games (player, ended)",
+    "CREATE TABLE IF NOT EXISTS game_totals ("
+    " player TEXT PRIMARY KEY, data TEXT NOT NULL, updated REAL NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS game_totals_by_updated ON game_totals (updated)",
+)
+
+
+class SQLiteHistory:
+    """Finished games in the matches' SQLite file (one process)."""
+
+    def __init__(
+        self,
+        data_dir: str | Path,
+        *,
+        per_player: int,
+        idle_seconds: float,
+        budget: int = DEFAULTS["MAX_HISTORY_GAMES"],
+    ) -> None:
+        self.per_player, self.idle, self.budget = per_player, idle_seconds, budget
+        self._db = open_database(Path(data_dir) / DATABASE_FILE, SCHEMA)
+        self._lock = self._db.lock
+        self._rows = int(self._db.execute("SELECT count(*) FROM games").fetchone()[0])
+
+    def add(self, player: str, key: str, entry: Entry) -> bool:
+        """Store a finished game once, count it, and drop the oldest past the cap; a game
+        ended while the data is at its ceiling is not kept (the log says so once)."""
+        try:
+            return self._db.write(lambda: self._insert(player, key, entry))
+        except StorageFull:
+            not_kept()
+            return False
+
+    def _insert(self, player: str, key: str, entry: Entry) -> bool:
+        self._db.database.may_grow()
+        now = time.time()
+        row = (player, key, entry["id"], entry["ended"], orjson.dumps(entry).decode())
+        inserted = self._db.execute(
+            "INSERT OR IGNORE INTO games (player, key, id, ended, data) VALUES (?, ?, ?, ?, ?)",
+            row,
+        ).rowcount
+        if not inserted:
+            return False
+        self._rows += 1
+        totals = counted(self._counters(player), entry)
+        self._db.execute(
+            "INSERT OR REPLACE INTO game_totals (player, data, updated) VALUES (?, ?, ?)",
+            (player, orjson.dumps(totals).decode(), now),
+        )
+        if games_counted(totals) > self.per_player:  # else fewer are stored: none to drop
+            self._rows -= self._db.execute(
+                # Past the newest per_player, read off the (player, ended) index from the
+                # top: one short scan, not a set of kept keys.
+                "DELETE FROM games WHERE rowid IN (SELECT rowid FROM games WHERE player = ?"
+                " ORDER BY ended DESC, rowid DESC LIMIT -1 OFFSET ?)",
+                (player, self.per_player),
+            ).rowcount
+        while self._rows > self.budget and self._drop_longest_idle(keep=player):
+            pass
+        return True
+
+    def _drop_longest_idle(self, *, keep: str) -> bool:
+        """Delete the history of the player idle the longest (never ``keep``); False if
+        there is no one else."""
+        row = self._db.execute(
+            "SELECT player FROM game_totals WHERE player != ? ORDER BY updated LIMIT 1", (keep,)
+        ).fetchone()
+        if row is None:
+            return False
+        self._rows -= self._db.execute("DELETE FROM games WHERE player = ?", row).rowcount
+        self._db.execute("DELETE FROM game_totals WHERE player = ?", row)
+        return True
+
+    def _counters(self, player: str) -> dict[str, int]:
+        row = self._db.execute(
+            "SELECT data FROM game_totals WHERE player = ?", (player,)
+        ).fetchone()
+        return {} if row is None else cast(dict[str, int], orjson.loads(row[0]))
+
+    def games(self, player: str) -> list[Entry]:
+        """The player's stored games, newest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT data FROM games WHERE player = ? ORDER BY ended DESC, rowid DESC",
+                (player,),
+            ).fetchall()
+        return [orjson.loads(row[0]) for row in rows]
+
+    def game(self, game_id: str) -> tuple[str, Entry] | None:
+        """A game by its share id, with its player; None if unknown."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT player, data FROM games WHERE id = ?", (game_id,)
+            ).fetchone()
+        return None if row is None else (str(row[0]), orjson.loads(row[1]))
+
+    def counters(self, player: str) -> dict[str, int]:
+        """The player's lifetime counters."""
+        with self._lock:
+            return self._counters(player)
+
+    def forget(self, player: str) -> int:
+        """Delete the player's games and counters; return how many games."""
+        with self._lock:
+            gone = self._db.execute("DELETE FROM games WHERE player = ?", (player,)).rowcount
+            self._db.execute("DELETE FROM game_totals WHERE player = ?", (player,))
+            self._rows -= gone
+        return int(gone)
+
+    def prune(self) -> int:
+        """Delete the history of players idle for longer than the idle time."""
+        since = time.time() - self.idle
+        with self._lock:
+            self._db.execute("DELETE FROM game_totals WHERE updated < ?", (since,))
+            gone = self._db.execute(
+                "DELETE FROM games WHERE player NOT IN (SELECT player FROM game_totals)"
+            ).rowcount
+            self._rows -= gone
+        return int(gone)
+
+    def count(self) -> int:
+        """How many finished games are stored, all players together."""
+        return self._rows
+
+    def close(self) -> None:
+        """Close the database."""
+        with self._lock:
+            self._db.close()
