@@ -190,10 +190,10 @@ def test_counts_of_a_costly_position_not_stored_are_too_costly(play: Actions) ->
 
 
 def test_a_flood_of_lab_events_is_cut_like_any(tmp_path: Path) -> None:
-    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0})
+    settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "RATE_PER_SECOND": 1.0}
+    app = create_app({"TESTING": True, **settings, "RATE_BURST": 4})
     web = app.test_client()
     assert web.get("/lab").status_code == 200
-    app.extensions["rate_limits"].rate, app.extensions["rate_limits"].burst = 1.0, 4
     flooder = connect(app, web)
     payload = {"board": ".........", "prune": True}
     acks = [flooder.emit("lab_page", payload, callback=True) for _ in range(20)]

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import urllib.error
 import urllib.parse
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -87,6 +89,21 @@ def session_of(app: Flask, client: FlaskClient) -> str:
     name = app.config["SESSION_COOKIE_NAME"]
     found = client.get_cookie(name)
     return f"{name}={found.value}" if found else ""
+
+
+def post(app: Flask, client: FlaskClient, path: str) -> int:
+    """POST ``path`` to the production server as the player behind ``client`` (from the
+    server's own origin, as its pages do), for what the server then tells sockets; the
+    reply's status."""
+    server = live_server(app)
+    url = server.url + (app.config["BASE_PATH"] or "") + path
+    headers = {"Origin": server.url, "Cookie": session_of(app, client)}
+    request = urllib.request.Request(url, data=b"", headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=TIMEOUT) as reply:
+            return int(reply.status)
+    except urllib.error.HTTPError as refused:
+        return int(refused.code)
 
 
 def connect(
@@ -159,6 +176,18 @@ class LiveSocket:
                 return None  # the server closed the socket instead of answering
         answer = self._acks.pop(ack_id)
         return answer[0] if len(answer) == 1 else answer
+
+    def flood(self, event: str, *args: Any, times: int) -> list[Any]:
+        """Send ``event`` ``times`` times without waiting in between, as a flood does; the
+        acknowledgements, None for each that the server left unanswered."""
+        first = self._next_id
+        self._next_id += times
+        for ack_id in range(first, first + times):
+            self._send("42" + str(ack_id) + json.dumps([event, *args]))
+        while any(i not in self._acks for i in range(first, first + times)) and self._read_one():
+            pass
+        answers = [self._acks.pop(i, None) for i in range(first, first + times)]
+        return [a if a is None else a[0] if len(a) == 1 else a for a in answers]
 
     def get_received(self, namespace: str | None = None) -> list[dict[str, Any]]:
         """Every event received since the last call, oldest first."""
