@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from support.live import Actions, LiveSocket, connect, stop_live_servers
+from support.live import Actions, LiveSocket, connect, live_servers, stop_live_servers
 from support.testing import RedisServer, ServerProcess
 
 from webapp.server.app import create_app
@@ -39,9 +39,11 @@ AXE_RUN = """async tags => {
 
 @pytest.fixture(autouse=True)
 def _live_servers() -> Iterator[None]:
-    """Stop the production servers that this test's sockets were opened on."""
+    """Stop the production servers that this test's sockets were opened on (but those of
+    a wider scope's app, already running when it began)."""
+    running = live_servers()
     yield
-    stop_live_servers()
+    stop_live_servers(keep=running)
 
 
 @pytest.fixture

@@ -76,12 +76,16 @@ def live_server(app: Flask) -> ServerProcess:
     return _servers[key]
 
 
-def stop_live_servers() -> None:
-    """Stop every server that ``live_server`` started (killed: their data dirs are thrown
-    away with the test)."""
-    while _servers:
-        _, server = _servers.popitem()
-        server.kill()
+def live_servers() -> frozenset[object]:
+    """The servers running now, to keep when the ones started later are stopped."""
+    return frozenset(_servers)
+
+
+def stop_live_servers(keep: frozenset[object] = frozenset()) -> None:
+    """Stop the servers that ``live_server`` started, but those in ``keep`` (killed: their
+    data dirs are thrown away with the test)."""
+    for key in [key for key in _servers if key not in keep]:
+        _servers.pop(key).kill()
 
 
 def session_of(app: Flask, client: FlaskClient) -> str:
