@@ -16,7 +16,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 from support.live import LiveSocket, connect, player_of
 
-from webapp.server.protocol import ErrorCode, NoticeCode, ServerEvent, snapshot
+from webapp.server.protocol import ErrorCode, NoticeCode, ServerEvent
+from webapp.server.snapshot import snapshot
 from webapp.server.store import Damaged, RedisStore, SQLiteStore
 
 ROOT = Path(__file__).resolve().parent.parent

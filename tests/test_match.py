@@ -41,7 +41,7 @@ from webapp.game.match import (
     next_game,
     rules_from,
 )
-from webapp.server.protocol import snapshot
+from webapp.server.snapshot import snapshot
 
 # Scripted games as cells in move order; whoever is named plays X (moves first).
 HUMAN_WINS: tuple[Side, Sequence[Cell]] = ("human", (0, 3, 1, 4, 2))

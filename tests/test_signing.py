@@ -25,8 +25,9 @@ from webapp.game.match import Match, Rules, ai_move, human_move, new_match
 from webapp.game.signed import Data, check_complete
 from webapp.game.verification import Mismatch, game_record
 from webapp.server.app import create_app
-from webapp.server.backup import backup, restore
+from webapp.server.backup import backup
 from webapp.server.preflight import StartupError, preflight
+from webapp.server.restore import restore
 from webapp.server.signing import KEY_FILE, Signer
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -29,9 +29,9 @@ from webapp.game.room import open_room
 from webapp.server.app import create_app
 from webapp.server.history_store import RedisHistory, open_history
 from webapp.server.room_store import RedisRooms, open_rooms
-from webapp.server.serve import prune
 from webapp.server.sqlite_db import open_database
 from webapp.server.store import RedisStore, SQLiteStore, StorageFull
+from webapp.server.worker_tasks import prune
 
 ORIGIN = {"Origin": "http://localhost"}
 STORES = ["sqlite", "redis"]

@@ -11,7 +11,7 @@ import time
 
 from ..game import lab
 from ..game.board import Board, RuleError, cell_name
-from ..server.lab import shipped_counts
+from ..server.lab_counts import shipped_counts
 
 EXPLAIN_HELP = "each move's value, the AI's pick and why, and the node counts of each search"
 

@@ -43,7 +43,8 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
 def cmd_restore(args: argparse.Namespace) -> int:
     from ..server import config
-    from ..server.backup import BackupError, restore
+    from ..server.backup import BackupError
+    from ..server.restore import restore
 
     data_dir, in_redis = _data_dir(args)
     redis_url = config.load(os.environ)["REDIS_URL"] if in_redis else None

@@ -18,13 +18,13 @@ from . import config, datadir
 from .codec import Json, JsonPacket
 from .compress import StaticGzip
 from .connections import SocketCaps
-from .events import register
 from .guard import guard_messages
 from .health import Health
 from .history_store import open_history
 from .lab import Lab
 from .lab_events import register_lab
 from .limits import QuietLog, RateLimits
+from .match_events import register
 from .matches import MatchService
 from .odds import Budgets, odds_for
 from .pages import pages

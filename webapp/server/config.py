@@ -1,127 +1,32 @@
 """Every setting of the server in one table: name, environment variable, default, parser, doc.
 
-``load(environ)`` reads the table from the environment; the app factory lays the test
-config over it. README's configuration table is checked against this one.
+``SETTINGS`` is the one table: the serving settings (config_serving.py), the storage
+settings (config_storage.py) and, here, the game's and the limits'. ``load(environ)``
+reads it from the environment; the app factory lays the test config over it. README's
+configuration table is checked against it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from .values import Parser, base_path, boolean, integer, number, text
+from .config_serving import SERVING
+from .config_storage import STORAGE
+from .values import Setting, integer, number
 
 
 class SettingError(ValueError):
     """A setting's value cannot be used; the message names the variable and the range."""
 
 
-@dataclass(frozen=True)
-class Setting:
-    """One setting: its key in ``app.config``, where it is read from and what it means."""
-
-    name: str
-    default: Any
-    parse: Parser
-    doc: str
-    aliases: tuple[str, ...] = ()
-    internal: bool = False  # set only by code (tests, the process manager)
-
-    @property
-    def env(self) -> str | None:
-        """Its environment variable: ``TICTACTOE_`` and its name."""
-        return None if self.internal else f"TICTACTOE_{self.name}"
-
-    @property
-    def variables(self) -> tuple[str, ...]:
-        """Environment variables read for this setting, first found wins."""
-        return ((self.env,) if self.env else ()) + self.aliases
-
-
-SETTINGS: tuple[Setting, ...] = (
-    Setting("HOST", "127.0.0.1", text, "address to listen on", ("HOST",)),
-    Setting("PORT", 5000, integer(1, 65535), "port to listen on", ("PORT",)),
-    Setting(
-        "WORKERS",
-        1,
-        integer(1, 64),
-        "server processes sharing the port (more than 1 needs `TICTACTOE_REDIS_URL`)",
-    ),
-    Setting(
-        "BASE_PATH",
-        None,
-        base_path,
-        "serve the site under this path, e.g. `/tictactoe`, as the proxy forwards it"
-        " (unset: at the root)",
-    ),
-    Setting(
-        "DATA_DIR",
-        None,
-        text,
-        "the SQLite database and the secret key (unset: the service's `StateDirectory=`,"
-        " else `instance/` in a checkout, else `$XDG_DATA_HOME/tictactoe`)",
-    ),
-    Setting(
-        "ACCESS_LOG",
-        True,
-        boolean,
-        "one line per request on stderr: client address, time, request, status, bytes,"
-        " duration, browser (`0`: none)",
-    ),
-    Setting(
-        "SECRET_KEY",
-        None,
-        text,
-        "signs session cookies (unset: created once in the data dir, mode 0600)",
-    ),
-    Setting(
-        "SECRET_KEY_FALLBACKS",
-        None,
-        text,
-        "comma-separated earlier keys whose cookies stay valid after a key change",
-    ),
-    Setting(
-        "SIGNING_KEY",
-        None,
-        text,
-        "64 hex digits: the Ed25519 private key that signs finished games' records, the same"
-        " on every host (unset: created once in the data dir, mode 0600)",
-    ),
-    Setting(
-        "SIGNING_KEY_FALLBACKS",
-        None,
-        text,
-        "comma-separated public keys (64 hex digits, as `tictactoe keys` prints them) of"
-        " earlier signing keys, still published so that their records verify",
-    ),
+# The game's settings and the limits on what a connection, an address or a player may do.
+GAME_AND_LIMITS: tuple[Setting, ...] = (
     Setting(
         "AI_DELAY_MS",
         350,
         integer(0, 60_000),
         "the AI's thinking pause before its move is pushed; 0 for none",
-    ),
-    Setting(
-        "ALLOWED_ORIGINS",
-        None,
-        text,
-        "comma-separated origins allowed to open the websocket (unset: same origin only)",
-    ),
-    Setting(
-        "TRUST_PROXY",
-        False,
-        boolean,
-        "`1` behind one reverse proxy: honour its `X-Forwarded-*` headers",
-    ),
-    Setting(
-        "PUBLIC_HOSTS",
-        None,
-        text,
-        "comma-separated host names the site is served as: the only ones taken from the"
-        " proxy's `X-Forwarded-Host`",
-    ),
-    Setting(
-        "IDLE_DAYS", 30.0, number(0.001, 36_500), "matches untouched for this long are deleted"
     ),
     Setting(
         "RATE_PER_SECOND",
@@ -194,82 +99,7 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("MAX_PAYLOAD_BYTES", 2048, integer(64, 1 << 20), "largest JSON payload of one event"),
     Setting(
-        "REDIS_URL",
-        None,
-        text,
-        "e.g. `redis://127.0.0.1:6379/0`: matches and messages in Redis, for several "
-        "processes or hosts",
-    ),
-    Setting(
-        "POLLING",
-        False,
-        boolean,
-        "`1` lets browsers fall back to long-polling (needs sticky sessions)",
-    ),
-    Setting(
-        "HEADER_TIMEOUT",
-        10.0,
-        number(1, 300),
-        "seconds a client has to send a request's head (line and headers)",
-    ),
-    Setting(
-        "HANDSHAKE_TIMEOUT",
-        10.0,
-        number(1, 300),
-        "seconds a new connection has to join the game (Socket.IO connect) after it opens",
-    ),
-    Setting(
-        "WORKER_CONNECTIONS",
-        10_000,
-        integer(10, 1_000_000),
-        "connections one process holds at most",
-    ),
-    Setting(
-        "STOP_SECONDS",
-        3,
-        integer(1, 600),
-        "on stop or reload, how long open connections get to finish",
-    ),
-    Setting(
-        "WORKER_TIMEOUT",
-        30,
-        integer(2, 3600),
-        "a process that stops answering its manager for this long is replaced",
-    ),
-    Setting(
-        "MAX_MATCHES",
-        100_000,
-        integer(0, 1_000_000_000),
-        "stored matches at most; a new one past it deletes the longest idle; 0 for no cap",
-    ),
-    Setting(
-        "HISTORY_PER_PLAYER",
-        500,
-        integer(1, 100_000),
-        "finished games kept for each player, newest first",
-    ),
-    Setting(
-        "MAX_HISTORY_GAMES",
-        200_000,
-        integer(1, 1_000_000_000),
-        "finished games kept for all players together; past it the longest idle players'"
-        " games are deleted first",
-    ),
-    Setting(
-        "ROOM_IDLE_HOURS",
-        24.0,
-        number(0.01, 24 * 365),
-        "a room with a friend is deleted this long after its last change",
-    ),
-    Setting(
         "MAX_ROOMS_PER_PLAYER", 5, integer(1, 1000), "open rooms one player may hold a seat in"
-    ),
-    Setting(
-        "MAX_ROOMS",
-        10_000,
-        integer(1, 1_000_000_000),
-        "open rooms (with a friend or on one device) for all players together; past it a"
-        " new one is refused (`rooms_full`)",
     ),
     Setting(
         "ROOM_NAME_CHARS",
@@ -285,22 +115,9 @@ SETTINGS: tuple[Setting, ...] = (
         "new players one client address may start per minute (all processes together);"
         " 0 for no limit",
     ),
-    Setting(
-        "MIN_FREE_MB",
-        100,
-        integer(0, 1 << 40),
-        "`/healthz` fails when the data dir's disk has less free space than this",
-    ),
-    Setting(
-        "MAX_DATA_MB",
-        1024,
-        integer(1, 1 << 30),
-        "the SQLite database's size at most; past it a write that would grow it is refused"
-        " (`storage_full`); with Redis, Redis's own `maxmemory` is the ceiling",
-    ),
     Setting("SEED", None, integer(0, 2**63), "seeds the AI's dice (tests)"),
-    Setting("ASYNC_MODE", "threading", text, "Flask-SocketIO's async mode", internal=True),
 )
+SETTINGS: tuple[Setting, ...] = SERVING + STORAGE + GAME_AND_LIMITS
 DEFAULTS: dict[str, Any] = {setting.name: setting.default for setting in SETTINGS}
 
 

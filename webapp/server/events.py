@@ -1,7 +1,9 @@
-"""Socket.IO handlers: check the payload, call the match service, answer through the ack.
+"""How a Socket.IO event reaches its handler: the socket and player at hand, the payload
+checked, domain errors turned into acks.
 
 Every client event is answered with ``{"ok": true}`` or
 ``{"ok": false, "error": {"code", "message"}}``; a refused event changes nothing.
+The handlers themselves are match_events.py's, room_events.py's and lab_events.py's.
 The protocol is documented in docs/protocol.md.
 """
 
@@ -15,41 +17,12 @@ from contextvars import ContextVar
 from typing import Any
 
 from flask import request, session
-from flask_socketio import SocketIO, join_room
+from flask_socketio import SocketIO
 
-from ..game import engine
 from ..game.board import RuleError
-from ..game.fairness import check_client_seed
-from ..game.match import (
-    Match,
-    MatchError,
-    check_start,
-    human_move,
-    lock_difficulty,
-    new_match,
-    next_game,
-    saw_position,
-    take_back,
-)
-from .connections import SocketCaps, check_release, match_key_for, refused
-from .limits import RateLimits
-from .matches import MatchService
-from .odds import Odds
-from .protocol import (
-    OK,
-    Ack,
-    BadPayload,
-    ErrorCode,
-    Event,
-    RefusalCode,
-    error,
-    payload_object,
-    payload_size,
-    rules_payload,
-)
-from .rooms import RoomService
+from .payload import payload_object, payload_size
+from .protocol import Ack, ErrorCode, Event, error
 from .store import Conflict
-from .targets import promise_of, target_of, tuned_answer, tuned_for
 
 log = logging.getLogger(__name__)
 Handler = Callable[[dict[str, Any]], Ack]
@@ -127,162 +100,3 @@ def checked(max_payload: int, event: Event) -> Callable[[Handler], Callable[...,
         return run
 
     return wrap
-
-
-def _client_seed(fields: dict[str, Any]) -> str | None:
-    seed = fields.get("client_seed")
-    return None if seed is None else check_client_seed(seed)
-
-
-def register(
-    socketio: SocketIO,
-    service: MatchService,
-    limits: RateLimits,
-    caps: SocketCaps,
-    max_payload: int,
-    odds: Odds,
-    rooms: RoomService,
-) -> None:
-    """Attach the protocol's handlers to ``socketio``."""
-
-    def on(event: Event) -> Callable[[Handler], Any]:
-        return lambda handler: attach(socketio, event, checked(max_payload, event)(handler))
-
-    views: dict[str, str] = {}  # socket -> the match it shows: the player's, or practice
-
-    def match_key() -> str:
-        return views.get(socket_id()) or player_id()
-
-    @socketio.on("connect")
-    def on_connect(auth: object = None) -> None:
-        if "player" not in session:
-            raise refused(RefusalCode.NO_SESSION, "no session: load the page first")
-        check_release(auth)
-        player = player_id()
-        eio_sid = socketio.server.manager.eio_sid_from_sid(socket_id(), "/")
-        wait = limits.cooldown_left(player)
-        if wait:
-            # Nothing more is read from this connection: it closes once told why.
-            limits.cut(eio_sid)
-            socketio.start_background_task(socketio.server.eio.disconnect, eio_sid)
-            raise refused(RefusalCode.COOLDOWN, f"too many events: wait {wait:.0f} s", seconds=wait)
-        limits.bind(eio_sid, player)
-        players_of(socketio)[socket_id()] = player
-        caps.join(player, str(request.remote_addr), socket_id())
-        key = views[socket_id()] = match_key_for(player, auth)
-        join_room(key)
-        match = service.open(key)
-        service.emit(key, match, to=socket_id())
-        service.schedule_ai(key, match)
-
-    @socketio.on("disconnect")
-    def on_disconnect(*_: object) -> None:
-        caps.leave(player_id(), str(request.remote_addr), socket_id())
-        views.pop(socket_id(), None)
-        players_of(socketio).pop(socket_id(), None)
-        rooms.gone(socket_id())
-
-    @on(Event.MOVE)
-    def on_move(fields: dict[str, Any]) -> Ack:
-        if "cell" not in fields:
-            raise BadPayload('a move needs a cell: {"cell": 0..8}')
-        seen = fields.get("version")  # each field's type is checked with the payload
-        key = match_key()
-
-        def move(match: Match) -> Match:
-            if seen is not None and not saw_position(match, seen):
-                raise MatchError(
-                    ErrorCode.STALE_VERSION, "the game moved on since that state: look again"
-                )
-            if service.unrevealed(key, match):
-                raise MatchError(ErrorCode.NOT_YOUR_TURN, "wait for the AI's move")
-            return human_move(match, fields["cell"])
-
-        service.change(key, move)
-        return OK
-
-    @on(Event.NEXT_GAME)
-    def on_next_game(fields: dict[str, Any]) -> Ack:
-        seed = _client_seed(fields)
-        service.change(match_key(), lambda match: next_game(match, service.rng, client_seed=seed))
-        return OK
-
-    @on(Event.NEW_MATCH)
-    def on_new_match(fields: dict[str, Any]) -> Ack:
-        mode = fields.get("mode", "adaptive")
-        if not isinstance(mode, str):
-            raise MatchError(ErrorCode.BAD_SETTING, "mode must be a string")
-        target = target_of(fields)
-        answer, promise = OK, None
-        if target is None:
-            rules = rules_payload(fields, odds.pause)
-        else:
-            entries = service.history.games(player_id()) if service.history else []
-            tuned, estimate = tuned_for(odds, socket_id(), target, entries)
-            rules, promise = tuned.rules, promise_of(tuned, estimate)
-            answer = {**OK, "tuned": tuned_answer(tuned, estimate)}
-        seed = _client_seed(fields)
-        first = fields.get("first", "toss")
-        check_start(mode, first)
-        if fields.get("check", False):
-            return answer  # checked, and tuned, as a new match would be; nothing changed
-        service.change(
-            match_key(),
-            lambda match: new_match(
-                service.rng,
-                mode=mode,
-                rules=rules,
-                client_seed=seed,
-                version=match.version,
-                first=first,
-                server_seed=match.next_seed,
-                promise=promise,
-            ),
-        )
-        return answer
-
-    @on(Event.LOCK_DIFFICULTY)
-    def on_lock_difficulty(fields: dict[str, Any]) -> Ack:
-        service.change(match_key(), lock_difficulty)
-        return OK
-
-    @on(Event.ODDS)
-    def on_odds(fields: dict[str, Any]) -> Ack:
-        current = fields.get("current", False)
-        if current:
-            if set(fields) - {"current", "skill"}:
-                raise BadPayload("current odds take no rules: they are the match's own")
-            match = service.open(match_key())
-            return {**OK, "odds": odds.for_match(socket_id(), match, fields.get("skill"))}
-        return {**OK, "odds": odds.for_rules(socket_id(), fields)}
-
-    @on(Event.HINT)
-    def on_hint(fields: dict[str, Any]) -> Ack:
-        match = service.open(match_key())
-        if match.game.turn != "human" or match.over:
-            return {**OK, "analysis": {}}
-        match = service.mark_hint(match_key(), match)
-        return {**OK, "analysis": engine.analyse(match.game.board).to_dict()["moves"]}
-
-    @on(Event.TAKE_BACK)
-    def on_take_back(fields: dict[str, Any]) -> Ack:
-        service.change(match_key(), take_back)
-        return OK
-
-    @on(Event.HISTORY)
-    def on_history(fields: dict[str, Any]) -> Ack:
-        return {**OK, **service.history_of(player_id(), service.open(match_key()))}
-
-    @on(Event.HISTORY_GAME)
-    def on_history_game(fields: dict[str, Any]) -> Ack:
-        return {**OK, **service.history_game(player_id(), fields.get("id"))}
-
-    @socketio.on("*")
-    def on_unknown(event: object, *_: object) -> Ack:
-        names = ", ".join(Event)
-        return error(ErrorCode.UNKNOWN_EVENT, f"unknown event {event!r}: use {names}")
-
-    @socketio.on_error_default
-    def on_error(err: Exception) -> Ack:
-        log.exception("unexpected error in a socket handler", exc_info=err)
-        return error(ErrorCode.INTERNAL, "the server failed to handle this event")

@@ -12,21 +12,19 @@ nodes). docs/protocol.md describes them.
 from __future__ import annotations
 
 import functools
-import json
 import time
 from collections.abc import Callable
 from math import isfinite
-from pathlib import Path
 from typing import Any
 
 from ..game import lab
 from ..game.board import Board, RuleError, cell_name
+from .lab_counts import shipped_counts
 from .odds import Budgets
 from .protocol import BadPayload, ErrorCode
 
 Pause = Callable[[], object] | None
 
-COUNTS_FILE = Path(__file__).resolve().parent / "lab_counts.json"
 CHEAP_EMPTIES = 6  # plain minimax from 6 empty cells: under 2,000 nodes
 CHEAP_DEPTH = 4  # a depth limit of 4 plies: under 3,700 nodes from any position
 
@@ -206,14 +204,6 @@ class Lab:
             return None
         rows: list[dict[str, Any]] = found["kinds"]
         return next(row for row in rows if row["kind"] == options.kind)
-
-
-@functools.cache
-def shipped_counts() -> tuple[str, dict[str, list[list[Any]]]]:
-    """The counts shipped in lab_counts.json: the date their times were measured, and
-    each costly position and scoring's rows (kind, nodes, hits, cuts, ms)."""
-    stored = json.loads(COUNTS_FILE.read_text())
-    return stored["measured"], stored["positions"]
 
 
 def _row(kind: str, nodes: int, hits: int, cuts: int, ms: float) -> dict[str, Any]:

@@ -22,30 +22,14 @@ from typing import Any
 
 from flask_socketio import SocketIO
 
-from ..game.history import (
-    finished_game,
-    game_key,
-    kind_of,
-    reviewed,
-    summary,
-    totals_from,
-    under_way,
-)
-from ..game.match import (
-    Match,
-    MatchError,
-    ai_move,
-    hint_shown,
-    new_match,
-    practice_match,
-    with_next_seed,
-)
+from ..game.history import finished_game, game_key
+from ..game.match import Match, ai_move, hint_shown, new_match, practice_match, with_next_seed
 from .history_store import HistoryStore
-from .protocol import ErrorCode, NoticeCode, ServerEvent, notice, snapshot
+from .protocol import NoticeCode, ServerEvent, notice
 from .signing import Signer
+from .snapshot import snapshot
 from .storage import StorageFull
 from .store import Conflict, Damaged, Store, update
-from .targets import figures
 
 Transition = Callable[[Match], Match]
 
@@ -244,26 +228,3 @@ class MatchService:
             return
         entry = finished_game(after, game_id=secrets.token_urlsafe(16), ended=time.time())
         self.history.add(player, game_key(after), entry)
-
-    def history_of(self, player: str, match: Match | None = None) -> dict[str, Any]:
-        """The player's finished games (newest first), lifetime figures, skill estimate,
-        the calibration of their targeted matches, and the id of the newest game of
-        ``match`` (theirs now) while it is under way."""
-        if self.history is None:
-            empty = totals_from({}).to_dict()
-            return {"games": [], "totals": empty, "under_way": None, **figures([])}
-        entries = self.history.games(player)
-        games = [summary(entry) for entry in entries]
-        totals = totals_from(self.history.counters(player)).to_dict()
-        now = under_way(entries, match) if match else None
-        return {"games": games, "totals": totals, "under_way": now, **figures(entries)}
-
-    def history_game(self, player: str, game_id: object) -> dict[str, Any]:
-        """One of the player's finished games, whole, with its review."""
-        found = self.history.game(game_id) if self.history and isinstance(game_id, str) else None
-        if found is None or found[0] != player:
-            raise MatchError(ErrorCode.GAME_NOT_FOUND, "no such game in your history")
-        entry = found[1]
-        # A game with a friend has no dice and no signature: the server played no part.
-        signed = self.sign(entry["record"]) if self.sign and kind_of(entry) == "ai" else None
-        return {"game": entry, "signed_record": signed, "review": reviewed(entry)}

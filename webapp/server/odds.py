@@ -35,7 +35,8 @@ from ..game.odds import PLAYERS, UnknownPlayer, match_odds, skill_player
 from ..game.skill import SkillEstimate
 from ..game.tune import Tuned, tune
 from .limits import Clock, TokenBucket
-from .protocol import ErrorCode, rules_payload
+from .payload import rules_payload
+from .protocol import ErrorCode
 
 Answer = dict[str, Any]
 T = TypeVar("T")

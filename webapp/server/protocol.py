@@ -1,37 +1,18 @@
-"""The Socket.IO protocol's vocabulary and shapes: events, error codes, acks, snapshots.
+"""The Socket.IO protocol's vocabulary: events, error codes, each event's fields, acks.
 
 docs/protocol.md describes these; static/js/protocol.js holds the page's copy of the
-names, and a test checks that all three agree.
+names, and a test checks that all three agree. payload.py checks a payload against
+``FIELDS``; snapshot.py draws the ``state`` event.
 """
 
 from __future__ import annotations
 
-import functools
-import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from math import isfinite
-from typing import Any, cast
-
-import orjson
+from typing import Any
 
 from ..game.board import RuleError, cell_name
-from ..game.fairness import commitment
-from ..game.match import (
-    MODES,
-    PRESETS,
-    RULE_FIELDS,
-    Game,
-    Match,
-    MatchError,
-    Pause,
-    Rules,
-    no_pause,
-    rules_from,
-)
-from ..game.review import lesson
-from ..game.verification import game_record
+from ..game.match import MODES, PRESETS, RULE_FIELDS
 
 Ack = dict[str, Any]
 OK: Ack = {"ok": True}
@@ -231,143 +212,3 @@ def problem(code: ErrorCode, message: str) -> dict[str, str]:
 def notice(code: NoticeCode, message: str) -> dict[str, str]:
     """The payload of a ``notice`` event: something the player should know."""
     return {"code": str(code), "message": message}
-
-
-def payload_object(payload: object, event: Event) -> dict[str, Any]:
-    """The payload as a dict of ``event``'s fields, each of its one type; nothing at all
-    means ``{}``, and a ``null`` that means absent is left out."""
-    if payload is None:
-        return {}
-    if not isinstance(payload, dict):
-        raise BadPayload(f"the payload must be a JSON object, got {type(payload).__name__}")
-    fields = FIELDS[event]
-    unknown = sorted(str(key) for key in payload if key not in fields)
-    if unknown:
-        raise BadPayload(f"unknown field(s): {', '.join(unknown)}")
-    given = {k: v for k, v in payload.items() if v is not None or not fields[k].null_is_absent}
-    for name, value in given.items():
-        check_field(name, value, fields[name].kind)
-    return given
-
-
-def _is_integer(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-_TYPE_OF: dict[Kind, Callable[[object], bool]] = {
-    Kind.INTEGER: _is_integer,
-    Kind.STRING: lambda value: isinstance(value, str),
-    Kind.BOOLEAN: lambda value: isinstance(value, bool),
-    Kind.RULES: lambda value: isinstance(value, dict),
-    Kind.NUMBER: lambda value: _is_integer(value) or (isinstance(value, float) and isfinite(value)),
-}
-_WORDS = {
-    Kind.INTEGER: "an integer",
-    Kind.STRING: "a string",
-    Kind.BOOLEAN: "true or false",
-    Kind.RULES: "an object of rule names and integers",
-    Kind.NUMBER: "a number",
-}
-_RULE_LABELS = {rule.name: rule.label for rule in RULE_FIELDS}
-
-
-def check_field(name: str, value: object, kind: Kind) -> None:
-    """Refuse (``bad_payload``) a field that is not of its kind; a rule names itself."""
-    if not _TYPE_OF[kind](value):
-        raise BadPayload(f"{name} must be {_WORDS[kind]}, got {_shown(value)}")
-    if kind is Kind.RULES:
-        for rule, number in cast(dict[str, object], value).items():
-            if not _is_integer(number):
-                label = _RULE_LABELS.get(rule, f"rule {rule!r}")
-                raise BadPayload(f"{label} must be an integer, got {_shown(number)}", field=rule)
-
-
-def _shown(value: object) -> str:
-    """A refused value in an error message: JSON's words, and never very long."""
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def payload_size(payload: object) -> int:
-    """The payload's size as compact UTF-8 JSON, as a client would have sent it."""
-    try:
-        return len(orjson.dumps(payload))
-    except TypeError:  # an integer over 64 bits, a lone surrogate: the slower way
-        pass
-    try:
-        return len(json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode())
-    except (TypeError, ValueError):  # not JSON at all: count it as too large
-        return 1 << 30
-
-
-@functools.lru_cache(maxsize=1024)  # every snapshot names it; rules are frozen values
-def preset_of(rules: Rules) -> str:
-    """The name of the preset ``rules`` are, or ``custom``."""
-    return next((name for name, preset in PRESETS.items() if preset == rules), "custom")
-
-
-def rules_payload(fields: dict[str, Any], pause: Pause = no_pause) -> Rules:
-    """The rules a ``new_match`` or ``odds`` payload asks for: a preset, some numbers
-    changed (``human_hp`` and ``ai_hp`` are the starting HP's short names); ``pause``
-    lets others run during the check."""
-    preset = fields.get("preset", "classic")  # the types were checked with the payload
-    short = {"start_human_hp": "human_hp", "start_ai_hp": "ai_hp"}
-    changes = {**fields.get("rules", {}), **{k: fields[v] for k, v in short.items() if v in fields}}
-    if "pause" in changes:  # a keyword of rules_from, not a rule
-        raise MatchError("bad_setting", "unknown rule 'pause'")
-    return rules_from(preset, pause=pause, **changes)
-
-
-Sign = Callable[[dict[str, Any]], dict[str, Any]]
-
-
-def practice_state(game: Game) -> dict[str, Any] | None:
-    """A practice game's mistake and the feedback on the player's latest move, or None
-    outside a practice game from a mistake."""
-    if game.mistake is None:
-        return None
-    moves = [(side == "human", cell) for side, cell in game.history]
-    return lesson(game.setup, game.mistake, moves)
-
-
-def snapshot(match: Match, sign: Sign | None = None) -> dict[str, Any]:
-    """The ``state`` event: everything a client renders; ``sign`` puts a finished game's
-    record in its signed envelope too (``signed_record``)."""
-    game = match.game
-    record = game_record(match)
-    outcome = game.board.outcome()
-    last = game.ai_moves[-1] if game.ai_moves else None
-    change = match.last_hp_change
-    return {
-        "version": match.version,
-        "mode": match.mode,
-        "board": game.board.cells,
-        "human": game.mark_of("human"),
-        "ai": game.mark_of("ai"),
-        "first": game.first,
-        "turn": game.turn,
-        "status": game.status,
-        "winning_line": list(outcome.line) if outcome and outcome.line else None,
-        "history": [{"by": side, "cell": cell} for side, cell in game.history],
-        "last_ai_move": last.to_dict() if last else None,
-        "rules": match.rules.to_dict(),
-        "preset": preset_of(match.rules),
-        "record": record,
-        "signed_record": sign(record) if sign and game.turn is None else None,
-        "next_commitment": commitment(match.next_seed) if match.next_seed else None,
-        "practice": practice_state(game),
-        "match": {
-            "human_hp": match.human_hp,
-            "ai_hp": match.ai_hp,
-            "difficulty": match.difficulty,
-            "start_human_hp": match.rules.start_human_hp,
-            "start_ai_hp": match.rules.start_ai_hp,
-            "over": match.over,
-            "winner": match.winner,
-            "game": match.game_number,
-            "games": match.games_finished,
-            "record": match.record.to_dict(),
-            "last_hp_change": {"human": change[0], "ai": change[1]} if change else None,
-            "locked": match.locked,
-        },
-    }

@@ -3,12 +3,12 @@
 ``serve()`` reads the settings and runs the checks of preflight.py (one line and a
 non-zero exit if anything is wrong), then hands over to the arbiter. Each worker
 monkey-patches for gevent, builds the app, and serves websockets through Engine.IO's
-gevent driver (simple-websocket) with the Origin checked before the upgrade.
+gevent driver (simple-websocket) with the Origin checked before the upgrade; what it
+runs beside its requests is worker_tasks.py's.
 """
 
 from __future__ import annotations
 
-import gc
 import logging
 import math
 import os
@@ -27,6 +27,7 @@ from .. import __version__
 from . import config
 from .limits import QuietLog
 from .preflight import StartupError, build_tables, preflight
+from .worker_tasks import end_worker_tasks, start_worker_tasks
 
 log = logging.getLogger(__name__)
 LOG_FORMAT = "[%(asctime)s] [%(process)d] [%(levelname)s] %(name)s: %(message)s"
@@ -35,7 +36,6 @@ LOG_DATE_FORMAT = "%Y-%m-%d %H:%M:%S %z"  # as gunicorn writes its own lines
 # which rewrites it before the line is written), time, request line, status, body bytes,
 # milliseconds (a websocket's line is written when it closes), User-Agent.
 ACCESS_LOG_FORMAT = '%(h)s %(t)s "%(r)s" %(s)s %(B)s %(M)sms "%(a)s"'
-PRUNE_EVERY_SECONDS = 6 * 3600
 RESPAWN_INTERVAL = 1.0  # seconds between replacements of workers that keep dying
 LISTEN_BACKLOG = 2048
 _BAD_REQUESTS = QuietLog(logging.getLogger("webapp.server.http"))
@@ -80,62 +80,6 @@ def _log_stuck_worker(worker: Any) -> None:
     frame = sys._current_frames().get(threading.main_thread().ident or 0)
     stack = "".join(traceback.format_stack(frame)) if frame else "(no stack)"
     log.error("worker %s stopped answering and is replaced; it was at:\n%s", worker.pid, stack)
-
-
-def _start_worker_tasks(worker: Any) -> None:
-    """In each worker once the app is built: keep it out of the GC's way, start pruning."""
-    app = worker.wsgi
-    gc.collect()
-    gc.freeze()
-    socketio = app.extensions["socketio"]
-    socketio.start_background_task(_prune_forever, app)
-    if hasattr(app.extensions["presence"], "renew"):
-        socketio.start_background_task(_renew_presence_forever, app)
-    if app.config["REDIS_URL"]:  # seen by a restore on any host sharing this Redis
-        from .redis_client import connect
-        from .running import Heartbeat
-
-        heartbeat = app.extensions["heartbeat"] = Heartbeat(connect(app.config["REDIS_URL"]))
-        socketio.start_background_task(heartbeat.forever, socketio.sleep)
-
-
-def _end_worker_tasks(worker: Any) -> None:
-    """In a worker that stops: take its heartbeat out of Redis, so a restore may run."""
-    heartbeat = getattr(getattr(worker, "wsgi", None), "extensions", {}).get("heartbeat")
-    if heartbeat is not None:
-        heartbeat.end()
-
-
-def _prune_forever(app: Any) -> None:
-    """Delete idle matches, rooms and history every few hours, for servers that run for
-    months."""
-    while True:
-        app.extensions["socketio"].sleep(PRUNE_EVERY_SECONDS)
-        prune(app)
-
-
-def prune(app: Any) -> tuple[int, int, int]:
-    """Delete what has been idle past its time: matches, rooms, players' history."""
-    idle_seconds = float(app.config["IDLE_DAYS"]) * 86400
-    pruned = (
-        app.extensions["tictactoe"].store.prune(idle_seconds),
-        app.extensions["rooms"].store.prune(),
-        app.extensions["history"].prune(),
-    )
-    log.info("pruned %d idle match(es), %d room(s), %d finished game(s)", *pruned)
-    return pruned
-
-
-def _renew_presence_forever(app: Any) -> None:
-    """Keep this worker's open sockets counted in Redis (they expire if it dies)."""
-    from .presence import TTL_SECONDS
-
-    while True:
-        app.extensions["socketio"].sleep(TTL_SECONDS / 3)
-        try:
-            app.extensions["presence"].renew()
-        except Exception as err:  # Redis away: try again next time
-            log.warning("could not renew the socket counts in Redis: %s", err)
 
 
 # --- the worker ---------------------------------------------------------------------------
@@ -221,8 +165,8 @@ class Application(BaseApplication):  # type: ignore[misc]
             "access_log_format": ACCESS_LOG_FORMAT,
             "pre_fork": lambda arbiter, worker: pacer.before_fork(),
             "child_exit": lambda arbiter, worker: pacer.worker_died(),
-            "post_worker_init": _start_worker_tasks,
-            "worker_exit": lambda arbiter, worker: _end_worker_tasks(worker),
+            "post_worker_init": start_worker_tasks,
+            "worker_exit": lambda arbiter, worker: end_worker_tasks(worker),
             "worker_abort": _log_stuck_worker,
         }
         for key, value in options.items():

@@ -1,14 +1,37 @@
-"""How a setting's text becomes its value: the parsers of config.py's table.
+"""A setting's row in config.py's table, and how its text becomes its value: the parsers.
 
-Each raises ValueError with the range it expects; config.py names the variable.
+Each parser raises ValueError with the range it expects; config.py names the variable.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 Parser = Callable[[str], Any]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: its key in ``app.config``, where it is read from and what it means."""
+
+    name: str
+    default: Any
+    parse: Parser
+    doc: str
+    aliases: tuple[str, ...] = ()
+    internal: bool = False  # set only by code (tests, the process manager)
+
+    @property
+    def env(self) -> str | None:
+        """Its environment variable: ``TICTACTOE_`` and its name."""
+        return None if self.internal else f"TICTACTOE_{self.name}"
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        """Environment variables read for this setting, first found wins."""
+        return ((self.env,) if self.env else ()) + self.aliases
 
 
 def boolean(text: str) -> bool:

@@ -1,0 +1,70 @@
+"""What each worker runs beside its requests, started once its app is built: pruning what
+has been idle past its time, its open sockets kept counted in Redis, its heartbeat.
+
+serve.py's arbiter hooks call ``start_worker_tasks`` and ``end_worker_tasks``.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+from typing import Any
+
+log = logging.getLogger(__name__)
+PRUNE_EVERY_SECONDS = 6 * 3600
+
+
+def start_worker_tasks(worker: Any) -> None:
+    """In each worker once the app is built: keep it out of the GC's way, start pruning."""
+    app = worker.wsgi
+    gc.collect()
+    gc.freeze()
+    socketio = app.extensions["socketio"]
+    socketio.start_background_task(_prune_forever, app)
+    if hasattr(app.extensions["presence"], "renew"):
+        socketio.start_background_task(_renew_presence_forever, app)
+    if app.config["REDIS_URL"]:  # seen by a restore on any host sharing this Redis
+        from .redis_client import connect
+        from .running import Heartbeat
+
+        heartbeat = app.extensions["heartbeat"] = Heartbeat(connect(app.config["REDIS_URL"]))
+        socketio.start_background_task(heartbeat.forever, socketio.sleep)
+
+
+def end_worker_tasks(worker: Any) -> None:
+    """In a worker that stops: take its heartbeat out of Redis, so a restore may run."""
+    heartbeat = getattr(getattr(worker, "wsgi", None), "extensions", {}).get("heartbeat")
+    if heartbeat is not None:
+        heartbeat.end()
+
+
+def _prune_forever(app: Any) -> None:
+    """Delete idle matches, rooms and history every few hours, for servers that run for
+    months."""
+    while True:
+        app.extensions["socketio"].sleep(PRUNE_EVERY_SECONDS)
+        prune(app)
+
+
+def prune(app: Any) -> tuple[int, int, int]:
+    """Delete what has been idle past its time: matches, rooms, players' history."""
+    idle_seconds = float(app.config["IDLE_DAYS"]) * 86400
+    pruned = (
+        app.extensions["tictactoe"].store.prune(idle_seconds),
+        app.extensions["rooms"].store.prune(),
+        app.extensions["history"].prune(),
+    )
+    log.info("pruned %d idle match(es), %d room(s), %d finished game(s)", *pruned)
+    return pruned
+
+
+def _renew_presence_forever(app: Any) -> None:
+    """Keep this worker's open sockets counted in Redis (they expire if it dies)."""
+    from .presence import TTL_SECONDS
+
+    while True:
+        app.extensions["socketio"].sleep(TTL_SECONDS / 3)
+        try:
+            app.extensions["presence"].renew()
+        except Exception as err:  # Redis away: try again next time
+            log.warning("could not renew the socket counts in Redis: %s", err)
