@@ -27,8 +27,8 @@ from webapp.game.history import finished_game
 from webapp.game.match import ai_move, human_move, new_match
 from webapp.game.room import open_room
 from webapp.server.app import create_app
-from webapp.server.history_store import RedisHistory, open_history
-from webapp.server.room_store import RedisRooms, open_rooms
+from webapp.server.history_store import RedisHistory
+from webapp.server.room_store import RedisRooms
 from webapp.server.sqlite_db import open_database
 from webapp.server.store import RedisStore, SQLiteStore, StorageFull
 from webapp.server.worker_tasks import prune
@@ -38,17 +38,11 @@ STORES = ["sqlite", "redis"]
 
 
 def make_app(kind: str, tmp_path: Path, request: pytest.FixtureRequest, **settings: Any) -> Flask:
-    """The app with its rooms and history on SQLite in ``tmp_path``, or on the test Redis
-    (emptied); Flask-SocketIO's test client needs the app without Redis's message queue,
-    so the Redis stores are put in place after it is built."""
+    """The app with everything on SQLite in ``tmp_path``, or on the test Redis (emptied)."""
     base = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "SEED": 3, "RATE_BURST": 10_000}
-    app = create_app({"TESTING": True, **base, **settings})
     if kind == "redis":
-        config = {**app.config, "REDIS_URL": request.getfixturevalue("redis_url")}
-        app.extensions["rooms"].store = open_rooms(config)
-        history = app.extensions["tictactoe"].history = open_history(config)
-        app.extensions["history"] = history
-    return app
+        base["REDIS_URL"] = request.getfixturevalue("redis_url")
+    return create_app({"TESTING": True, **base, **settings})
 
 
 def browser(app: Flask) -> FlaskClient:

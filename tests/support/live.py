@@ -76,6 +76,11 @@ def live_server(app: Flask) -> ServerProcess:
     return _servers[key]
 
 
+def server_log(app: Flask) -> str:
+    """What the production server on ``app`` has written to its log so far."""
+    return live_server(app).log_tail(chars=1_000_000)
+
+
 def live_servers() -> frozenset[object]:
     """The servers running now, to keep when the ones started later are stopped."""
     return frozenset(_servers)
