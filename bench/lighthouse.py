@@ -1,26 +1,31 @@
-"""Lighthouse's scores for the page: performance, accessibility and best practices.
+"""Lighthouse's scores for the pages: performance, accessibility and best practices.
 
 Starts ``tictactoe serve`` of this checkout on a free loopback port with its own
 temporary data dir, then runs Google's Lighthouse against the page in headless Chromium
 (Debian's; CHROMIUM_PATH overrides where it is), once with Lighthouse's default mobile
 preset (a throttled mid-range phone, simulated) and once with ``--preset=desktop``, for
-``--runs`` rounds. Prints one row per run and the median of each column per preset:
-the three category scores (0-100) and the metrics FCP, LCP, TBT (ms) and CLS.
+``--runs`` rounds, on each page (``--page``, repeated; by default the game, ``/``, and
+the lab, ``/lab``, which loads with its tree's first level open and its step-through at
+the first step). Prints one row per run and the median of each column per page and
+preset: the three category scores (0-100) and the metrics FCP, LCP, TBT (ms) and CLS.
 
 A check as well: exits 1 when a median is under its target (accessibility and best
 practices 100, mobile performance 95) and names the audits that cost the points (score
-under 1 in the failing category, in any run of that preset); 2 when a run failed.
+under 1 in the failing category, in any run of that page and preset); 2 when a run
+failed.
 
 Lighthouse (an exact version, below) is installed by npm into .bench/lighthouse/, which
 git ignores; it is never in package.json, so the tests' set-up never installs it.
 
     .venv/bin/python bench/lighthouse.py            # 3 runs, about 2 minutes
     .venv/bin/python bench/lighthouse.py --runs 5
+    .venv/bin/python bench/lighthouse.py --runs 1 --page /lab
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -50,6 +55,7 @@ METRICS = {
     "CLS": "cumulative-layout-shift",
 }
 PRESETS = ("mobile", "desktop")
+PAGES = ("/", "/lab")
 # (preset, category) -> the lowest median score that passes.
 TARGETS = {
     ("mobile", "performance"): 95,
@@ -68,6 +74,7 @@ class Run:
     """What one Lighthouse run measured, and the audits that cost points per category."""
 
     preset: str
+    page: str
     scores: dict[str, float]
     metrics: dict[str, float]
     losses: dict[str, dict[str, tuple[float, str]]]  # category -> audit id -> (score, title)
@@ -140,12 +147,13 @@ def losses(report: dict[str, Any], category: str) -> dict[str, tuple[float, str]
     return found
 
 
-def parse(report: dict[str, Any], preset: str) -> Run:
+def parse(report: dict[str, Any], preset: str, page: str = "/") -> Run:
     """The scores (0-100), the metrics and the lost audits of one report."""
     categories = report["categories"]
     audits = report["audits"]
     return Run(
         preset=preset,
+        page=page,
         scores={name: 100 * float(categories[name]["score"] or 0) for name in CATEGORIES},
         metrics={label: float(audits[key]["numericValue"]) for label, key in METRICS.items()},
         losses={name: losses(report, name) for name in CATEGORIES},
@@ -160,7 +168,7 @@ WIDTHS = [max(len(title), 6) + 2 for title in HEADER]
 
 def line(label: str, cells: list[str]) -> str:
     """One line of the table: the label, then the cells right-aligned under the header."""
-    return f"{label:<16}" + "".join(
+    return f"{label:<24}" + "".join(
         f"{cell:>{width}}" for cell, width in zip(cells, WIDTHS, strict=True)
     )
 
@@ -180,20 +188,27 @@ def medians(runs: list[Run]) -> tuple[dict[str, float], dict[str, float]]:
 
 
 def table(runs: list[Run]) -> list[str]:
-    """Each run's row, then each preset's medians."""
-    lines = [line("preset", list(HEADER))]
-    numbered = {preset: 0 for preset in PRESETS}
+    """Each run's row, then each page and preset's medians."""
+    lines = [line("page, preset", list(HEADER))]
+    numbered: dict[tuple[str, str], int] = {}
     for run in runs:
-        numbered[run.preset] += 1
-        lines.append(row(f"{run.preset} #{numbered[run.preset]}", run.scores, run.metrics))
-    for preset in PRESETS:
-        lines.append(row(f"{preset} median", *medians(of_preset(runs, preset))))
+        key = (run.page, run.preset)
+        numbered[key] = numbered.get(key, 0) + 1
+        lines.append(row(f"{run.page} {run.preset} #{numbered[key]}", run.scores, run.metrics))
+    for page, preset in groups(runs):
+        chosen = of_preset(runs, preset, page)
+        lines.append(row(f"{page} {preset} median", *medians(chosen)))
     return lines
 
 
-def of_preset(runs: list[Run], preset: str) -> list[Run]:
-    """The runs of one preset."""
-    return [run for run in runs if run.preset == preset]
+def groups(runs: list[Run]) -> list[tuple[str, str]]:
+    """The (page, preset) pairs of ``runs``, in the order they were run."""
+    return list(dict.fromkeys((run.page, run.preset) for run in runs))
+
+
+def of_preset(runs: list[Run], preset: str, page: str | None = None) -> list[Run]:
+    """The runs of one preset (on one page, when given)."""
+    return [run for run in runs if run.preset == preset and page in (None, run.page)]
 
 
 def lost_audits(runs: list[Run], category: str) -> list[str]:
@@ -213,11 +228,12 @@ def lost_audits(runs: list[Run], category: str) -> list[str]:
 def failures(runs: list[Run]) -> list[str]:
     """A paragraph per median under its target, naming the audits that cost points."""
     lines = []
-    for (preset, category), target in TARGETS.items():
-        chosen = of_preset(runs, preset)
+    for page, (preset, category) in itertools.product(dict.fromkeys(r.page for r in runs), TARGETS):
+        target = TARGETS[preset, category]
+        chosen = of_preset(runs, preset, page)
         median = medians(chosen)[0][category]
         if median < target:
-            lines.append(f"{preset} {category}: {median:g} < {target:g}")
+            lines.append(f"{page} {preset} {category}: {median:g} < {target:g}")
             lines += lost_audits(chosen, category) or ["    (no single audit under 1)"]
     return lines
 
@@ -236,14 +252,15 @@ def server(workdir: Path) -> Iterator[ServerProcess]:
         process.stop()
 
 
-def measure(runs: int) -> list[Run]:
-    """``runs`` rounds of Lighthouse, each preset once per round, against a fresh server."""
+def measure(runs: int, pages: tuple[str, ...] = PAGES) -> list[Run]:
+    """``runs`` rounds of Lighthouse, each page and preset once per round, against a fresh
+    server."""
     results = []
     with tempfile.TemporaryDirectory(prefix="bench-lighthouse-") as tmp, server(Path(tmp)) as app:
-        for number in range(1, runs + 1):
-            for preset in PRESETS:
-                print(f"run {number}/{runs}: {preset}", file=sys.stderr)
-                results.append(parse(run_lighthouse(app.url + "/", preset, Path(tmp)), preset))
+        for number, page, preset in itertools.product(range(1, runs + 1), pages, PRESETS):
+            print(f"run {number}/{runs}: {page} {preset}", file=sys.stderr)
+            report = run_lighthouse(app.url + page, preset, Path(tmp))
+            results.append(parse(report, preset, page))
     return results
 
 
@@ -251,16 +268,21 @@ def main() -> int:
     """Install Lighthouse, measure, print the table; 1 when a target is missed."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3, help="rounds of both presets (3)")
+    parser.add_argument(
+        "--page", action="append", help="a page's path, repeated (/ and /lab by default)"
+    )
     args = parser.parse_args()
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     install()
     try:
-        runs = measure(args.runs)
+        runs = measure(args.runs, tuple(args.page or PAGES))
     except (RuntimeError, subprocess.TimeoutExpired) as err:
         print(f"lighthouse.py: error: {err}", file=sys.stderr)
         return 2
-    print(f"lighthouse {LIGHTHOUSE_VERSION}, {args.runs} runs of each preset, then the medians")
+    print(
+        f"lighthouse {LIGHTHOUSE_VERSION}, {args.runs} runs of each page and preset, then medians"
+    )
     print("\n".join(table(runs)))
     missed = failures(runs)
     if missed:

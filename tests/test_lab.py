@@ -328,3 +328,61 @@ def test_measure_uses_the_clock_it_is_given() -> None:
     measured = lab.measure(Board.parse(NEAR_END), Options(), lambda: next(ticks))
     assert measured.seconds == 0.25
     assert measured.counts.nodes == 8
+
+
+def _open_at(whole: list[lab.Event], step: int) -> tuple[Enter, ...]:
+    """The nodes open at ``step`` of a whole trace (its own node included), by replay."""
+    opened: list[Enter] = []
+    for event in whole[:step]:
+        if isinstance(event, Enter):
+            opened.append(event)
+        elif isinstance(event, Leave):
+            opened.pop()
+    if isinstance(whole[step], Enter):
+        opened.append(whole[step])
+    return tuple(opened)
+
+
+@pytest.mark.parametrize(
+    ("text", "options"),
+    [
+        (".........", Options("depth", prune=True, symmetry=True)),
+        ("X........", Options("result", prune=True)),
+        ("X...O....", Options("depth")),
+        ("X...O....", Options("empties", prune=True, table=True)),
+        ("XO..X....", Options("share", prune=True, depth=3)),
+        ("XO.OX....", Options("depth", prune=True, table=True, symmetry=True)),
+    ],
+)
+def test_a_paged_trace_is_the_whole_trace(text: str, options: Options) -> None:
+    board = Board.parse(text)
+    whole = list(lab.trace(board, options))
+    counts = lab.search(board, options).counts
+    assert len(whole) == 3 * counts.nodes - 1 + counts.cuts
+    resumed = lab.Trace(board, options)
+    paged: list[lab.Event] = []
+    for size in itertools.cycle((1, 7, 200, 33)):
+        step = resumed.at
+        opened, events = resumed.take(size)
+        if not events:
+            break
+        assert opened == _open_at(whole, step)
+        paged += events
+    assert paged == whole
+    for start in (len(whole) - 1, 0, len(whole) // 2, 5):
+        opened, events = lab.Trace(board, options, start).take(50)
+        assert events == whole[start : start + 50] and opened == _open_at(whole, start)
+
+
+def test_a_trace_skips_forward_and_ends_where_the_search_does() -> None:
+    board, options = Board(), Options("depth", prune=True)
+    trace = lab.Trace(board, options)
+    trace.take(10)
+    trace.skip(70_289 - 10 - 2)
+    opened, events = trace.take(200)
+    assert [type(e) for e in events] == [Update, Leave] and opened[0].node == 0
+    assert events[-1] == Leave(0, 0, "exact", "searched") and trace.at == 70_289
+    assert trace.take(5) == ((), [])
+    with pytest.raises(lab.LabError) as caught:
+        lab.Trace(board, options, -1)
+    assert caught.value.code == "bad_step"

@@ -109,7 +109,7 @@ def test_a_page_of_a_pruned_search_reaches_its_first_cut(play: Actions) -> None:
     cut = next(event for event in ack["events"] if event["type"] == "cut")
     assert "need no search" in cut["reason"] and cut["skipped_names"]
     # The empty board's pruned search: 20,866 nodes and 7,692 cuts, from the stored counts.
-    assert ack["steps"] == 3 * 20_866 - 1 + 7_692 and ack["limit"] == 10_000
+    assert ack["steps"] == 3 * 20_866 - 1 + 7_692
 
 
 def test_pages_follow_on_and_match_the_core(play: Actions) -> None:
@@ -129,9 +129,6 @@ def test_pages_follow_on_and_match_the_core(play: Actions) -> None:
     [
         {"size": 201},
         {"size": 0},
-        {"start": -1},
-        {"start": 9_900, "size": 101},
-        {"start": 500_000},
     ],
 )
 def test_a_page_over_its_bounds_is_too_costly(play: Actions, payload: dict[str, Any]) -> None:

@@ -44,11 +44,11 @@ export function connect({ onState, onRoom, onStatus, onNotice }) {
   });
 
   /** Emit `event` and resolve with the server's ack ({ok: ...}); never rejects. */
-  function send(event, payload = {}) {
+  function send(event, payload = {}, { timeoutMs = ACK_TIMEOUT_MS } = {}) {
     const fail = (code) => ({ ok: false, error: { code, message: code } });
     if (!socket.connected) return Promise.resolve(fail("offline"));
     return new Promise((resolve) => {
-      socket.timeout(ACK_TIMEOUT_MS).emit(event, payload, (err, reply) => {
+      socket.timeout(timeoutMs).emit(event, payload, (err, reply) => {
         resolve(err ? fail("timeout") : (reply ?? fail("bad_reply")));
       });
     });

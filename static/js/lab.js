@@ -23,6 +23,10 @@ import {
 const $ = (id) => document.getElementById(id);
 const FATALIST = "XO..X....";
 const PAGE_SIZE = 200;
+// A jump far into a large trace runs the search again on the server, paused to let
+// other players run: the empty board's plain minimax takes some seconds.
+const PAGE_TIMEOUT_MS = 30000;
+const SLOW_PAGE_MS = 500;
 
 let send = null;
 let root = $("lab").dataset.board; // the position the lab shows
@@ -237,11 +241,12 @@ tree.addEventListener("click", async (event) => {
 // --- the step-through: the search's trace, a page at a time ----------------------------------
 
 const stepBoard = createBoard($("step-board"), { label: "Position at this step" });
-let pages = new Map(); // page number -> events
-let steps = null; // the trace's length, when known
-let limit = 10000;
-let nodes = new Map(); // node -> {board, depth, alpha, beta}
+const PAGES_KEPT = 50; // pages held in the browser, the oldest dropped first
+let pages = new Map(); // page number -> {events, nodes: node -> its enter event}
+let steps = null; // the trace's length, told with every page
 let asking = 0; // the search the answers are for
+let wanted = 0; // the step to show: a slider dragged far asks only for where it stops
+let fetching = false;
 
 const searchOptions = () => ({
   ...options(),
@@ -250,42 +255,64 @@ const searchOptions = () => ({
   symmetry: $("symmetry").checked,
 });
 
+// A page holds the enter events of the nodes open at its start, so that a step deep in
+// the trace is shown in its place without the pages before it.
 async function pageOf(number) {
   if (pages.has(number)) return pages.get(number);
   const asked = asking;
-  const reply = await send(EVENTS.labPage, {
-    board: root,
-    ...searchOptions(),
-    start: number * PAGE_SIZE,
-    size: PAGE_SIZE,
-  });
+  const start = number * PAGE_SIZE;
+  const slow = setTimeout(() => {
+    $("notice").textContent = `Running the search to step ${(start + 1).toLocaleString("en")}…`;
+  }, SLOW_PAGE_MS);
+  const payload = { board: root, ...searchOptions(), start, size: PAGE_SIZE };
+  const reply = await send(EVENTS.labPage, payload, { timeoutMs: PAGE_TIMEOUT_MS });
+  clearTimeout(slow);
+  if ($("notice").textContent.startsWith("Running the search")) $("notice").textContent = "";
   if (asked !== asking) return null;
   if (!reply.ok) {
     refused(reply);
     return null;
   }
-  ({ steps, limit } = reply);
-  if (reply.events.length < PAGE_SIZE) steps = number * PAGE_SIZE + reply.events.length;
-  for (const event of reply.events) {
+  steps = reply.steps;
+  const nodes = new Map();
+  for (const event of [...reply.opened, ...reply.events]) {
     if (event.type === "enter") nodes.set(event.node, event);
   }
-  pages.set(number, reply.events);
-  $("step").max = String(Math.min(steps ?? limit, limit) - 1);
-  return reply.events;
+  const found = { events: reply.events, nodes };
+  pages.set(number, found);
+  if (pages.size > PAGES_KEPT) pages.delete(pages.keys().next().value);
+  $("step").max = String(steps - 1);
+  return found;
 }
 
 async function eventAt(step) {
-  const events = await pageOf(Math.floor(step / PAGE_SIZE));
-  return events?.[step % PAGE_SIZE] ?? null;
+  const found = await pageOf(Math.floor(step / PAGE_SIZE));
+  const event = found?.events[step % PAGE_SIZE];
+  return event ? { event, node: found.nodes.get(event.node) } : null;
 }
 
 async function showStep(step) {
-  const event = await eventAt(step);
-  if (!event) return;
+  wanted = step;
+  if (fetching) return; // the answer being waited for goes on to ``wanted``
+  fetching = true;
+  try {
+    for (;;) {
+      const target = wanted;
+      const found = await eventAt(target);
+      if (target !== wanted) continue;
+      if (found) drawStep(target, found);
+      return;
+    }
+  } finally {
+    fetching = false;
+  }
+}
+
+function drawStep(step, { event, node }) {
   $("step").value = String(step);
-  $("step-number").textContent = String(step + 1);
-  $("step-of").textContent = stepOfWords(step, steps, limit);
-  const node = nodes.get(event.node);
+  $("step-number").textContent = (step + 1).toLocaleString("en");
+  $("step-of").textContent = stepOfWords(step, steps);
+  $("step").setAttribute("aria-valuetext", stepOfWords(step, steps));
   if (node) {
     stepBoard.set({ marks: node.board, last: event.type === "enter" ? (event.cell ?? -1) : -1 });
     $("step-depth").textContent = String(node.depth);
@@ -304,13 +331,13 @@ async function showStep(step) {
   $("pruned").replaceChildren(...pruned);
   $("pruned").hidden = pruned.length === 0;
   $("previous").disabled = step === 0;
-  $("next").disabled = step >= Number($("step").max);
+  $("next").disabled = step >= steps - 1;
+  $("last").disabled = step >= steps - 1;
 }
 
 async function resetSteps() {
   asking += 1;
   pages = new Map();
-  nodes = new Map();
   steps = null;
   $("step").max = "0";
   await showStep(0);
@@ -318,11 +345,10 @@ async function resetSteps() {
 
 async function nextCut() {
   const from = Number($("step").value) + 1;
-  const end = () => Math.min(steps ?? limit, limit);
-  for (let step = from; step < end(); step++) {
-    const event = await eventAt(step);
-    if (!event) return;
-    if (event.type === "cut") return showStep(step);
+  for (let step = from; steps === null || step < steps; step++) {
+    const found = await eventAt(step);
+    if (!found) return;
+    if (found.event.type === "cut") return showStep(step);
   }
   $("step-words").textContent = "No more cuts in this search.";
 }
@@ -384,6 +410,7 @@ function wire() {
   });
   $("previous").addEventListener("click", () => showStep(Math.max(0, Number($("step").value) - 1)));
   $("next").addEventListener("click", () => showStep(Number($("step").value) + 1));
+  $("last").addEventListener("click", () => steps && showStep(steps - 1));
   $("next-cut").addEventListener("click", nextCut);
   $("step").addEventListener("input", () => showStep(Number($("step").value)));
 }

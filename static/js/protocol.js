@@ -61,6 +61,7 @@ export const ERROR_MESSAGES = Object.freeze({
   game_not_found: "That game is not in your history",
   bad_board: "That board cannot arise in a game",
   too_costly: "That search is too large to show here",
+  bad_step: "That step is not in this search",
   internal: "The server failed: try again",
 });
 

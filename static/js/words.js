@@ -425,11 +425,10 @@ export function stepWords(event) {
   return `Leave ${at}: value ${bound(event.value)}${kind}, ${how}.`;
 }
 
-/** Where the step-through is: "Step 18 of 62,289", with its limit when it stops early. */
-export function stepOfWords(step, steps, limit) {
+/** Where the step-through is: "Step 18 of 70,289". */
+export function stepOfWords(step, steps) {
   const total = steps == null ? "" : ` of ${steps.toLocaleString("en")}`;
-  const capped = steps == null || steps > limit ? `; the step-through stops at ${limit.toLocaleString("en")}` : "";
-  return `Step ${(step + 1).toLocaleString("en")}${total}${capped}.`;
+  return `Step ${(step + 1).toLocaleString("en")}${total}.`;
 }
 
 /** One kind of search's counts beside its bar. */

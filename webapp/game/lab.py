@@ -9,18 +9,17 @@ One search, with four choices (docs/lab.md defines each and every count):
 - a transposition table (``table``);
 - the board's 8 symmetries merging equal children (``symmetry``).
 
-Values are for the side to move at the search's root (the maximiser). The search calls
-``emit`` with each event in order; counting passes no ``emit`` and stores nothing, and a
-page of a trace stops the search as soon as the page is full. No clock: the caller
+Values are for the side to move at the search's root (the maximiser). The search is a
+generator: traced, it yields each event in order and can stop after any of them and
+resume (``Trace``); counting builds no events and stores none. No clock: the caller
 passes one to ``measure``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -156,22 +155,34 @@ class Result:
 
 # --- the search ----------------------------------------------------------------------------
 
-
-class _Stop(Exception):
-    """Raised by a page's sink once the page is full."""
+Steps = Generator[Event, None, tuple[Score, Bound]]
+Opened = tuple[int, int | None, Cell | None, str, int, Score, Score]
 
 
 @dataclass
 class _Search:
+    """One search, as generators: ``visit`` yields a node's events (when ``tracing``)
+    and returns its value and bound, so a trace can stop after any event and resume.
+    The first ``skip`` events are passed over without being built."""
+
     options: Options
     me: Mark
-    emit: Callable[[Event], None] | None = None
     pause: Callable[[], object] | None = None
+    tracing: bool = False
+    skip: int = 0
     nodes: int = 0
     hits: int = 0
     cuts: int = 0
     table: dict[str, Score] = field(default_factory=dict)
     root_children: list[Child] = field(default_factory=list)
+    opened: list[Opened] = field(default_factory=list)  # the nodes entered, not yet left
+
+    def due(self) -> bool:
+        """Whether the next event is yielded (else it is one of those skipped)."""
+        if self.skip:
+            self.skip -= 1
+            return False
+        return True
 
     def score_end(self, cells: str, depth: int) -> tuple[Score, How] | None:
         """The value of a finished position, or of one at the depth limit; else None."""
@@ -212,65 +223,67 @@ class _Search:
         beta: Score,
         parent: int | None,
         cell: Cell | None,
-    ) -> tuple[Score, Bound]:
-        """Visit one node: count it, emit its events, and return its value and bound."""
+    ) -> Steps:
+        """Visit one node: count it, yield its events, and return its value and bound."""
         node = self.nodes
         self.nodes += 1
         if self.pause is not None and not node % PAUSE_EVERY:
             self.pause()
-        emit = self.emit
-        if emit:
-            emit(Enter(node, parent, cell, cells, depth, alpha, beta))
+        tracing = self.tracing
+        if tracing:
+            self.opened.append((node, parent, cell, cells, depth, alpha, beta))
+            if self.due():
+                yield Enter(node, parent, cell, cells, depth, alpha, beta)
+        how: How
+        bound: Bound
         if self.options.table and cells in self.table:
             self.hits += 1
-            found = self.table[cells]
-            if emit:
-                emit(Leave(node, found, "exact", "table"))
-            return found, "exact"
-        end = self.score_end(cells, depth)
-        if end is not None:
-            if self.options.table:
-                self.table[cells] = end[0]
-            if emit:
-                emit(Leave(node, end[0], "exact", end[1]))
-            return end[0], "exact"
-        score, bound = self.expand(node, cells, depth, alpha, beta)
-        if self.options.table and bound == "exact":
+            score, bound, how = self.table[cells], "exact", "table"
+        elif (end := self.score_end(cells, depth)) is not None:
+            score, bound, how = end[0], "exact", end[1]
+        else:
+            score, bound = yield from self.expand(node, cells, depth, alpha, beta)
+            how = "searched"
+        if self.options.table and bound == "exact" and how != "table":
             self.table[cells] = score
-        if emit:
-            emit(Leave(node, score, bound, "searched"))
+        if tracing:
+            if self.due():
+                yield Leave(node, score, bound, how)
+            self.opened.pop()
         return score, bound
 
-    def expand(
-        self, node: int, cells: str, depth: int, alpha: Score, beta: Score
-    ) -> tuple[Score, Bound]:
+    def expand(self, node: int, cells: str, depth: int, alpha: Score, beta: Score) -> Steps:
         """Search a node's children; fail-hard when pruning (docs/lab.md)."""
         maximiser = Board(cells).to_move == self.me
-        prune = self.options.prune
+        prune, tracing = self.options.prune, self.tracing
         low, high = alpha, beta
         best = -INF if maximiser else INF
         moves = self.moves(cells)
         for index, (cell, child, twins) in enumerate(moves):
-            score, bound = self.visit(child, depth + 1, low, high, node, cell)
+            score, bound = yield from self.visit(child, depth + 1, low, high, node, cell)
             if node == 0:
                 self.root_children.append(Child(cell, child, score, bound))
                 self.root_children.extend(Child(t, child, score, bound, cell) for t in twins)
             best = max(best, score) if maximiser else min(best, score)
             if prune:
                 low, high = (max(low, score), high) if maximiser else (low, min(high, score))
-            if self.emit:
-                self.emit(Update(node, cell, best, low, high))
+            if tracing and self.due():
+                yield Update(node, cell, best, low, high)
             if prune and low >= high:
                 self.cuts += 1
                 rest = tuple(sorted(c for m in moves[index + 1 :] for c in (m[0], *m[2])))
-                if self.emit:
-                    self.emit(Cut(node, cells, depth, cell, rest, low, high, maximiser))
+                if tracing and self.due():
+                    yield Cut(node, cells, depth, cell, rest, low, high, maximiser)
                 return (high, "at least") if maximiser else (low, "at most")
         if not prune:
             return best, "exact"
         if maximiser:
             return low, ("at most" if low <= alpha and alpha > -INF else "exact")
         return high, ("at least" if high >= beta and beta < INF else "exact")
+
+    def root(self, cells: str) -> Steps:
+        """The whole search from the root, with the window (-inf, +inf)."""
+        return self.visit(cells, 0, -INF, INF, None, None)
 
 
 def _check(board: Board, path: tuple[Cell, ...]) -> Board:
@@ -281,30 +294,76 @@ def _check(board: Board, path: tuple[Cell, ...]) -> Board:
 
 
 def search(
-    board: Board,
-    options: Options = Options(),
-    *,
-    emit: Callable[[Event], None] | None = None,
-    pause: Callable[[], object] | None = None,
+    board: Board, options: Options = Options(), *, pause: Callable[[], object] | None = None
 ) -> Result:
-    """Run one search from ``board``, calling ``emit`` with each event in order (and
-    ``pause`` every few hundred nodes, so that a long search can let others run)."""
-    run = _Search(options, board.to_move, emit, pause)
-    score, _ = run.visit(board.cells, 0, -INF, INF, None, None)
+    """Run one search from ``board`` (calling ``pause`` every few hundred nodes, so that
+    a long search can let others run)."""
+    run = _Search(options, board.to_move, pause)
+    score, _ = _finish(run.root(board.cells))
     moves = tuple(sorted(run.root_children, key=lambda child: child.cell))
     best = next((child.cell for child in moves if child.value == score), None)
     return Result(board, options, score, moves, best, Counts(run.nodes, run.hits, run.cuts))
 
 
+def _finish(steps: Steps) -> tuple[Score, Bound]:
+    """Drive a search that yields nothing to its end, and return its value and bound."""
+    try:
+        next(steps)
+    except StopIteration as done:
+        found: tuple[Score, Bound] = done.value
+        return found
+    raise AssertionError("a search that is not traced yields no events")
+
+
+class Trace:
+    """A search's trace as a resumable iterator: events from ``start`` on, each built
+    only when reached (the ones before ``start`` are passed over unbuilt, at about the
+    cost of counting them). ``at`` is the next event's place in the trace; ``opened``
+    the nodes entered and not yet left, so any event can be read in its context."""
+
+    def __init__(
+        self,
+        board: Board,
+        options: Options = Options(),
+        start: int = 0,
+        *,
+        pause: Callable[[], object] | None = None,
+    ) -> None:
+        if start < 0:
+            raise LabError("bad_step", "a trace starts at step 0 or later")
+        self.board, self.options, self.at = board, options, start
+        self.run = _Search(options, board.to_move, pause, tracing=True, skip=start)
+        self.steps = self.run.root(board.cells)
+
+    def __iter__(self) -> Iterator[Event]:
+        return self
+
+    def __next__(self) -> Event:
+        event = next(self.steps)
+        self.at += 1
+        return event
+
+    def opened(self) -> tuple[Enter, ...]:
+        """The Enter events of the nodes open at the last event taken (or skipped)."""
+        return tuple(Enter(*row) for row in self.run.opened)
+
+    def skip(self, count: int) -> None:
+        """Pass over the next ``count`` events unbuilt (as they are reached)."""
+        self.run.skip += count
+        self.at += count
+
+    def take(self, size: int) -> tuple[tuple[Enter, ...], list[Event]]:
+        """The next ``size`` events (fewer at the trace's end), and the nodes open at the
+        first of them (its own included), whose Enter events may be on earlier pages."""
+        first = next(self, None)
+        if first is None:
+            return (), []
+        return self.opened(), [first, *itertools.islice(self, size - 1)]
+
+
 def trace(board: Board, options: Options = Options()) -> Iterator[Event]:
-    """The events of a search, produced lazily: each page re-runs the search only as
-    far as it needs, so a large trace is never held whole."""
-    size = 256
-    for start in itertools.count(0, size):
-        chunk = page(board, options, start, size)
-        yield from chunk
-        if len(chunk) < size:
-            return
+    """Every event of a search, produced lazily, never held whole."""
+    return Trace(board, options)
 
 
 def page(
@@ -319,19 +378,7 @@ def page(
     stops as soon as the page is full, so a page costs its end's place in the trace."""
     if start < 0 or size < 1:
         raise LabError("bad_page", "a page starts at 0 or later and holds at least 1 event")
-    found: list[Event] = []
-    seen = itertools.count()
-
-    def sink(event: Event) -> None:
-        index = next(seen)
-        if index >= start:
-            found.append(event)
-            if len(found) == size:
-                raise _Stop
-
-    with contextlib.suppress(_Stop):
-        search(board, options, emit=sink, pause=pause)
-    return found
+    return Trace(board, options, start, pause=pause).take(size)[1]
 
 
 def children(
@@ -350,7 +397,7 @@ def children(
     found = []
     for cell in node.legal_moves():
         child = node.apply_move(cell).cells
-        score, bound = run.visit(child, len(path) + 1, -INF, INF, None, cell)
+        score, bound = _finish(run.visit(child, len(path) + 1, -INF, INF, None, cell))
         found.append(Child(cell, child, score, bound))
     return found
 

@@ -199,5 +199,5 @@ def _add_socketio(app: Flask) -> None:
         ms_per_second=float(app.config["LAB_MS_PER_SECOND"]),
         burst_ms=float(app.config["LAB_BURST_MS"]),
     )
-    lab = Lab(int(app.config["LAB_PAGE_SIZE"]), int(app.config["LAB_MAX_STEPS"]), lab_budgets)
+    lab = Lab(int(app.config["LAB_PAGE_SIZE"]), int(app.config["LAB_CURSORS"]), lab_budgets)
     register_lab(socketio, lab, max_payload)

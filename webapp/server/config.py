@@ -92,10 +92,10 @@ GAME_AND_LIMITS: tuple[Setting, ...] = (
     ),
     Setting("LAB_PAGE_SIZE", 200, integer(1, 10_000), "steps of a search's trace in one lab page"),
     Setting(
-        "LAB_MAX_STEPS",
-        10_000,
-        integer(1, 1_000_000),
-        "how far the lab's step-through goes into a search's trace (a page costs its end)",
+        "LAB_CURSORS",
+        64,
+        integer(1, 100_000),
+        "connections whose lab step-through is kept to go on from (others start again)",
     ),
     Setting("MAX_PAYLOAD_BYTES", 2048, integer(64, 1 << 20), "largest JSON payload of one event"),
     Setting(

@@ -1,8 +1,11 @@
 """The lab page's answers: a node's children, a page of a search's trace, the counts.
 
 Each answer's cost is bounded. A node's children cost one search with a table (a few
-thousand nodes at most). A page of a trace costs its end's place in the trace, and no
-page ends past ``LAB_MAX_STEPS``. The counts of the eight kinds of search are computed
+thousand nodes at most). A page of a trace costs at most one whole search (the empty
+board's plain minimax, about 2 s, is the largest): each connection keeps the trace it
+is stepping (``Cursors``), so the next page goes on where the last one stopped, and a
+page before it or of another search runs that search again from its start, passing
+over the steps before the page unbuilt. The counts of the eight kinds of search are computed
 on demand for positions with 6 empty cells or fewer (or a depth limit of 4 or less:
 some tens of milliseconds at most), and read from lab_counts.json, measured once, for
 the costly ones (7 to 9 empty cells: the empty board's plain minimax visits 549,946
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from math import isfinite
 from typing import Any
@@ -27,6 +31,7 @@ Pause = Callable[[], object] | None
 
 CHEAP_EMPTIES = 6  # plain minimax from 6 empty cells: under 2,000 nodes
 CHEAP_DEPTH = 4  # a depth limit of 4 plies: under 3,700 nodes from any position
+LENGTHS_KEPT = 4096  # traces' lengths kept, then forgotten all at once
 
 
 class LabRefused(RuleError):
@@ -151,35 +156,79 @@ def event_of(event: lab.Event, scoring: lab.Scoring) -> dict[str, Any]:
     }
 
 
+class Cursors:
+    """Each connection's trace, resumable, for the search it is stepping: at most
+    ``most`` of them, the least recently used dropped first (its next page runs its
+    search again from the start)."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self.held: OrderedDict[str, lab.Trace] = OrderedDict()
+
+    def at(
+        self, connection: str, board: Board, options: lab.Options, start: int, pause: Pause
+    ) -> lab.Trace:
+        """A trace whose next step is ``start``: the connection's own when it can go
+        on to it, else a new one."""
+        found = self.held.pop(connection, None)
+        same = found is not None and (found.board, found.options) == (board, options)
+        if found is None or not same or found.at > start:
+            found = lab.Trace(board, options, start, pause=pause)
+        else:
+            found.skip(start - found.at)
+        self.held[connection] = found
+        while len(self.held) > self.most:
+            self.held.popitem(last=False)
+        return found
+
+
 class Lab:
-    """The lab's answers under this server's limits (``LAB_PAGE_SIZE``, ``LAB_MAX_STEPS``),
+    """The lab's answers under this server's limits (``LAB_PAGE_SIZE``, ``LAB_CURSORS``),
     each answer's work on its connection's budget (``budgets``: paused in slices and
     refused while in debt, as the odds are)."""
 
-    def __init__(self, page_size: int, max_steps: int, budgets: Budgets) -> None:
-        self.page_size, self.max_steps, self.budgets = page_size, max_steps, budgets
+    def __init__(self, page_size: int, cursors: int, budgets: Budgets) -> None:
+        self.page_size, self.budgets = page_size, budgets
+        self.cursors = Cursors(cursors)
+        self.lengths: dict[tuple[str, lab.Options], int] = {}
         self.measured, self.stored = shipped_counts()
 
-    def page(self, board: Board, options: lab.Options, start: int, size: int) -> dict[str, Any]:
-        """Events ``start`` .. ``start + size - 1`` of a search, and its number of steps."""
-        if size > self.page_size or size < 1 or start < 0:
+    def page(
+        self, connection: str, board: Board, options: lab.Options, start: int, size: int
+    ) -> dict[str, Any]:
+        """Steps ``start`` .. ``start + size - 1`` of a search, the nodes open at the
+        first of them, and the trace's number of steps."""
+        if size > self.page_size or size < 1:
+            raise LabRefused(ErrorCode.TOO_COSTLY, f"a page holds 1 to {self.page_size} steps")
+        steps = self.steps(board, options)
+        if not 0 <= start < steps:
             raise LabRefused(
-                ErrorCode.TOO_COSTLY, f"a page holds 1 to {self.page_size} steps from step 0"
+                ErrorCode.BAD_STEP,
+                f"this search's trace has {steps:,} steps: a page starts at step 0 to"
+                f" {steps - 1:,}",
             )
-        if start + size > self.max_steps:
-            raise LabRefused(
-                ErrorCode.TOO_COSTLY,
-                f"the step-through stops at step {self.max_steps:,}: the counts tell the rest",
-            )
-        events = lab.page(board, options, start, size, pause=self.budgets.pause)
-        counts = self.counts_of(board, options)
-        steps = None if counts is None else 3 * counts["nodes"] - 1 + counts["cuts"]
+        trace = self.cursors.at(connection, board, options, start, self.budgets.pause)
+        opened, events = trace.take(size)
         return {
             "events": [event_of(event, options.scoring) for event in events],
+            "opened": [event_of(event, options.scoring) for event in opened],
             "start": start,
             "steps": steps,
-            "limit": self.max_steps,
         }
+
+    def steps(self, board: Board, options: lab.Options) -> int:
+        """The number of steps of a search's trace (3 x nodes - 1 + cuts), from its counts
+        when they are cheap or stored, else from one search (kept)."""
+        key = (board.cells, options)
+        if key not in self.lengths:
+            counts = self.counts_of(board, options)
+            if counts is None:
+                found = lab.search(board, options, pause=self.budgets.pause).counts
+                counts = {"nodes": found.nodes, "cuts": found.cuts}
+            if len(self.lengths) >= LENGTHS_KEPT:
+                self.lengths.clear()
+            self.lengths[key] = 3 * counts["nodes"] - 1 + counts["cuts"]
+        return self.lengths[key]
 
     def counts(self, board: Board, scoring: lab.Scoring, depth: int | None) -> dict[str, Any]:
         """The eight kinds of search from ``board``: nodes, hits, cuts and milliseconds, and

@@ -40,7 +40,7 @@ def register_lab(socketio: SocketIO, lab: Lab, max_payload: int) -> None:
     on(
         Event.LAB_PAGE,
         lambda board, options, _, fields: lab.page(
-            board, options, fields.get("start", 0), fields.get("size", lab.page_size)
+            socket_id(), board, options, fields.get("start", 0), fields.get("size", lab.page_size)
         ),
     )
     on(

@@ -81,6 +81,7 @@ class ErrorCode(StrEnum):
     GAME_NOT_FOUND = "game_not_found"
     BAD_BOARD = "bad_board"
     TOO_COSTLY = "too_costly"
+    BAD_STEP = "bad_step"
     INTERNAL = "internal"
 
 

@@ -1,0 +1,44 @@
+"""The lab's step-through in a browser, over the whole trace: the slider spans every
+step, End and the Last step button reach the search's last one, and a step deep in the
+trace is drawn in its place; axe on the new states, and screenshots."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+Axe = Callable[[Page], list[dict[str, Any]]]
+
+
+def test_the_slider_and_end_reach_the_last_step_of_a_large_trace(
+    page: Page, server: Any, axe: Axe, shoot: Any
+) -> None:
+    page.goto(server.url + "/lab?board=.........")
+    step_of = page.locator("#step-of")
+    expect(step_of).to_have_text("Step 1 of 70,289.")
+    slider = page.get_by_role("slider", name="Step")
+    expect(slider).to_have_attribute("max", "70288")
+    slider.focus()
+    page.keyboard.press("End")
+    expect(step_of).to_have_text("Step 70,289 of 70,289.")
+    expect(slider).to_have_attribute("aria-valuetext", "Step 70,289 of 70,289.")
+    expect(page.locator("#step-words")).to_have_text("Leave node 0: value 0, searched.")
+    expect(page.locator("#step-depth")).to_have_text("0")  # the root, entered 70,288 steps before
+    expect(page.get_by_role("button", name="Next", exact=True)).to_be_disabled()
+    page.keyboard.press("ArrowLeft")
+    expect(step_of).to_have_text("Step 70,288 of 70,289.")
+    expect(page.locator("#step-words")).to_contain_text("node 0 takes c3\u2019s value")
+    assert axe(page) == []
+    shoot(page, "lab-last-step")
+
+    # Plain minimax: 1,649,837 steps, its last one reached with the button.
+    page.get_by_role("checkbox", name="Alpha-beta pruning").uncheck()
+    expect(step_of).to_have_text("Step 1 of 1,649,837.")
+    page.get_by_role("button", name="Last step").click()
+    expect(step_of).to_have_text("Step 1,649,837 of 1,649,837.", timeout=20_000)
+    expect(page.locator("#step-words")).to_have_text("Leave node 0: value 0, searched.")
+    page.get_by_role("button", name="Previous").click()
+    expect(step_of).to_have_text("Step 1,649,836 of 1,649,837.")
+    assert axe(page) == []
