@@ -17,6 +17,7 @@ from webapp.game import lab
 from webapp.game.board import Board
 from webapp.server import lab as lab_service
 from webapp.server.app import create_app
+from webapp.server.lab_counts import COUNTS_FILE
 
 FATALIST = "XO..X...."  # O to move and lost; c1 comes first, c3 is the block
 
@@ -157,7 +158,7 @@ def test_the_empty_boards_counts_come_from_the_stored_ones(app: Flask, play: Act
 
 def test_the_stored_counts_are_the_cores(tmp_path: Path) -> None:
     """Every stored count of one costly position, counted again (the cheap kinds)."""
-    stored = json.loads(lab_service.COUNTS_FILE.read_text())["positions"]
+    stored = json.loads(COUNTS_FILE.read_text())["positions"]
     assert len(stored) == (1 + 9 + 72) * 4  # the empty board, the first two moves; scorings
     board = Board().apply_move(4)
     for kind in lab.kinds("result"):

@@ -100,19 +100,26 @@ def session_of(app: Flask, client: FlaskClient) -> str:
     return f"{name}={found.value}" if found else ""
 
 
-def post(app: Flask, client: FlaskClient, path: str) -> int:
-    """POST ``path`` to the production server as the player behind ``client`` (from the
-    server's own origin, as its pages do), for what the server then tells sockets; the
-    reply's status."""
+def post(app: Flask, client: FlaskClient, path: str, form: dict[str, str] | None = None) -> int:
+    """POST ``form`` to ``path`` on the production server as the player behind ``client``
+    (from the server's own origin, as its pages do), for what the server then tells
+    sockets; the reply's status (a redirect is not followed)."""
     server = live_server(app)
     url = server.url + (app.config["BASE_PATH"] or "") + path
     headers = {"Origin": server.url, "Cookie": session_of(app, client)}
-    request = urllib.request.Request(url, data=b"", headers=headers, method="POST")
+    body = urllib.parse.urlencode(form or {}).encode()
+    request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+    opener = urllib.request.build_opener(_NoRedirect)
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT) as reply:
+        with opener.open(request, timeout=TIMEOUT) as reply:
             return int(reply.status)
     except urllib.error.HTTPError as refused:
         return int(refused.code)
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
 
 
 def connect(
