@@ -13,7 +13,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from flask_socketio import ConnectionRefusedError
-from support.live import Actions, LiveSocket, connect, player_of, states
+from support.live import Actions, LiveSocket, connect, live_server, player_of, states
 
 from webapp import __version__
 from webapp.game import engine
@@ -105,6 +105,15 @@ def test_connect_creates_match_and_sends_state(play: Actions) -> None:
     assert {state["human"], state["ai"]} == {"X", "O"}
     assert state["status"] == "playing"
     assert state["turn"] == "human"  # the AI, if first, has already replied (no delay)
+
+
+def test_the_sockets_reach_the_production_stack(app: Flask, client: FlaskClient) -> None:
+    sock = connect(app, client)
+    assert sock.is_connected()
+    server = live_server(app)
+    assert Path(server.command[0]).name == "tictactoe" and server.command[1] == "serve"
+    (worker,) = server.workers()  # gunicorn's arbiter and its one worker
+    assert "gevent" in Path(f"/proc/{worker}/maps").read_text()  # gevent's own C loop
 
 
 def test_connection_without_session_is_refused(app: Flask) -> None:

@@ -152,6 +152,7 @@ class LiveSocket:
         self.connected = False
         self._acks: dict[int, list[Any]] = {}
         self._next_id = 0
+        self.ws: Any = None  # websocket-client's WebSocket, None once closed
         sent = [f"{name}: {value}" for name, value in headers.items() if name != "Origin"]
         try:
             self.ws = websocket.create_connection(
@@ -161,8 +162,7 @@ class LiveSocket:
                 timeout=TIMEOUT,
             )
         except (websocket.WebSocketException, OSError):
-            self.ws = None  # the upgrade was refused: never connected
-            return
+            return  # the upgrade was refused: never connected
         opened = self._read_raw()
         if opened is None or not opened.startswith("0"):
             self._close()
@@ -233,18 +233,15 @@ class LiveSocket:
             pass
 
     def _send(self, text: str) -> bool:
+        import websocket
+
         if self.ws is None:
             return False
         try:
             self.ws.send(text)
-        except OSError:
-            self._close()
+        except (websocket.WebSocketException, OSError):
+            self._close()  # the server closed it: what it sent is still read
             return False
-        except Exception as failed:  # websocket-client's own errors
-            if type(failed).__module__.startswith("websocket"):
-                self._close()
-                return False
-            raise
         return True
 
     def _read_raw(self) -> str | None:
@@ -283,7 +280,7 @@ class LiveSocket:
             rest = rest.split(",", 1)[1] if "," in rest else ""
         digits = len(rest) - len(rest.lstrip("0123456789"))
         packet_id = int(rest[:digits]) if digits else None
-        data = json.loads(rest[digits:]) if rest[digits:] else None
+        data: Any = json.loads(rest[digits:]) if rest[digits:] else None
         if kind == "0":
             self.connected = True
         elif kind == "1":
