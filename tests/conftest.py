@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from flask_socketio import SocketIOTestClient
-from support.testing import Actions, RedisServer, ServerProcess, connect
+from support.live import Actions, LiveSocket, connect, live_servers, stop_live_servers
+from support.testing import RedisServer, ServerProcess
 
 from webapp.server.app import create_app
 
@@ -37,6 +37,15 @@ AXE_RUN = """async tags => {
 }"""
 
 
+@pytest.fixture(autouse=True)
+def _live_servers() -> Iterator[None]:
+    """Stop the production servers that this test's sockets were opened on (but those of
+    a wider scope's app, already running when it began)."""
+    running = live_servers()
+    yield
+    stop_live_servers(keep=running)
+
+
 @pytest.fixture
 def app(tmp_path: Path) -> Flask:
     """The app with a temp data dir, no AI pause, a seeded generator and room for bursts."""
@@ -53,8 +62,9 @@ def client(app: Flask) -> FlaskClient:
 
 
 @pytest.fixture
-def socket_client(app: Flask, client: FlaskClient) -> Iterator[SocketIOTestClient]:
-    """A Socket.IO test client sharing the Flask client's cookies (the same player)."""
+def socket_client(app: Flask, client: FlaskClient) -> Iterator[LiveSocket]:
+    """A socket of the same player as the Flask client (its session cookie), on a
+    production server that shares the app's data dir and settings."""
     connected = connect(app, client)
     yield connected
     if connected.is_connected():
@@ -62,7 +72,7 @@ def socket_client(app: Flask, client: FlaskClient) -> Iterator[SocketIOTestClien
 
 
 @pytest.fixture
-def play(socket_client: SocketIOTestClient) -> Actions:
+def play(socket_client: LiveSocket) -> Actions:
     """Protocol actions for the ``socket_client`` player."""
     return Actions(socket_client)
 

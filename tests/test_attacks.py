@@ -17,26 +17,25 @@ import time
 import urllib.request
 import zlib
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
-from flask import Flask
-from flask.testing import FlaskClient
+from support.live import Actions, connect, states
 from support.testing import (
-    Actions,
     Player,
     RawWebSocket,
     Refused,
     ServerProcess,
-    connect,
     hard_rule_sets,
     odds_flood,
     percentile,
     rss_kb,
     session_cookie,
-    states,
     timed_calls,
 )
+
+from webapp.server.app import create_app
 
 MB = 1 << 20
 TOO_BIG = 1009
@@ -305,13 +304,15 @@ def test_reserved_event_names_are_unknown_events(play: Actions, name: str) -> No
     assert states(play.sock) == [] and play.state["version"] == before
 
 
-def test_a_disconnect_event_does_not_reset_the_rate_limit(app: Flask, client: FlaskClient) -> None:
-    limits = app.extensions["rate_limits"]
-    limits.rate, limits.burst = 1.0, 4
-    play = Actions(connect(app, client))
+def test_a_disconnect_event_does_not_reset_the_rate_limit(tmp_path: Path) -> None:
+    settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "RATE_PER_SECOND": 1.0}
+    app = create_app({"TESTING": True, **settings, "RATE_BURST": 4})
+    client = app.test_client()
+    client.get("/")
+    sock = connect(app, client)
     codes = []
     for name in ("hint", "disconnect", "hint", "disconnect", "hint", "hint"):
-        ack = play.emit(name, {})
+        ack = sock.emit(name, {}, callback=True)
         codes.append(ack.get("error", {}).get("code"))
     assert codes[-1] == "rate_limited" and "rate_limited" in codes[3:]
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask_socketio import ConnectionRefusedError
-from support.testing import Player, Refused, ServerProcess, connect, session_cookie
+from support.live import connect
+from support.testing import Player, Refused, ServerProcess, session_cookie
 
 from webapp.server.app import create_app
 from webapp.server.connections import SocketCaps

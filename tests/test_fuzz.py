@@ -6,7 +6,7 @@ import pytest
 from flask import Flask
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.testing import connect, player_of, states
+from support.live import connect, player_of, states
 
 from webapp.server.app import create_app
 from webapp.server.protocol import ErrorCode, Event
@@ -35,7 +35,7 @@ events = st.sampled_from(sorted(PROTOCOL_EVENTS)) | st.text(min_size=1, max_size
 def fuzz_app(tmp_path_factory: pytest.TempPathFactory) -> Flask:
     """One app for all examples, with no rate limit in the way (nor one on new players)."""
     data_dir = str(tmp_path_factory.mktemp("fuzz"))
-    unlimited = {"RATE_BURST": 10**9, "NEW_PLAYERS_PER_MINUTE": 0}
+    unlimited = {"RATE_BURST": 100_000, "RATE_PER_ADDRESS": 0, "NEW_PLAYERS_PER_MINUTE": 0}
     return create_app(
         {"TESTING": True, "DATA_DIR": data_dir, "AI_DELAY_MS": 0, "SEED": 3, **unlimited}
     )
@@ -62,6 +62,7 @@ def test_any_event_answers_ok_or_a_known_error(
         assert ack["error"]["code"] in KNOWN_CODES, ack
         assert after == []  # a refused event emits no new state
         # The match shown, stored or not yet, is the one before the event.
-        assert app.extensions["tictactoe"].open(player_of(client)).version == before["version"]
+        stored = app.extensions["tictactoe"].store.load(player_of(client))
+        assert stored is not None and stored.version == before["version"]
     assert sock.is_connected()
     sock.disconnect()

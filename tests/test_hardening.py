@@ -6,7 +6,7 @@ from pathlib import Path
 
 from flask import Flask
 from flask.testing import FlaskClient
-from support.testing import Actions, connect, player_of, states
+from support.live import Actions, connect, player_of, states
 
 from webapp.server.app import create_app
 from webapp.server.security import SECURITY_HEADERS

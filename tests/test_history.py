@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from support.testing import Actions, connect, player_of
+from support.live import Actions, connect, player_of
 
 from webapp.game.history import (
     counted,

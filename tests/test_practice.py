@@ -7,7 +7,7 @@ import random
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from support.testing import Actions, connect
+from support.live import Actions, connect, post
 
 from webapp.game import engine
 from webapp.game.board import Board, cell_name
@@ -241,10 +241,5 @@ def test_practice_from_a_mistake_says_what_each_move_does(
         if practice.refresh()["status"] == "playing":
             assert practice.emit("take_back")["ok"]
         else:  # a move that won at once ends the game: start the practice again
-            assert (
-                client.post(
-                    "/practice", data={"game": game["id"]}, headers={"Origin": "http://localhost"}
-                ).status_code
-                == 303
-            )
+            assert post(app, client, "/practice", {"game": game["id"]}) == 303
         assert practice.refresh()["practice"]["feedback"] is None

@@ -5,14 +5,15 @@ from __future__ import annotations
 import random
 import re
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from flask_socketio import ConnectionRefusedError, SocketIOTestClient
-from support.testing import Actions, connect, player_of, states
+from flask_socketio import ConnectionRefusedError
+from support.live import Actions, LiveSocket, connect, live_server, player_of, states
 
 from webapp import __version__
 from webapp.game import engine
@@ -106,6 +107,15 @@ def test_connect_creates_match_and_sends_state(play: Actions) -> None:
     assert state["turn"] == "human"  # the AI, if first, has already replied (no delay)
 
 
+def test_the_sockets_reach_the_production_stack(app: Flask, client: FlaskClient) -> None:
+    sock = connect(app, client)
+    assert sock.is_connected()
+    server = live_server(app)
+    assert Path(server.command[0]).name == "tictactoe" and server.command[1] == "serve"
+    (worker,) = server.workers()  # gunicorn's arbiter and its one worker
+    assert "gevent" in Path(f"/proc/{worker}/maps").read_text()  # gevent's own C loop
+
+
 def test_connection_without_session_is_refused(app: Flask) -> None:
     anonymous = app.test_client()  # never loaded the page, so no cookie
     sock = connect(app, anonymous)
@@ -118,8 +128,9 @@ def test_connection_without_session_is_refused(app: Flask) -> None:
 def test_connection_from_another_release_is_refused(
     app: Flask, client: FlaskClient, auth: object
 ) -> None:
-    sock = app.extensions["socketio"].test_client(app, flask_test_client=client, auth=auth)
+    sock = connect(app, client, auth=auth)
     assert not sock.is_connected()
+    assert sock.refusal is not None and sock.refusal["data"]["code"] == "reload"
     assert app.extensions["tictactoe"].store.load(player_of(client)) is None
     # The same player, from this release's page, is welcome.
     assert connect(app, client).is_connected()
@@ -215,7 +226,7 @@ def test_ai_reply_follows_the_human_move(play: Actions) -> None:
     assert seen["board"].count(".") == before["board"].count(".") - 2
 
 
-def test_every_change_bumps_version_by_one(socket_client: SocketIOTestClient) -> None:
+def test_every_change_bumps_version_by_one(socket_client: LiveSocket) -> None:
     first = states(socket_client)[-1]
     socket_client.emit("move", {"cell": first["board"].index(".")}, callback=True)
     versions = [s["version"] for s in states(socket_client)]
@@ -352,9 +363,11 @@ def test_game_over_for_moves_and_for_early_next_game(play: Actions) -> None:
         assert error_code(play.emit("move", {"cell": empty})) == "game_over"
 
 
-def test_rate_limit(app: Flask, client: FlaskClient) -> None:
-    limits = app.extensions["rate_limits"]
-    limits.rate, limits.burst = 1.0, 4  # the connect packet takes one
+def test_rate_limit(tmp_path: Path) -> None:
+    settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "RATE_PER_SECOND": 1.0}
+    app = create_app({**settings, "RATE_BURST": 4})  # the connect packet takes one
+    client = app.test_client()
+    client.get("/")
     sock = connect(app, client)
     acks = [sock.emit("hint", callback=True) for _ in range(6)]
     codes = [a.get("error", {}).get("code") for a in acks]
@@ -436,16 +449,15 @@ def test_delayed_ai_reply_is_pushed_later(tmp_path: Path) -> None:
     assert sock.emit("move", {"cell": 4}, callback=True) == {"ok": True}
     now = states(sock)
     assert [s["turn"] for s in now] == ["ai"]  # the reply is not there yet
-    socketio = app.extensions["socketio"]
     for _ in range(100):
-        socketio.sleep(0.02)
+        time.sleep(0.02)
         later = states(sock)
         if later:
             break
     assert later and later[-1]["turn"] == "human" and later[-1]["history"][-1]["by"] == "ai"
 
 
-def test_a_move_and_the_ai_reply_are_stored_in_one_write_and_shown_in_order(
+def test_a_move_and_the_ai_reply_are_stored_together_and_shown_in_order(
     tmp_path: Path,
 ) -> None:
     app = slow_app(tmp_path, delay_ms=300)
@@ -453,27 +465,20 @@ def test_a_move_and_the_ai_reply_are_stored_in_one_write_and_shown_in_order(
     client.get("/")
     staged = stage(app, client, "human", [])
     store = app.extensions["tictactoe"].store
-    saves: list[int] = []
-    real_save = store.save
-
-    def counting_save(player: str, match: Match, *, expected: int | None) -> bool:
-        saves.append(match.version)
-        return real_save(player, match, expected=expected)
-
-    store.save = counting_save
     sock, late = connect(app, client), connect(app, client)
     states(sock), states(late)
     assert sock.emit("move", {"cell": 4}, callback=True) == {"ok": True}
-    # One write holds both the move and the reply, before the move's ack.
-    assert saves == [staged.version + 2]
-    assert store.load(player_of(client)).game.history[-1][0] == "ai"
+    # The move and the reply are both stored before the move's ack, in one version step
+    # each, and only the move is shown.
+    stored = store.load(player_of(client))
+    assert stored.version == staged.version + 2
+    assert [by for by, _ in stored.game.history] == ["human", "ai"]
     assert [s["version"] for s in states(sock)] == [staged.version + 1]
-    # The reply is not shown yet, and this process refuses moves on it until it is.
+    # The reply is not shown yet, and the server refuses moves on it until it is.
     assert error_code(sock.emit("move", {"cell": 0}, callback=True)) == "not_your_turn"
-    socketio = app.extensions["socketio"]
     shown: list[dict[str, Any]] = []
     for _ in range(100):
-        socketio.sleep(0.02)
+        time.sleep(0.02)
         shown = states(sock)
         if shown:
             break
@@ -481,7 +486,6 @@ def test_a_move_and_the_ai_reply_are_stored_in_one_write_and_shown_in_order(
     assert shown[-1]["turn"] == "human" and shown[-1]["history"][-1]["by"] == "ai"
     # Every tab received the same states in the same order.
     assert [s["version"] for s in states(late)] == [staged.version + 1, staged.version + 2]
-    assert saves == [staged.version + 2]
 
 
 # --- the page ----------------------------------------------------------------------

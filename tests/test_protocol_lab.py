@@ -11,12 +11,13 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from support.testing import Actions, connect
+from support.live import Actions, connect
 
 from webapp.game import lab
 from webapp.game.board import Board
 from webapp.server import lab as lab_service
 from webapp.server.app import create_app
+from webapp.server.lab_counts import COUNTS_FILE
 
 FATALIST = "XO..X...."  # O to move and lost; c1 comes first, c3 is the block
 
@@ -157,7 +158,7 @@ def test_the_empty_boards_counts_come_from_the_stored_ones(app: Flask, play: Act
 
 def test_the_stored_counts_are_the_cores(tmp_path: Path) -> None:
     """Every stored count of one costly position, counted again (the cheap kinds)."""
-    stored = json.loads(lab_service.COUNTS_FILE.read_text())["positions"]
+    stored = json.loads(COUNTS_FILE.read_text())["positions"]
     assert len(stored) == (1 + 9 + 72) * 4  # the empty board, the first two moves; scorings
     board = Board().apply_move(4)
     for kind in lab.kinds("result"):
@@ -187,10 +188,10 @@ def test_counts_of_a_costly_position_not_stored_are_too_costly(play: Actions) ->
 
 
 def test_a_flood_of_lab_events_is_cut_like_any(tmp_path: Path) -> None:
-    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0})
+    settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "RATE_PER_SECOND": 1.0}
+    app = create_app({"TESTING": True, **settings, "RATE_BURST": 4})
     web = app.test_client()
     assert web.get("/lab").status_code == 200
-    app.extensions["rate_limits"].rate, app.extensions["rate_limits"].burst = 1.0, 4
     flooder = connect(app, web)
     payload = {"board": ".........", "prune": True}
     acks = [flooder.emit("lab_page", payload, callback=True) for _ in range(20)]

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.testing import Actions, connect
+from support.live import Actions, connect
 
 from webapp.game import lab
 from webapp.game.board import Board

@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from flask_socketio import SocketIOTestClient
-from support.testing import connect
+from support.live import LiveSocket, connect, post
 
 from webapp.game.room import Room, open_room
 from webapp.server.app import create_app
@@ -23,9 +22,10 @@ class Person:
     """One browser: its cookies and one socket."""
 
     def __init__(self, app: Flask) -> None:
+        self.app = app
         self.web: FlaskClient = app.test_client()
         assert self.web.get("/").status_code == 200
-        self.sock: SocketIOTestClient = connect(app, self.web)
+        self.sock: LiveSocket = connect(app, self.web)
         self.you: str | None = None
 
     def create(self) -> str:
@@ -251,7 +251,7 @@ def test_names_are_seen_by_everyone_and_checked(app: Flask, people: list[Person]
     assert code(x.send("room_name", {"room": room})) == "bad_payload"
     assert code(watcher.send("room_name", {"room": room, "name": "Cy"})) == "not_seated"
     assert x.latest()["version"] == version  # nothing changed
-    assert x.web.post("/history/forget", headers=ORIGIN).status_code == 204
+    assert post(x.app, x.web, "/history/forget") == 204
     assert all(seat["name"] is None for seat in o.latest()["seats"])
 
 
@@ -301,13 +301,15 @@ def test_too_many_watchers(tmp_path: Path) -> None:
     assert code(second.send("room_join", {"room": room})) == "too_many_watchers"
 
 
-def test_a_flood_into_a_room_is_cut_short_and_changes_nothing(app: Flask) -> None:
-    limits = app.extensions["rate_limits"]
+def test_a_flood_into_a_room_is_cut_short_and_changes_nothing(tmp_path: Path) -> None:
+    # Six events at once: enough for a seat, while twenty at once are over three times
+    # that (and within the frames that the server reads at once at this rate).
+    settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "RATE_PER_SECOND": 5.0}
+    app = create_app({"TESTING": True, **settings, "RATE_BURST": 6})
     people = [Person(app) for _ in range(2)]
     room, x, o, _ = seated_room(people)
-    limits.rate, limits.burst = 1.0, 4
     flooder = connect(app, o.web)
-    acks = [flooder.emit("room_move", {"room": room, "cell": 0}, callback=True) for _ in range(20)]
+    acks = flooder.flood("room_move", {"room": room, "cell": 0}, times=20)
     answered = [code(ack) for ack in acks if ack]  # no ack once it is cut off
     assert "rate_limited" in answered
     assert set(answered) <= {"not_your_turn", "rate_limited"}

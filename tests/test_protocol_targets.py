@@ -9,12 +9,11 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from support.live import Actions, connect, player_of
 from support.skill_play import played_games
-from support.testing import Actions, connect, player_of
 
-from webapp.game import tune as tune_module
 from webapp.game.calibration import calibration_of
-from webapp.game.odds import match_odds, skill_player
+from webapp.game.odds import skill_player
 from webapp.game.skill import MIN_MOVES, skill_from
 from webapp.game.strategies import skill_strategy
 from webapp.game.tune import tune
@@ -146,8 +145,7 @@ def test_targets_are_tuned_on_the_connections_odds_budget(tmp_path: Any) -> None
     web = app.test_client()
     web.get("/")
     play = Actions(connect(app, web))
-    tune_module._tune.cache_clear()
-    match_odds.cache_clear()  # so that the first tune does its work
+    # The server process is new, so its first tune does its work.
     first = play.emit("new_match", {"target": 0.41, "check": True})
     assert first["ok"]
     before = play.refresh()

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from support.testing import Actions, player_of
+from support.live import Actions, live_server, player_of, stop_live_servers
 
+from webapp.server.app import create_app
 from webapp.server.protocol import FIELDS, Event, Kind
 
 NAN = math.nan
@@ -49,6 +51,18 @@ def everything(app: Flask, player: str) -> tuple[object, ...]:
     rooms = app.extensions["rooms"].store
     match = app.extensions["tictactoe"].store.load(player)
     return match, history.games(player), history.counters(player), rooms.load("local." + player)
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
+    """One app and production server for the whole walk: each case is a new player."""
+    data_dir = tmp_path_factory.mktemp("types")
+    settings = {"DATA_DIR": str(data_dir), "AI_DELAY_MS": 0, "SEED": 7, "RATE_BURST": 10_000}
+    unlimited = {"RATE_PER_ADDRESS": 0, "NEW_PLAYERS_PER_MINUTE": 0}
+    shared = create_app({"TESTING": True, **settings, **unlimited})
+    live_server(shared)
+    yield shared
+    stop_live_servers()
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from support.testing import Actions
+from support.live import Actions
 
 from webapp.game.board import Board
 from webapp.game.match import Match, Rules, ai_move, human_move, new_match

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.live import Actions
 from support.skill_play import played_games
-from support.testing import Actions
 
 from webapp.game.history import SCHEMA as HISTORY_SCHEMA
 from webapp.game.history import friend_game, upgrade_entry

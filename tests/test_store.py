@@ -20,15 +20,8 @@ import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
-from support.testing import (
-    Actions,
-    Player,
-    ServerProcess,
-    connect,
-    player_of,
-    session_cookie,
-    states,
-)
+from support.live import Actions, connect, player_of, states
+from support.testing import Player, ServerProcess, session_cookie
 
 from webapp.game import match as matches
 from webapp.game.match import MatchError

@@ -15,11 +15,10 @@ import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
-from support.testing import Actions, connect
+from support.live import Actions, connect
 
 from webapp.game.records import SCHEMA, from_record
 from webapp.server.app import create_app
-from webapp.server.store import RedisStore
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RELEASES = sorted(path.stem.split("-", 1)[1] for path in FIXTURES.glob("matches-*.jsonl"))
@@ -143,9 +142,8 @@ def test_play_goes_on_from_a_sqlite_row(tmp_path: Path, release: str, row: dict[
 def test_play_goes_on_from_a_redis_row(
     tmp_path: Path, redis_url: str, release: str, row: dict[str, Any]
 ) -> None:
-    app = create_app({"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "SEED": 3, "TESTING": True})
-    # The test client cannot go through a message queue, so only the store is Redis.
-    app.extensions["tictactoe"].store = RedisStore(redis_url, idle_seconds=3600)
+    settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "SEED": 3, "REDIS_URL": redis_url}
+    app = create_app({"TESTING": True, **settings})
     key = f"tictactoe:match:{row['player']}"
     redis.Redis.from_url(redis_url).hset(
         key, mapping={"version": row["version"], "data": row["data"]}

@@ -31,9 +31,7 @@ from webapp.game.board import Board
 from webapp.game.match import MatchError, rules_from
 
 if TYPE_CHECKING:
-    from flask import Flask
-    from flask.testing import FlaskClient
-    from flask_socketio import SocketIOTestClient
+    pass
 
 HOST = "127.0.0.1"
 START_SECONDS = 30.0
@@ -386,69 +384,6 @@ class Player:
     def close(self) -> None:
         """Disconnect."""
         self.client.disconnect()
-
-
-# --- the in-process protocol client (Flask-SocketIO's test client) ---------------------
-
-
-def connect(app: Flask, client: FlaskClient, *, view: str = "match") -> SocketIOTestClient:
-    """Open one more socket for the player behind ``client``, showing ``view``: their
-    match, or their practice game."""
-    test_client: SocketIOTestClient = app.extensions["socketio"].test_client(
-        app, flask_test_client=client, auth={"release": __version__, "view": view}
-    )
-    return test_client
-
-
-def player_of(client: FlaskClient) -> str:
-    """The player id in the client's session cookie."""
-    with client.session_transaction() as sess:
-        return str(sess["player"])
-
-
-def states(sock: SocketIOTestClient) -> list[dict[str, Any]]:
-    """The ``state`` snapshots received since the last call, oldest first."""
-    return [e["args"][0] for e in sock.get_received() if e["name"] == "state"]
-
-
-class Actions:
-    """Small helpers to drive one player through the protocol."""
-
-    def __init__(self, sock: SocketIOTestClient) -> None:
-        self.sock = sock
-        self.state: dict[str, Any] = {}
-        self.refresh()
-
-    def refresh(self) -> dict[str, Any]:
-        """Read pending snapshots and keep the newest."""
-        for snapshot in states(self.sock):
-            self.state = snapshot
-        return self.state
-
-    def emit(self, event: str, payload: object = None) -> dict[str, Any]:
-        """Send one event and return its acknowledgement."""
-        args = () if payload is None else (payload,)
-        ack = self.sock.emit(event, *args, callback=True)
-        self.refresh()
-        return ack  # type: ignore[no-any-return]
-
-    def new_match(self, **settings: object) -> dict[str, Any]:
-        """Start a new match; returns the ack."""
-        return self.emit("new_match", settings)
-
-    def play(self, cells: list[int]) -> dict[str, Any]:
-        """Play ``cells`` in turn (the AI replies between them); returns the last state."""
-        for cell in cells:
-            ack = self.emit("move", {"cell": cell})
-            assert ack == {"ok": True}, ack
-        return self.state
-
-    def play_out(self, choose: Callable[[dict[str, Any]], int] | None = None) -> dict[str, Any]:
-        """Finish the current game, playing the first empty cell (or ``choose``'s pick)."""
-        while self.state["turn"] == "human":
-            pick = choose(self.state) if choose else self.state["board"].index(".")
-            self.play([pick])
-        return self.state
 
 
 # --- a raw websocket, for what no polite client sends ---------------------------------------
