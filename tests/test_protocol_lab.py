@@ -15,9 +15,9 @@ from support.live import Actions, connect
 
 from webapp.game import lab
 from webapp.game.board import Board
-from webapp.server import lab as lab_service
 from webapp.server.app import create_app
 from webapp.server.lab_counts import COUNTS_FILE
+from webapp.server.lab_wire import event_of
 
 FATALIST = "XO..X...."  # O to move and lost; c1 comes first, c3 is the block
 
@@ -116,7 +116,7 @@ def test_a_page_of_a_pruned_search_reaches_its_first_cut(play: Actions) -> None:
 def test_pages_follow_on_and_match_the_core(play: Actions) -> None:
     board = Board.parse("X...O....")
     options = lab.Options("depth", prune=True)
-    whole = [lab_service.event_of(e, "depth") for e in lab.trace(board, options)]
+    whole = [event_of(e, "depth") for e in lab.trace(board, options)]
     got: list[dict[str, Any]] = []
     for start in range(0, len(whole), 200):
         ack = play.emit("lab_page", {"board": board.cells, "prune": True, "start": start})

@@ -15,6 +15,7 @@ from flask_socketio import SocketIO
 from socketio import RedisManager
 
 from . import config, datadir
+from .budgets import Budgets
 from .codec import Json, JsonPacket
 from .compress import StaticGzip
 from .connections import SocketCaps
@@ -26,7 +27,7 @@ from .lab_events import register_lab
 from .limits import QuietLog, RateLimits
 from .match_events import register
 from .matches import MatchService
-from .odds import Budgets, odds_for
+from .odds import odds_for
 from .pages import pages
 from .practice import practice
 from .presence import LocalPresence, RedisPresence

@@ -15,7 +15,8 @@ from flask_socketio import SocketIO
 from ..game import lab as core
 from ..game.board import Board
 from .events import attach, checked, socket_id
-from .lab import Lab, board_of, children_answer, options_of, path_of
+from .lab import Lab, board_of, options_of, path_of
+from .lab_wire import children_answer
 from .protocol import OK, Ack, Event
 
 Answer = Callable[[Board, core.Options, tuple[int, ...], dict[str, Any]], dict[str, Any]]

@@ -9,7 +9,8 @@ players more than it costs the connection that asks:
 - One walk at a time: the odds of one request at once per process, the others waiting
   their turn (``turn``). Many connections asking at once then put no more work in front
   of another player's event than one does.
-- Slices: the walk pauses when it has worked ``SLICE_SECONDS``; under gevent the pause
+- Slices (webapp/server/budgets.py, shared with the lab): the walk pauses when it has
+  worked ``SLICE_SECONDS``; under gevent the pause
   sleeps a little, in which the event loop serves every other player. (A thread would
   not do: the walk would hold the interpreter's lock, and every other player's reply
   would wait for it again and again.)
@@ -34,161 +35,13 @@ from ..game.match import Match, MatchError, Rules
 from ..game.odds import PLAYERS, UnknownPlayer, match_odds, skill_player
 from ..game.skill import SkillEstimate
 from ..game.tune import Tuned, tune
-from .limits import Clock, TokenBucket
+from .budgets import Budgets, Sleep, Slices, no_sleep, sleep_for, turn_for
+from .limits import Clock
 from .payload import rules_payload
 from .protocol import ErrorCode
 
 Answer = dict[str, Any]
 T = TypeVar("T")
-Sleep = Callable[[float], object]
-
-# A pause sleeps a little rather than ``sleep(0)``, which may run this greenlet again
-# before the loop has polled for I/O: other players' packets would still wait.
-PAUSE_SECONDS = 0.0005
-# The work between two pauses: what another player's event may wait behind.
-SLICE_SECONDS = 0.002
-SHARE_BURST_SECONDS = 0.2  # work all walks together may do at once, above their share
-PRUNE_AT = 1024  # budgets kept before the full ones are dropped
-
-
-def _no_sleep(seconds: float) -> None:
-    """Sleep for no one: outside gevent, nothing else runs in the walk's pauses."""
-
-
-def sleep_for(async_mode: str) -> Sleep:
-    """What a long walk's pause sleeps in to let others run: under gevent gevent's sleep,
-    in which the loop serves everyone else; otherwise nothing."""
-    if async_mode == "gevent":
-        import gevent
-
-        sleep: Sleep = gevent.sleep
-        return sleep
-    return _no_sleep
-
-
-def turn_for(async_mode: str) -> AbstractContextManager[object]:
-    """The lock that lets one walk run at a time: gevent's under gevent."""
-    if async_mode == "gevent":
-        from gevent.lock import Semaphore
-
-        lock: AbstractContextManager[object] = Semaphore()
-        return lock
-    return threading.Lock()
-
-
-class Slices:
-    """The ``pause`` that walks call now and then. Once a slice of work is done it sleeps:
-    a moment, or while the walks of all connections together are over ``share`` of the
-    process's time, until they are back within it (``SHARE_BURST_SECONDS`` of work may
-    run at once, so one answer in a quiet process is not slowed). It also adds up the
-    work of each walk, from its ``start`` (or ``walk``) to its ``stop``.
-
-    Work is the thread's CPU time (``work_clock``) between two pauses of the same walk,
-    when no other greenlet runs: neither the sleeps nor the others' events count. So each
-    walk keeps its own clock (a greenlet's own, as ``threading.local`` is under gevent):
-    walks outside the turn (``new_match``'s rules check) run beside the turn's, and with
-    one clock for all, each pause would have counted every other walk's and every other
-    player's work since the last pause of anyone, and a busy process's walks would have
-    slept longer and longer (bench/peer.py: 200 players starting matches at once).
-    """
-
-    def __init__(
-        self,
-        sleep: Sleep,
-        *,
-        share: float = 1.0,
-        seconds: float = SLICE_SECONDS,
-        work_clock: Clock = time.thread_time,
-        clock: Clock = time.monotonic,
-    ) -> None:
-        self.sleep, self.seconds, self.work_clock = sleep, seconds, work_clock
-        self.shared = TokenBucket(share, SHARE_BURST_SECONDS, clock=clock)
-        self._walk = threading.local()  # since: the walk's last count; worked: its sum
-
-    def __call__(self) -> None:
-        walk, now = self._walk, self.work_clock()
-        since = getattr(walk, "since", None)
-        if since is None:  # a walk not started: counted from its first pause
-            self.start()
-            return
-        done = now - since
-        if done < self.seconds:
-            return
-        walk.worked += done
-        self.shared.spend(done)
-        self.sleep(max(PAUSE_SECONDS, self.shared.debt_seconds()))
-        walk.since = self.work_clock()
-
-    def start(self) -> None:
-        """A walk starts: count its work from now."""
-        self._walk.since, self._walk.worked = self.work_clock(), 0.0
-
-    def stop(self) -> float:
-        """The walk is done: the seconds of its work since ``start`` (spent from the share
-        as well)."""
-        walk = self._walk
-        since = getattr(walk, "since", None)
-        last = 0.0 if since is None else self.work_clock() - since
-        self.shared.spend(last)
-        walk.since = None
-        return float(getattr(walk, "worked", 0.0)) + last
-
-    def walk(self, work: Callable[[], T]) -> T:
-        """``work`` as a walk of its own, outside the turn."""
-        self.start()
-        try:
-            return work()
-        finally:
-            self.stop()
-
-
-class Budgets:
-    """Work done for connections, each on a budget of ``ms_per_second`` milliseconds of
-    work a second (bursts of ``burst_ms``): one piece of work at a time (``turn``), paused
-    in slices (``pause``, whose share all its users have together). ``what`` names the
-    work in a refusal."""
-
-    def __init__(
-        self,
-        pause: Slices,
-        turn: AbstractContextManager[object],
-        what: str,
-        *,
-        ms_per_second: float,
-        burst_ms: float,
-        clock: Clock = time.monotonic,
-    ) -> None:
-        self.pause, self.turn, self.what = pause, turn, what
-        self.rate, self.burst, self.clock = ms_per_second, burst_ms, clock
-        self.buckets: dict[str, TokenBucket] = {}
-        self.prune_at = PRUNE_AT
-
-    def run(self, connection: str, work: Callable[[], T]) -> T:
-        """``work`` in the turn, refused before it starts while ``connection`` is in
-        debt; its measured time is taken from the connection's budget, answered or not."""
-        budget = self._budget(connection)
-        wait = budget.debt_seconds()
-        if wait:
-            raise MatchError(
-                ErrorCode.RATE_LIMITED,
-                f"{self.what} take work to compute, and this connection's share is spent:"
-                f" ask again in {max(wait, 0.1):.1f} s",
-            )
-        with self.turn:
-            self.pause.start()
-            try:
-                return work()
-            finally:
-                budget.spend(self.pause.stop() * 1000)
-
-    def _budget(self, connection: str) -> TokenBucket:
-        found = self.buckets.get(connection)
-        if found is None:
-            if len(self.buckets) >= self.prune_at:  # gone or idle: as good as new
-                self.buckets = {key: b for key, b in self.buckets.items() if not b.full()}
-                self.prune_at = max(PRUNE_AT, 2 * len(self.buckets))
-            found = self.buckets[connection] = TokenBucket(self.rate, self.burst, clock=self.clock)
-        return found
 
 
 class Odds:
@@ -197,7 +50,7 @@ class Odds:
 
     def __init__(
         self,
-        sleep: Sleep = _no_sleep,
+        sleep: Sleep = no_sleep,
         *,
         ms_per_second: float = 100.0,
         burst_ms: float = 1000.0,

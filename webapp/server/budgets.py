@@ -1,0 +1,173 @@
+"""Work paid for by the connection that asks, shared fairly with everyone else: the odds'
+walks and the lab's searches (webapp/server/odds.py, lab.py).
+
+- Slices: a walk pauses when it has worked ``SLICE_SECONDS``; under gevent the pause
+  sleeps a little, in which the event loop serves every other player. Each walk counts
+  its own work, and all walks together keep to their ``share`` of the process.
+- A budget per connection (``Budgets``): the work of its answers, measured, is taken
+  from a bucket of milliseconds that refills at its rate; while the bucket is in debt,
+  the connection's asks are refused (``rate_limited``) before any work.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import TypeVar
+
+from ..game.match import MatchError
+from .limits import Clock, TokenBucket
+from .protocol import ErrorCode
+
+T = TypeVar("T")
+Sleep = Callable[[float], object]
+
+# A pause sleeps a little rather than ``sleep(0)``, which may run this greenlet again
+# before the loop has polled for I/O: other players' packets would still wait.
+PAUSE_SECONDS = 0.0005
+# The work between two pauses: what another player's event may wait behind.
+SLICE_SECONDS = 0.002
+SHARE_BURST_SECONDS = 0.2  # work all walks together may do at once, above their share
+PRUNE_AT = 1024  # budgets kept before the full ones are dropped
+
+
+def no_sleep(seconds: float) -> None:
+    """Sleep for no one: outside gevent, nothing else runs in the walk's pauses."""
+
+
+def sleep_for(async_mode: str) -> Sleep:
+    """What a long walk's pause sleeps in to let others run: under gevent gevent's sleep,
+    in which the loop serves everyone else; otherwise nothing."""
+    if async_mode == "gevent":
+        import gevent
+
+        sleep: Sleep = gevent.sleep
+        return sleep
+    return no_sleep
+
+
+def turn_for(async_mode: str) -> AbstractContextManager[object]:
+    """The lock that lets one walk run at a time: gevent's under gevent."""
+    if async_mode == "gevent":
+        from gevent.lock import Semaphore
+
+        lock: AbstractContextManager[object] = Semaphore()
+        return lock
+    return threading.Lock()
+
+
+class Slices:
+    """The ``pause`` that walks call now and then. Once a slice of work is done it sleeps:
+    a moment, or while the walks of all connections together are over ``share`` of the
+    process's time, until they are back within it (``SHARE_BURST_SECONDS`` of work may
+    run at once, so one answer in a quiet process is not slowed). It also adds up the
+    work of each walk, from its ``start`` (or ``walk``) to its ``stop``.
+
+    Work is the thread's CPU time (``work_clock``) between two pauses of the same walk,
+    when no other greenlet runs: neither the sleeps nor the others' events count. So each
+    walk keeps its own clock (a greenlet's own, as ``threading.local`` is under gevent):
+    walks outside the turn (``new_match``'s rules check) run beside the turn's, and with
+    one clock for all, each pause would have counted every other walk's and every other
+    player's work since the last pause of anyone, and a busy process's walks would have
+    slept longer and longer (bench/peer.py: 200 players starting matches at once).
+    """
+
+    def __init__(
+        self,
+        sleep: Sleep,
+        *,
+        share: float = 1.0,
+        seconds: float = SLICE_SECONDS,
+        work_clock: Clock = time.thread_time,
+        clock: Clock = time.monotonic,
+    ) -> None:
+        self.sleep, self.seconds, self.work_clock = sleep, seconds, work_clock
+        self.shared = TokenBucket(share, SHARE_BURST_SECONDS, clock=clock)
+        self._walk = threading.local()  # since: the walk's last count; worked: its sum
+
+    def __call__(self) -> None:
+        walk, now = self._walk, self.work_clock()
+        since = getattr(walk, "since", None)
+        if since is None:  # a walk not started: counted from its first pause
+            self.start()
+            return
+        done = now - since
+        if done < self.seconds:
+            return
+        walk.worked += done
+        self.shared.spend(done)
+        self.sleep(max(PAUSE_SECONDS, self.shared.debt_seconds()))
+        walk.since = self.work_clock()
+
+    def start(self) -> None:
+        """A walk starts: count its work from now."""
+        self._walk.since, self._walk.worked = self.work_clock(), 0.0
+
+    def stop(self) -> float:
+        """The walk is done: the seconds of its work since ``start`` (spent from the share
+        as well)."""
+        walk = self._walk
+        since = getattr(walk, "since", None)
+        last = 0.0 if since is None else self.work_clock() - since
+        self.shared.spend(last)
+        walk.since = None
+        return float(getattr(walk, "worked", 0.0)) + last
+
+    def walk(self, work: Callable[[], T]) -> T:
+        """``work`` as a walk of its own, outside the turn."""
+        self.start()
+        try:
+            return work()
+        finally:
+            self.stop()
+
+
+class Budgets:
+    """Work done for connections, each on a budget of ``ms_per_second`` milliseconds of
+    work a second (bursts of ``burst_ms``): one piece of work at a time (``turn``), paused
+    in slices (``pause``, whose share all its users have together). ``what`` names the
+    work in a refusal."""
+
+    def __init__(
+        self,
+        pause: Slices,
+        turn: AbstractContextManager[object],
+        what: str,
+        *,
+        ms_per_second: float,
+        burst_ms: float,
+        clock: Clock = time.monotonic,
+    ) -> None:
+        self.pause, self.turn, self.what = pause, turn, what
+        self.rate, self.burst, self.clock = ms_per_second, burst_ms, clock
+        self.buckets: dict[str, TokenBucket] = {}
+        self.prune_at = PRUNE_AT
+
+    def run(self, connection: str, work: Callable[[], T]) -> T:
+        """``work`` in the turn, refused before it starts while ``connection`` is in
+        debt; its measured time is taken from the connection's budget, answered or not."""
+        budget = self._budget(connection)
+        wait = budget.debt_seconds()
+        if wait:
+            raise MatchError(
+                ErrorCode.RATE_LIMITED,
+                f"{self.what} take work to compute, and this connection's share is spent:"
+                f" ask again in {max(wait, 0.1):.1f} s",
+            )
+        with self.turn:
+            self.pause.start()
+            try:
+                return work()
+            finally:
+                budget.spend(self.pause.stop() * 1000)
+
+    def _budget(self, connection: str) -> TokenBucket:
+        found = self.buckets.get(connection)
+        if found is None:
+            if len(self.buckets) >= self.prune_at:  # gone or idle: as good as new
+                self.buckets = {key: b for key, b in self.buckets.items() if not b.full()}
+                self.prune_at = max(PRUNE_AT, 2 * len(self.buckets))
+            found = self.buckets[connection] = TokenBucket(self.rate, self.burst, clock=self.clock)
+        return found
