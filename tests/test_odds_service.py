@@ -4,24 +4,11 @@ it refuses before any work. The protocol tests hold the same refusals over a soc
 from __future__ import annotations
 
 import pytest
+from support.testing import HARD_RULES, TOO_MANY_STATES
 
 from webapp.game.match import MatchError, count_states
 from webapp.game.odds import match_odds
 from webapp.server.odds import Odds
-
-# 1,000 x 1,000 HP and damages of 1: a million states, far over the cap.
-TOO_MANY_STATES = {"max_hp": 1000, "start_human_hp": 999, "start_ai_hp": 998, "draw_ai_damage": 1}
-TOO_MANY_STATES |= {"human_win_ai_damage": 1, "ai_win_human_damage": 1, "draw_human_damage": 1}
-# Hard to answer: a maximum of 1,000 HP and damages near the 100-game cap.
-HARD = {
-    "max_hp": 1000,
-    "start_ai_hp": 1000,
-    "human_win_human_heal": 0,
-    "human_win_ai_damage": 11,
-    "ai_win_human_damage": 34,
-    "draw_human_damage": 11,
-    "draw_ai_damage": 10,
-}
 
 
 @pytest.mark.parametrize("skill", [-0.01, 1.5, 100])
@@ -46,12 +33,12 @@ def test_a_refused_rule_set_asked_again_is_refused_from_the_cache() -> None:
 def test_odds_past_a_connections_budget_are_refused_before_any_walk() -> None:
     odds = Odds(ms_per_second=1, burst_ms=1)
     # Tens of milliseconds of work, paid back at 1 ms a second: a debt of many seconds.
-    assert odds.for_rules("asker", {"rules": {**HARD, "start_human_hp": 181}})
+    assert odds.for_rules("asker", {"rules": {**HARD_RULES, "start_human_hp": 181}})
     before = match_odds.cache_info()
     with pytest.raises(MatchError, match="ask again in") as caught:
-        odds.for_rules("asker", {"rules": {**HARD, "start_human_hp": 182}})
+        odds.for_rules("asker", {"rules": {**HARD_RULES, "start_human_hp": 182}})
     assert caught.value.code == "rate_limited"
     assert match_odds.cache_info().misses == before.misses  # no walk was begun
     # Another connection has its own budget.
-    assert odds.for_rules("other", {"rules": {**HARD, "start_human_hp": 182}})
+    assert odds.for_rules("other", {"rules": {**HARD_RULES, "start_human_hp": 182}})
     assert match_odds.cache_info().misses == before.misses + 3

@@ -10,6 +10,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from support.live import Actions, connect, player_of
+from support.testing import HARD_RULES, TOO_MANY_STATES
 
 from webapp.game.fairness import commitment
 from webapp.game.match import PRESETS, Rules
@@ -204,21 +205,6 @@ def test_a_skill_outside_0_to_1_is_refused(play: Actions, skill: float) -> None:
     assert found["field"] == "skill" and "from 0 to 1" in found["message"]
 
 
-# Hard to answer: a maximum of 1,000 HP and damages near the 100-game cap.
-HARD = {
-    "max_hp": 1000,
-    "start_ai_hp": 1000,
-    "human_win_human_heal": 0,
-    "human_win_ai_damage": 11,
-    "ai_win_human_damage": 34,
-    "draw_human_damage": 11,
-    "draw_ai_damage": 10,
-}
-# 1,000 x 1,000 HP and damages of 1: a million states, far over the cap.
-TOO_MANY_STATES = {"max_hp": 1000, "start_human_hp": 999, "start_ai_hp": 998, "draw_ai_damage": 1}
-TOO_MANY_STATES |= {"human_win_ai_damage": 1, "ai_win_human_damage": 1, "draw_human_damage": 1}
-
-
 def test_a_refused_rule_set_asked_again_is_refused_again(play: Actions) -> None:
     for _ in range(3):
         found = refused(play.emit("odds", {"rules": TOO_MANY_STATES}))
@@ -231,11 +217,13 @@ def test_odds_past_a_connections_budget_are_refused_before_any_work(tmp_path: Pa
     )
     asker, other = (Actions(connect(app, visitor(app))) for _ in range(2))
     # Tens of milliseconds of work, paid back at 1 ms a second: a debt of many seconds.
-    assert asker.emit("odds", {"rules": {**HARD, "start_human_hp": 181}})["ok"]
-    found = refused(asker.emit("odds", {"rules": {**HARD, "start_human_hp": 182}}), "rate_limited")
+    assert asker.emit("odds", {"rules": {**HARD_RULES, "start_human_hp": 181}})["ok"]
+    found = refused(
+        asker.emit("odds", {"rules": {**HARD_RULES, "start_human_hp": 182}}), "rate_limited"
+    )
     assert "ask again in" in found["message"]
     # Another connection has its own budget.
-    assert other.emit("odds", {"rules": {**HARD, "start_human_hp": 182}})["ok"]
+    assert other.emit("odds", {"rules": {**HARD_RULES, "start_human_hp": 182}})["ok"]
 
 
 def test_current_odds_start_from_the_match_hp(play: Actions) -> None:

@@ -587,6 +587,21 @@ def odds_flood(
     told.put(report)
 
 
+# Hard to answer: a maximum of 1,000 HP and damages near the 100-game cap.
+HARD_RULES = {
+    "max_hp": 1000,
+    "start_ai_hp": 1000,
+    "human_win_human_heal": 0,
+    "human_win_ai_damage": 11,
+    "ai_win_human_damage": 34,
+    "draw_human_damage": 11,
+    "draw_ai_damage": 10,
+}
+# 1,000 x 1,000 HP and damages of 1: a million states, far over the cap.
+TOO_MANY_STATES = {"max_hp": 1000, "start_human_hp": 999, "start_ai_hp": 998, "draw_ai_damage": 1}
+TOO_MANY_STATES |= {"human_win_ai_damage": 1, "ai_win_human_damage": 1, "draw_human_damage": 1}
+
+
 def hard_rule_sets(
     count: int, *, ai_hps: Iterable[int] = (1000,), humans: Iterable[int] = range(340, 0, -1)
 ) -> list[dict[str, int]]:
