@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 Axe = Callable[[Page], list[dict[str, Any]]]
 
@@ -18,6 +20,8 @@ SETTLED = re.compile(r"^(human|none)$")
 HINT = re.compile(r"^(win now|win · \d moves|draw|loses)$")
 RESULT = re.compile(r"You win|AI wins|Draw|won the match")
 PAGE_BUDGET_BYTES = 100 * 1024  # on the wire: the static files go out gzipped
+SHOT_TRIES = 3
+SHOT_MS = 15_000
 
 
 def cell_name(cell: int) -> str:
@@ -242,3 +246,25 @@ def play_until(page: Page, result: str, choose: Callable[[Page], int], games: in
             return
         next_game(page)
     pytest.fail(f"no {result!r} in {games} games")
+
+
+def screenshot(target: Page | Locator, path: Path, *, full_page: bool = False) -> None:
+    """Save ``target`` (a page or a part of one) to ``path`` with CSS animations stopped.
+
+    Late in a long run Chromium now and then never answers a capture: nothing on the page
+    is at fault, and the same capture asked again, after a pause, is answered. A capture
+    that fails every time still fails the test.
+    """
+    options: dict[str, Any] = {"path": str(path), "animations": "disabled", "timeout": SHOT_MS}
+    if full_page:
+        options["full_page"] = True
+    page = target if isinstance(target, Page) else target.page
+    for attempt in range(1, SHOT_TRIES + 1):
+        try:
+            target.screenshot(**options)
+            break
+        except PlaywrightTimeout:
+            if attempt == SHOT_TRIES:
+                raise
+            page.wait_for_timeout(500)
+    assert path.stat().st_size > 0, f"{path.name} is empty"

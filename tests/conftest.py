@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser import screenshot
 from flask import Flask
 from flask.testing import FlaskClient
 from support.live import Actions, LiveSocket, connect, live_servers, stop_live_servers
@@ -186,7 +187,6 @@ def shoot(artifacts: Path) -> Callable[[Any, str], None]:
                 wide = page.evaluate("document.documentElement.scrollWidth")
                 assert wide <= viewport["width"], f"{moment} {device}: {wide} px wide"
                 path = artifacts / f"{moment}-{device}-{scheme}.png"
-                page.screenshot(path=str(path), full_page=True, animations="disabled")
-                assert path.stat().st_size > 0
+                screenshot(page, path, full_page=True)
 
     return take

@@ -12,7 +12,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from browser import Axe, board, expect_no_violations, open_game, open_rules, press_start
+from browser import (
+    Axe,
+    board,
+    expect_no_violations,
+    open_game,
+    open_rules,
+    press_start,
+    screenshot,
+)
 from playwright.sync_api import Locator, Page, expect
 from support.testing import Player
 
@@ -76,8 +84,8 @@ def look(
             wider = page.evaluate(WIDER, size["width"])
             assert wide <= size["width"], f"{moment} {device}: {wide} px wide: {wider}"
             path = artifacts / f"odds-{moment}-{device}-{scheme}.png"
-            page.screenshot(path=str(path), full_page=True, animations="disabled")
-            part.screenshot(path=str(path.with_suffix(".part.png")), animations="disabled")
+            screenshot(page, path, full_page=True)
+            screenshot(part, path.with_suffix(".part.png"))
 
 
 def ask_for(page: Page, percent: int) -> Any:
