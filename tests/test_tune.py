@@ -42,6 +42,15 @@ def test_tune_hits_the_target_within_two_points(target: float, skill: float) -> 
     assert tuned.rules.draw_human_damage in DRAW_DAMAGE
 
 
+@pytest.mark.parametrize("skill", (0.0, 0.5, 0.8, 0.95, 1.0))
+def test_a_draw_never_costs_more_than_a_loss(skill: float) -> None:
+    # Rules where it did would pay a player to lose on purpose as a game heads for a draw
+    # (a 60% target for skill 0.5 was once 3 HP a loss and 11 a draw).
+    for percent in range(5, 100, 5):
+        rules = tune(percent / 100, skill_player(skill)).rules
+        assert rules.draw_human_damage <= rules.ai_win_human_damage, (percent, rules)
+
+
 def test_matches_under_tuned_rules_are_won_as_often_as_promised() -> None:
     # A seeded skill:0.8 player, 300 matches at each of three targets: the share won is
     # within 4 standard errors of the target (the tune is within 2 points of it too).

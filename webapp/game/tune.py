@@ -8,13 +8,17 @@ and ``DRAW_DAMAGE``: from 3 (a loss) and 0 (a draw), the least that keep every c
 match within ``MAX_GAMES`` games (a test checks every pair of the bounds is accepted),
 up to the classic maximum HP, 100, where one loss or one draw ends the match.
 
+A draw never costs more than a loss: rules that did would pay a player to lose on
+purpose when a game heads for a draw. So the loss's cost is at least the draw's.
+
 The chance of winning falls as either cost rises, so the search is a few bisections.
-The draw's cost is kept at the base rules' (10) when the loss's cost alone can reach
-the target; otherwise it moves, as little as it must, and the loss's cost is bisected
-at it. Around the draw's cost found, its neighbours are tried too while the chance
-found is more than ``CLOSE`` from the target: the steps of one number can be coarse.
-A target outside the chances the bounds allow is answered with the nearest of them,
-and says so (``reachable`` False).
+The draw's cost is kept at the base rules' (10) when the loss's cost alone, from 10 up,
+can reach the target; otherwise it moves, as little as it must (down with the least loss
+it allows, up with the greatest), and the loss's cost is bisected at it. Around the
+draw's cost found, its neighbours are tried too while the chance found is more than
+``CLOSE`` from the target: the steps of one number can be coarse. A target outside the
+chances the bounds allow is answered with the nearest of them, and says so
+(``reachable`` False).
 """
 
 from __future__ import annotations
@@ -132,20 +136,32 @@ def _by(target: float, chance: Callable[[Point], float]) -> Callable[[Point], fl
     return lambda point: abs(chance(point) - target)
 
 
+def _losses(draw: int) -> range:
+    """The loss's costs allowed beside a draw's cost of ``draw``: never less than it."""
+    return range(max(LOSS_DAMAGE[0], draw), LOSS_DAMAGE[-1] + 1)
+
+
 def _draw_damage(target: float, start: int, chance: Callable[[Point], float]) -> int:
-    """The draw's cost nearest ``start`` at which some loss's cost gives ``target``."""
-    least, most = LOSS_DAMAGE[0], LOSS_DAMAGE[-1]
-    if chance((least, start)) < target:  # too hard even at the least loss: draws cost less
-        return _last(range(DRAW_DAMAGE[0], start), lambda d: chance((least, d)) >= target)
-    if chance((most, start)) > target:  # too easy even at the most: draws cost more
-        return _first(range(start + 1, DRAW_DAMAGE[-1] + 1), lambda d: chance((most, d)) <= target)
+    """The draw's cost nearest ``start`` at which some loss's cost allowed gives ``target``."""
+
+    def easiest(draw: int) -> float:
+        return chance((_losses(draw)[0], draw))
+
+    def hardest(draw: int) -> float:
+        return chance((_losses(draw)[-1], draw))
+
+    if easiest(start) < target:  # too hard even at the least loss: draws cost less
+        return _last(range(DRAW_DAMAGE[0], start), lambda d: easiest(d) >= target)
+    if hardest(start) > target:  # too easy even at the most: draws cost more
+        return _first(range(start + 1, DRAW_DAMAGE[-1] + 1), lambda d: hardest(d) <= target)
     return start
 
 
 def _nearest(target: float, draw: int, chance: Callable[[Point], float]) -> Point:
-    """The loss's cost at draw cost ``draw`` whose chance is nearest ``target``."""
-    above = _last(LOSS_DAMAGE, lambda loss: chance((loss, draw)) >= target)
-    if above == LOSS_DAMAGE[-1]:
+    """The loss's cost allowed at draw cost ``draw`` whose chance is nearest ``target``."""
+    losses = _losses(draw)
+    above = _last(losses, lambda loss: chance((loss, draw)) >= target)
+    if above == losses[-1]:
         return (above, draw)
     return min((above, draw), (above + 1, draw), key=_by(target, chance))
 
