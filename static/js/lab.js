@@ -8,6 +8,7 @@ import { connect } from "./connection.js";
 import { ERROR_MESSAGES, EVENTS } from "./protocol.js";
 import {
   FATALIST_WORDS,
+  NO_CUTS_WORDS,
   SCORING_ABOUT,
   choiceWords,
   countWords,
@@ -46,6 +47,14 @@ function refused(reply) {
 
 const markOf = (child) => child.board[child.cell];
 
+/** Disable or enable `button`; a focused button that goes off hands the focus to `next`,
+ * so that a keyboard never finds itself back at the page's top. */
+function setDisabled(button, off, next) {
+  const focused = document.activeElement === button;
+  button.disabled = off;
+  if (off && focused) next.focus();
+}
+
 // --- the position: set up by hand ---------------------------------------------------------
 
 const board = createBoard($("lab-board"), {
@@ -65,7 +74,7 @@ async function show(position) {
   const address = `${$("lab").dataset.address}?board=${encodeURIComponent(root)}`;
   window.history.replaceState(null, "", address);
   board.set({ marks: root, playable: false });
-  $("undo").disabled = earlier.length === 0;
+  setDisabled($("undo"), earlier.length === 0, $("lab-board").querySelector('[tabindex="0"]'));
   await Promise.all([loadRoot(), loadChoices(), loadCounts(), resetSteps()]);
 }
 
@@ -293,13 +302,14 @@ async function eventAt(step) {
 
 async function showStep(step) {
   wanted = step;
-  if (fetching) return; // the answer being waited for goes on to ``wanted``
+  if (fetching) return; // the answer being waited for goes on to ``wanted`` of ``asking``
   fetching = true;
   try {
     for (;;) {
-      const target = wanted;
+      // A new search (a choice changed) while a page was awaited asks again for its own.
+      const [target, search] = [wanted, asking];
       const found = await eventAt(target);
-      if (target !== wanted) continue;
+      if (target !== wanted || search !== asking) continue;
       if (found) drawStep(target, found);
       return;
     }
@@ -330,9 +340,9 @@ function drawStep(step, { event, node }) {
   });
   $("pruned").replaceChildren(...pruned);
   $("pruned").hidden = pruned.length === 0;
-  $("previous").disabled = step === 0;
-  $("next").disabled = step >= steps - 1;
-  $("last").disabled = step >= steps - 1;
+  setDisabled($("previous"), step === 0, $("step"));
+  setDisabled($("next"), step >= steps - 1, $("step"));
+  setDisabled($("last"), step >= steps - 1, $("step"));
 }
 
 async function resetSteps() {
@@ -344,6 +354,11 @@ async function resetSteps() {
 }
 
 async function nextCut() {
+  // Plain minimax never cuts: nothing to look for, through a trace of millions of steps.
+  if (!$("prune").checked) {
+    $("step-words").textContent = NO_CUTS_WORDS;
+    return;
+  }
   const from = Number($("step").value) + 1;
   for (let step = from; steps === null || step < steps; step++) {
     const found = await eventAt(step);

@@ -425,6 +425,10 @@ export function stepWords(event) {
   return `Leave ${at}: value ${bound(event.value)}${kind}, ${how}.`;
 }
 
+/** Next cut asked of a search without alpha-beta pruning. */
+export const NO_CUTS_WORDS =
+  "Without alpha-beta pruning the search visits every move: there are no cuts. Turn pruning on to see them.";
+
 /** Where the step-through is: "Step 18 of 70,289". */
 export function stepOfWords(step, steps) {
   const total = steps == null ? "" : ` of ${steps.toLocaleString("en")}`;

@@ -1,0 +1,88 @@
+"""The lab by keyboard: a button that goes off under the focus hands it on (never back
+to the page's top), Next cut answers at once where no search can cut, and each scoring's
+name is read whole in its field; axe on each state, and screenshots."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from browser import cell_name
+from playwright.sync_api import Page, expect
+
+Axe = Callable[[Page], list[dict[str, Any]]]
+# Each option's text, its width, and the room its closed select gives it (less the arrow's).
+OPTION_ROOM = """select => {
+  const pen = document.createElement("canvas").getContext("2d");
+  pen.font = getComputedStyle(select).font;
+  const style = getComputedStyle(select);
+  const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  const needs = (o) => Math.ceil(pen.measureText(o.text).width);
+  return [...select.options].map(o => [o.text, needs(o), room - 20]);
+}"""
+
+
+def test_buttons_that_go_off_hand_the_focus_on(page: Page, server: Any, axe: Axe) -> None:
+    page.goto(server.url + "/lab?board=X...O....")
+    step_of = page.locator("#step-of")
+    expect(step_of).to_have_text("Step 1 of 2,934.")
+    slider = page.get_by_role("slider", name="Step")
+    page.get_by_role("button", name="Last step").click()
+    expect(step_of).to_have_text("Step 2,934 of 2,934.")
+    expect(slider).to_be_focused()  # not the page's top: the slider says where it is
+    page.get_by_role("button", name="Previous").click()
+    page.get_by_role("button", name="Next", exact=True).click()
+    expect(step_of).to_have_text("Step 2,934 of 2,934.")
+    expect(slider).to_be_focused()
+    page.keyboard.press("Home")
+    page.get_by_role("button", name="Next", exact=True).click()
+    page.get_by_role("button", name="Previous").click()
+    expect(step_of).to_have_text("Step 1 of 2,934.")
+    expect(slider).to_be_focused()
+    assert axe(page) == []
+
+    # Undo back to the position the page opened on: the focus goes to the board.
+    board = page.get_by_role("grid", name="Position to search")
+    board.get_by_role("button", name=re.compile(f"^{cell_name(1)}, ")).focus()
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"board=XX\.\.O\.\.\.\.$"))
+    undo = page.get_by_role("button", name="Undo a move")
+    undo.focus()
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"board=X\.\.\.O\.\.\.\.$"))
+    expect(undo).to_be_disabled()
+    expect(board.locator('[tabindex="0"]')).to_be_focused()
+    assert axe(page) == []
+
+
+def test_next_cut_without_pruning_says_there_are_none(
+    page: Page, server: Any, axe: Axe, shoot: Any
+) -> None:
+    page.goto(server.url + "/lab?board=.........")
+    # Unchecked at once, while the pruned search's first page may still be awaited: the
+    # step-through then shows the new search's first step, not nothing.
+    page.get_by_role("checkbox", name="Alpha-beta pruning").uncheck()
+    step_of = page.locator("#step-of")
+    expect(step_of).to_have_text("Step 1 of 1,649,837.")
+    page.get_by_role("button", name="Next cut").click()
+    # At once, and from here: not a walk through 1.6 million steps, page by page.
+    expect(page.locator("#step-words")).to_have_text(
+        "Without alpha-beta pruning the search visits every move: there are no cuts. "
+        "Turn pruning on to see them."
+    )
+    expect(step_of).to_have_text("Step 1 of 1,649,837.")
+    expect(page.locator("#notice")).to_have_text("")
+    assert axe(page) == []
+    shoot(page, "lab-no-cuts")
+
+
+def test_each_scoring_is_named_whole_in_its_field(page: Page, server: Any) -> None:
+    page.goto(server.url + "/lab")
+    scoring = page.get_by_role("combobox", name="Scoring")
+    expect(scoring).to_have_value("depth")
+    for width in (320, 390, 1280):
+        page.set_viewport_size({"width": width, "height": 800})
+        page.wait_for_timeout(100)
+        for text, needs, room in scoring.evaluate(OPTION_ROOM):
+            assert needs <= room, f"{width} px: “{text}” needs {needs} px, has {room}"
