@@ -1,6 +1,7 @@
 """The lab by keyboard: a button that goes off under the focus hands it on (never back
-to the page's top), Next cut answers at once where no search can cut, and each scoring's
-name is read whole in its field; axe on each state, and screenshots."""
+to the page's top), Next cut answers at once where no search can cut, each scoring's
+name is read whole in its field, and a 0 under a depth limit is not called a draw; axe on
+each state, and screenshots."""
 
 from __future__ import annotations
 
@@ -86,3 +87,23 @@ def test_each_scoring_is_named_whole_in_its_field(page: Page, server: Any) -> No
         page.wait_for_timeout(100)
         for text, needs, room in scoring.evaluate(OPTION_ROOM):
             assert needs <= room, f"{width} px: “{text}” needs {needs} px, has {room}"
+
+
+def test_a_depth_limit_never_calls_an_unseen_end_a_draw(
+    page: Page, server: Any, axe: Axe, shoot: Any
+) -> None:
+    # X threatens c1: O must block it, and every other move loses.
+    page.goto(server.url + "/lab?board=XX..O....")
+    tree = page.get_by_role("tree")
+    expect(tree.get_by_role("treeitem").first).to_have_attribute("aria-expanded", "true")
+    expect(tree.get_by_role("treeitem", name=re.compile("^after O a2: X wins"))).to_have_count(1)
+    page.get_by_label("Depth limit").select_option("1")
+    # One ply sees no end: each move counts 0, as if drawn, and is said to be no more.
+    unseen = "no win or loss within 1 ply, value 0"
+    expect(page.locator("#to-move")).to_have_text(f"O to move: {unseen}.")
+    expect(tree.get_by_role("treeitem", name=f"after O a2: {unseen}")).to_have_count(1)
+    expect(tree.get_by_role("treeitem", name=re.compile("a draw"))).to_have_count(0)
+    assert axe(page) == []
+    shoot(page, "lab-depth-limit")
+    page.get_by_label("Depth limit").select_option("")
+    expect(page.locator("#to-move")).to_have_text("O to move: a draw, value 0.")

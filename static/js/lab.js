@@ -84,7 +84,8 @@ async function loadRoot() {
   rootAnswer = reply;
   me = reply.children.length ? markOf(reply.children[0]) : null;
   board.set({ marks: root, playable: reply.children.length > 0 });
-  $("to-move").textContent = toMoveWords(me, reply.value, options().scoring);
+  const { scoring, depth } = options();
+  $("to-move").textContent = toMoveWords(me, reply.value, scoring, { depth });
   buildTree(reply);
 }
 
@@ -133,7 +134,8 @@ function treeItem(node, { chosen = false } = {}) {
   const words = document.createElement("span");
   words.className = "node-words";
   words.id = `node-${(nodeCount += 1)}`;
-  words.textContent = nodeWords(node.moves, node.value, me, options().scoring, { chosen });
+  const { scoring, depth } = options();
+  words.textContent = nodeWords(node.moves, node.value, me, scoring, { chosen, depth });
   li.setAttribute("aria-labelledby", words.id);
   row.append(miniBoard(node.board), words);
   li.append(row);
