@@ -107,3 +107,27 @@ def test_a_depth_limit_never_calls_an_unseen_end_a_draw(
     shoot(page, "lab-depth-limit")
     page.get_by_label("Depth limit").select_option("")
     expect(page.locator("#to-move")).to_have_text("O to move: a draw, value 0.")
+
+
+# How far each node's words sit below the top of its small board, in px.
+WORDS_DROP = """tree => [...tree.querySelectorAll(".node")].map(node => {
+  const mini = node.querySelector(".mini").getBoundingClientRect();
+  return node.querySelector(".node-words").getBoundingClientRect().top - mini.top;
+})"""
+
+
+def test_on_a_phone_the_tree_and_the_counts_keep_their_words_together(
+    page: Page, server: Any
+) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(server.url + "/lab?board=X...O....")
+    tree = page.get_by_role("tree")
+    expect(tree.get_by_role("treeitem").first).to_have_attribute("aria-expanded", "true")
+    tree.get_by_role("treeitem").nth(1).focus()
+    page.keyboard.press("ArrowRight")  # a second level open
+    expect(page.locator(":focus")).to_have_attribute("aria-expanded", "true")
+    drops = tree.evaluate(WORDS_DROP)
+    assert len(drops) > 10 and max(drops) < 52, drops  # beside the board, not under it
+    expect(page.locator("#chart li")).to_have_count(8)
+    for numbers in page.locator(".chart-numbers").all_inner_texts():
+        assert re.search(r"\d\u00a0ms$", numbers), numbers

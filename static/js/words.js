@@ -444,7 +444,7 @@ export function countWords({ nodes, hits, cuts, ms }) {
   const parts = [plural(nodes, "node").replace(/^\d+/, nodes.toLocaleString("en"))];
   if (hits) parts.push(`${hits.toLocaleString("en")} from the table`);
   if (cuts) parts.push(plural(cuts, "cut").replace(/^\d+/, cuts.toLocaleString("en")));
-  parts.push(`${ms.toLocaleString("en")} ms`);
+  parts.push(`${ms.toLocaleString("en")}\u00a0ms`); // a time never split from its unit
   return parts.join(" · ");
 }
 
