@@ -5,6 +5,7 @@
 // moves the server listed.
 import { createBoard } from "./board.js";
 import { connect } from "./connection.js";
+import { setDisabled } from "./focus.js";
 import { ERROR_MESSAGES, EVENTS } from "./protocol.js";
 import {
   FATALIST_WORDS,
@@ -46,14 +47,6 @@ function refused(reply) {
 }
 
 const markOf = (child) => child.board[child.cell];
-
-/** Disable or enable `button`; a focused button that goes off hands the focus to `next`,
- * so that a keyboard never finds itself back at the page's top. */
-function setDisabled(button, off, next) {
-  const focused = document.activeElement === button;
-  button.disabled = off;
-  if (off && focused) next.focus();
-}
 
 // --- the position: set up by hand ---------------------------------------------------------
 
