@@ -264,8 +264,8 @@ def test_a_target_out_of_bounds_is_never_summed_up_as_a_promise(
     summary = dialog.locator("#settings-summary")
     expect(summary).to_have_text("Adaptive · Win about 35% · rules tuned for you")
     field = dialog.get_by_role("spinbutton", name=re.compile("^I want to win about"))
-    waiting = "Adaptive · the chance you ask for still needs a whole number"
-    for typed in ("12.5", "", "100"):  # not "Win about 1250%", "0%" or "100%"
+    waiting = "Adaptive · the chance you ask for needs a whole number from 1 to 99"
+    for typed in ("12.5", "", "100", "0"):  # not "Win about 1250%", "0%" or "100%"
         field.fill(typed)
         expect(summary).to_have_text(waiting)
         expect(page.locator("#rules-next")).to_have_text(waiting)

@@ -270,7 +270,8 @@ export function createRules(actions) {
     if (mode !== "adaptive") return `${name} · ${FIRST_WORDS[form.elements.first.value]}`;
     if (targeted()) {
       // A target outside the bounds is no promise: the summary says so, not "Win about 1250%".
-      if (!targetFits()) return `${name} · the chance you ask for still needs a whole number`;
+      const range = `${targetInput.min} to ${targetInput.max}`;
+      if (!targetFits()) return `${name} · the chance you ask for needs a whole number from ${range}`;
       return `${name} · ${targetWords(readTarget())} · rules tuned for you`;
     }
     const { start_human_hp: you, start_ai_hp: ai } = readRules();
