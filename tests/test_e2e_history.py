@@ -9,7 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import board, expect_no_violations, marks, open_game, play, settle, start_match
+from browser import (
+    board,
+    expect_no_violations,
+    marks,
+    open_game,
+    play,
+    play_game,
+    settle,
+    start_match,
+)
 from browser_history import open_newest_replay, play_with_a_mistake
 from playwright.sync_api import Browser, Page, expect
 
@@ -367,3 +376,22 @@ def test_the_share_page_says_who_won_the_match(page: Page, browser: Browser, ser
     said = stranger.get_by_role("heading", name=re.compile(r"^Replay: Adaptive, "))
     expect(said).to_have_text(re.compile(r"; the match went to (the player|the AI)$"))
     fresh.close()
+
+
+def test_replay_buttons_that_go_off_hand_the_focus_to_the_scrubber(page: Page, server: Any) -> None:
+    open_game(page, server.url)
+    play_game(page)
+    open_newest_replay(page, server.url)
+    scrubber = page.get_by_role("slider", name=re.compile("^Move"))  # opened at the last move
+    total = page.get_by_role("list", name="Moves").get_by_role("listitem").count()
+    page.get_by_role("button", name="First", exact=True).focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("button", name="First", exact=True)).to_be_disabled()
+    expect(scrubber).to_be_focused()  # not the page's top
+    page.keyboard.press("End")  # the scrubber's own keys go on from there
+    expect(page.locator("#replay-at")).to_have_text(f"{total} of {total}")
+    page.get_by_role("button", name="Previous", exact=True).click()
+    page.get_by_role("button", name="Next", exact=True).focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("button", name="Next", exact=True)).to_be_disabled()
+    expect(scrubber).to_be_focused()

@@ -254,3 +254,22 @@ def test_history_shows_the_skill_and_the_promises_kept(
         f"95% is out of reach: these rules can give your skill from {reach}. The nearest: a {odds}."
     )
     look(page, axe, artifacts, "out-of-reach", dialog, preview)
+
+
+def test_a_target_out_of_bounds_is_never_summed_up_as_a_promise(
+    page: Page, server: Any, axe: Axe
+) -> None:
+    open_game(page, server.url)
+    dialog = ask_for(page, 35)
+    summary = dialog.locator("#settings-summary")
+    expect(summary).to_have_text("Adaptive · Win about 35% · rules tuned for you")
+    field = dialog.get_by_role("spinbutton", name=re.compile("^I want to win about"))
+    waiting = "Adaptive · the chance you ask for needs a whole number from 1 to 99"
+    for typed in ("12.5", "", "100", "0"):  # not "Win about 1250%", "0%" or "100%"
+        field.fill(typed)
+        expect(summary).to_have_text(waiting)
+        expect(page.locator("#rules-next")).to_have_text(waiting)
+        expect(dialog.locator("#target-preview")).to_have_attribute("data-state", "refused")
+    expect_no_violations(axe, page, "a target to fix")
+    field.fill("12")
+    expect(summary).to_have_text("Adaptive · Win about 12% · rules tuned for you")

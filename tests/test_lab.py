@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 
@@ -310,7 +311,19 @@ def test_cut_reason_in_words() -> None:
     (cut,) = [e for e in NEAR_END_ALPHABETA if isinstance(e, Cut)]
     reason = lab.cut_reason(cut)
     assert "O can already hold this to 9 with a3" in reason
-    assert "c3 need no search" in reason
+    assert reason.endswith("so c3 needs no search")
+
+
+@pytest.mark.parametrize(
+    ("skipped", "ending"),
+    [
+        ((6, 7), "so a3, b3 need no search"),
+        ((), "so the node stops here, with no moves left to skip"),
+    ],
+)
+def test_cut_reason_says_what_it_spares(skipped: tuple[int, ...], ending: str) -> None:
+    (cut,) = [e for e in NEAR_END_ALPHABETA if isinstance(e, Cut)]
+    assert lab.cut_reason(dataclasses.replace(cut, skipped=skipped)).endswith(ending)
 
 
 @pytest.mark.parametrize(

@@ -5,9 +5,11 @@
 // moves the server listed.
 import { createBoard } from "./board.js";
 import { connect } from "./connection.js";
+import { setDisabled } from "./focus.js";
 import { ERROR_MESSAGES, EVENTS } from "./protocol.js";
 import {
   FATALIST_WORDS,
+  NO_CUTS_WORDS,
   SCORING_ABOUT,
   choiceWords,
   countWords,
@@ -65,7 +67,7 @@ async function show(position) {
   const address = `${$("lab").dataset.address}?board=${encodeURIComponent(root)}`;
   window.history.replaceState(null, "", address);
   board.set({ marks: root, playable: false });
-  $("undo").disabled = earlier.length === 0;
+  setDisabled($("undo"), earlier.length === 0, $("lab-board").querySelector('[tabindex="0"]'));
   await Promise.all([loadRoot(), loadChoices(), loadCounts(), resetSteps()]);
 }
 
@@ -75,7 +77,8 @@ async function loadRoot() {
   rootAnswer = reply;
   me = reply.children.length ? markOf(reply.children[0]) : null;
   board.set({ marks: root, playable: reply.children.length > 0 });
-  $("to-move").textContent = toMoveWords(me, reply.value, options().scoring);
+  const { scoring, depth } = options();
+  $("to-move").textContent = toMoveWords(me, reply.value, scoring, { depth });
   buildTree(reply);
 }
 
@@ -124,7 +127,8 @@ function treeItem(node, { chosen = false } = {}) {
   const words = document.createElement("span");
   words.className = "node-words";
   words.id = `node-${(nodeCount += 1)}`;
-  words.textContent = nodeWords(node.moves, node.value, me, options().scoring, { chosen });
+  const { scoring, depth } = options();
+  words.textContent = nodeWords(node.moves, node.value, me, scoring, { chosen, depth });
   li.setAttribute("aria-labelledby", words.id);
   row.append(miniBoard(node.board), words);
   li.append(row);
@@ -293,13 +297,14 @@ async function eventAt(step) {
 
 async function showStep(step) {
   wanted = step;
-  if (fetching) return; // the answer being waited for goes on to ``wanted``
+  if (fetching) return; // the answer being waited for goes on to ``wanted`` of ``asking``
   fetching = true;
   try {
     for (;;) {
-      const target = wanted;
+      // A new search (a choice changed) while a page was awaited asks again for its own.
+      const [target, search] = [wanted, asking];
       const found = await eventAt(target);
-      if (target !== wanted) continue;
+      if (target !== wanted || search !== asking) continue;
       if (found) drawStep(target, found);
       return;
     }
@@ -330,9 +335,9 @@ function drawStep(step, { event, node }) {
   });
   $("pruned").replaceChildren(...pruned);
   $("pruned").hidden = pruned.length === 0;
-  $("previous").disabled = step === 0;
-  $("next").disabled = step >= steps - 1;
-  $("last").disabled = step >= steps - 1;
+  setDisabled($("previous"), step === 0, $("step"));
+  setDisabled($("next"), step >= steps - 1, $("step"));
+  setDisabled($("last"), step >= steps - 1, $("step"));
 }
 
 async function resetSteps() {
@@ -344,6 +349,11 @@ async function resetSteps() {
 }
 
 async function nextCut() {
+  // Plain minimax never cuts: nothing to look for, through a trace of millions of steps.
+  if (!$("prune").checked) {
+    $("step-words").textContent = NO_CUTS_WORDS;
+    return;
+  }
   const from = Number($("step").value) + 1;
   for (let step = from; steps === null || step < steps; step++) {
     const found = await eventAt(step);

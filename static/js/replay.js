@@ -2,6 +2,7 @@
 // and controls (first, previous, next, last, a scrubber, the arrow keys). The History
 // page and a shared game's page both show it; the game and review come from the server.
 import { createBoard } from "./board.js";
+import { setDisabled } from "./focus.js";
 import { cellIndex } from "./protocol.js";
 import {
   RECORD_VERIFIED,
@@ -63,8 +64,9 @@ function renderPly() {
   lab.href = `${lab.href.split("?")[0]}?board=${boardAt(moves, Math.max(0, ply - 1)).join("")}`;
   $("replay-scrubber").value = ply;
   $("replay-at").textContent = `${ply} of ${moves.length}`;
-  $("replay-first").disabled = $("replay-previous").disabled = ply === 0;
-  $("replay-last").disabled = $("replay-next").disabled = ply === moves.length;
+  const scrubber = $("replay-scrubber");
+  for (const id of ["replay-first", "replay-previous"]) setDisabled($(id), ply === 0, scrubber);
+  for (const id of ["replay-last", "replay-next"]) setDisabled($(id), ply === moves.length, scrubber);
   document.querySelectorAll("#replay-moves li").forEach((item, index) => {
     item.toggleAttribute("aria-current", index === ply - 1);
   });

@@ -268,7 +268,12 @@ export function createRules(actions) {
     const mode = form.elements.mode.value;
     const name = modeName(mode);
     if (mode !== "adaptive") return `${name} · ${FIRST_WORDS[form.elements.first.value]}`;
-    if (targeted()) return `${name} · ${targetWords(readTarget())} · rules tuned for you`;
+    if (targeted()) {
+      // A target outside the bounds is no promise: the summary says so, not "Win about 1250%".
+      const range = `${targetInput.min} to ${targetInput.max}`;
+      if (!targetFits()) return `${name} · the chance you ask for needs a whole number from ${range}`;
+      return `${name} · ${targetWords(readTarget())} · rules tuned for you`;
+    }
     const { start_human_hp: you, start_ai_hp: ai } = readRules();
     const hp = you === ai ? `${you} HP each` : `you ${you} HP, the AI ${ai} HP`;
     return `${name} · ${presetSelect.selectedOptions[0]?.textContent} rules · ${hp}`;

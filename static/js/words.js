@@ -352,14 +352,18 @@ const SCORING_NAMES = {
   share: "the share of the leaves",
 };
 
-/** A value in words, for the side to move at the top (`me`): "a draw, value 0". */
-export function labValueWords(value, me, scoring) {
+/**
+ * A value in words, for the side to move at the top (`me`): "a draw, value 0". Under a
+ * `depth` limit a position past it counts 0, as if drawn, so a 0 is no proof of a draw.
+ */
+export function labValueWords(value, me, scoring, { depth = null } = {}) {
   if (value == null) return "no moves left";
   const them = me === "X" ? "O" : "X";
   const shown = Number.isInteger(value) ? String(value) : value.toFixed(2);
   if (scoring === "share") return `${me}’s share ${shown}`;
   if (value > 0) return `${me} wins, value ${shown}`;
   if (value < 0) return `${them} wins, value ${shown}`;
+  if (depth) return `no win or loss within ${depth} ${depth === 1 ? "ply" : "plies"}, value ${shown}`;
   return `a draw, value ${shown}`;
 }
 
@@ -370,15 +374,15 @@ export function lineWords(moves) {
 }
 
 /** A node of the tree, read as words: "after X b2, O a1: a draw, value 0, chosen". */
-export function nodeWords(moves, value, me, scoring, { chosen = false } = {}) {
+export function nodeWords(moves, value, me, scoring, { chosen = false, depth = null } = {}) {
   const picked = chosen ? ", the chosen move" : "";
-  return `${lineWords(moves)}: ${labValueWords(value, me, scoring)}${picked}`;
+  return `${lineWords(moves)}: ${labValueWords(value, me, scoring, { depth })}${picked}`;
 }
 
 /** Who is to move, and what it is worth: "O to move: X wins, value -6". */
-export function toMoveWords(mark, value, scoring) {
+export function toMoveWords(mark, value, scoring, { depth = null } = {}) {
   if (!mark) return "The game is over here.";
-  return `${mark} to move: ${labValueWords(value, mark, scoring)}.`;
+  return `${mark} to move: ${labValueWords(value, mark, scoring, { depth })}.`;
 }
 
 /** The move a scoring picks, and why: "With depth-aware scores it plays c3 (X wins, value -6)". */
@@ -425,6 +429,10 @@ export function stepWords(event) {
   return `Leave ${at}: value ${bound(event.value)}${kind}, ${how}.`;
 }
 
+/** Next cut asked of a search without alpha-beta pruning. */
+export const NO_CUTS_WORDS =
+  "Without alpha-beta pruning the search visits every move: there are no cuts. Turn pruning on to see them.";
+
 /** Where the step-through is: "Step 18 of 70,289". */
 export function stepOfWords(step, steps) {
   const total = steps == null ? "" : ` of ${steps.toLocaleString("en")}`;
@@ -436,7 +444,7 @@ export function countWords({ nodes, hits, cuts, ms }) {
   const parts = [plural(nodes, "node").replace(/^\d+/, nodes.toLocaleString("en"))];
   if (hits) parts.push(`${hits.toLocaleString("en")} from the table`);
   if (cuts) parts.push(plural(cuts, "cut").replace(/^\d+/, cuts.toLocaleString("en")));
-  parts.push(`${ms.toLocaleString("en")} ms`);
+  parts.push(`${ms.toLocaleString("en")}\u00a0ms`); // a time never split from its unit
   return parts.join(" · ");
 }
 

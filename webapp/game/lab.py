@@ -454,18 +454,26 @@ def cut_reason(cut: Cut, scoring: Scoring = "depth") -> str:
     """Why a branch was cut, in words."""
     mover = Board(cut.cells).to_move
     waiting = other(mover)
-    rest = ", ".join(cell_name(c) for c in cut.skipped) or "nothing"
+    rest = _skipped_words(cut.skipped)
     if cut.maximiser:
         return (
             f"{mover} can already reach {_num(cut.alpha)} here with {cell_name(cut.after)}, but"
             f" {waiting} has {_num(cut.beta)} elsewhere and will never come here:"
-            f" {_num(cut.beta)} <= alpha {_num(cut.alpha)}, so {rest} need no search"
+            f" {_num(cut.beta)} <= alpha {_num(cut.alpha)}, so {rest}"
         )
     return (
         f"{mover} can already hold this to {_num(cut.beta)} with {cell_name(cut.after)}, but"
         f" {waiting} has {_num(cut.alpha)} elsewhere and will never come here:"
-        f" beta {_num(cut.beta)} <= {_num(cut.alpha)}, so {rest} need no search"
+        f" beta {_num(cut.beta)} <= {_num(cut.alpha)}, so {rest}"
     )
+
+
+def _skipped_words(skipped: tuple[Cell, ...]) -> str:
+    """What a cut spares, in words: "c3 needs no search", "a3, b3 need no search"."""
+    if not skipped:
+        return "the node stops here, with no moves left to skip"
+    names = ", ".join(cell_name(c) for c in skipped)
+    return f"{names} {'needs' if len(skipped) == 1 else 'need'} no search"
 
 
 def _num(score: Score) -> str:
