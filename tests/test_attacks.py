@@ -487,3 +487,50 @@ def test_sixteen_connections_opening_the_lab_slow_only_themselves(
         raise AssertionError(f"hint p99 (ms) quiet and during, each round: {rounds}")
     assert bystander.connected
     bystander.close()
+
+
+def costly_counts() -> list[dict[str, Any]]:
+    """``lab_counts`` of positions with 7 to 9 empty cells at depth limits of 3 and 4, each
+    scoring: none shipped, each counted on demand (up to some tens of milliseconds)."""
+    boards = [".........", *(f"{'.' * x}X{'.' * (8 - x)}" for x in range(9))]
+    for x in range(9):
+        for o in range(9):
+            if o != x:
+                cells = ["."] * 9
+                cells[x], cells[o] = "X", "O"
+                boards.append("".join(cells))
+    return [
+        {"board": board, "scoring": scoring, "depth": depth}
+        for depth in (4, 3)
+        for board in boards
+        for scoring in ("share", "depth", "result", "empties")
+    ]
+
+
+def test_sixteen_connections_counting_the_lab_slow_only_themselves(
+    server_factory: Callable[..., ServerProcess],
+) -> None:
+    # Each of 16 connections (from addresses of their own) asks for the counts of positions
+    # not asked for before, at depth limits the server counts on demand: eight searches per
+    # answer, some tens of milliseconds. They pause and keep to the process's share as the
+    # lab's other answers do, so a bystander's hint is served as quickly as before. Up to
+    # three rounds, each on a new server (nothing counted yet) with its own quiet baseline.
+    rounds = []
+    for seed in range(3):
+        server = server_factory(TICTACTOE_NEW_PLAYERS_PER_MINUTE="0")
+        bystander = Player(server.url, session_cookie(server.url))
+        bystander.wait_for(lambda s: True)
+        cookies = [session_cookie(server.url) for _ in range(16)]
+        counts = costly_counts()
+        random.Random(seed).shuffle(counts)
+        quiet, during, report = odds_flood_round(
+            bystander, server, cookies, counts, event="lab_counts"
+        )
+        rounds.append((round(quiet * 1000, 1), round(during * 1000, 1), report))
+        assert report["answered"] >= 16, rounds  # the askers are answered, if slowly
+        assert bystander.connected
+        bystander.close()
+        if during <= max(2 * quiet, quiet + 0.010):
+            break
+    else:
+        raise AssertionError(f"hint p99 (ms) quiet and during, each round: {rounds}")

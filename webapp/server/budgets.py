@@ -108,12 +108,19 @@ class Slices:
     def stop(self) -> float:
         """The walk is done: the seconds of its work since ``start`` (spent from the share
         as well)."""
-        walk = self._walk
-        since = getattr(walk, "since", None)
-        last = 0.0 if since is None else self.work_clock() - since
+        last = self._since_pause()
         self.shared.spend(last)
-        walk.since = None
-        return float(getattr(walk, "worked", 0.0)) + last
+        self._walk.since = None
+        return float(getattr(self._walk, "worked", 0.0)) + last
+
+    def worked(self) -> float:
+        """The seconds of work of the walk under way so far: its own, none of its sleeps'
+        nor other greenlets' (a clock for timing work that pauses)."""
+        return float(getattr(self._walk, "worked", 0.0)) + self._since_pause()
+
+    def _since_pause(self) -> float:
+        since = getattr(self._walk, "since", None)
+        return 0.0 if since is None else self.work_clock() - since
 
     def walk(self, work: Callable[[], T]) -> T:
         """``work`` as a walk of its own, outside the turn."""
