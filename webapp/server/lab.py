@@ -94,17 +94,21 @@ class Cursors:
         self, connection: str, board: Board, options: lab.Options, start: int, pause: Pause
     ) -> lab.Trace:
         """A trace whose next step is ``start``: the connection's own when it can go
-        on to it, else a new one."""
+        on to it, else a new one; taken out until ``keep`` puts it back (another page
+        of the same connection meanwhile starts a trace of its own)."""
         found = self.held.pop(connection, None)
         same = found is not None and (found.board, found.options) == (board, options)
         if found is None or not same or found.at > start:
             found = lab.Trace(board, options, start, pause=pause)
         else:
             found.skip(start - found.at)
-        self.held[connection] = found
+        return found
+
+    def keep(self, connection: str, trace: lab.Trace) -> None:
+        """Keep ``trace`` as the connection's own, to go on from."""
+        self.held[connection] = trace
         while len(self.held) > self.most:
             self.held.popitem(last=False)
-        return found
 
 
 class Lab:
@@ -135,6 +139,7 @@ class Lab:
             )
         trace = self.cursors.at(connection, board, options, start, self.budgets.pause)
         opened, events = trace.take(size)
+        self.cursors.keep(connection, trace)
         return {
             "events": [event_of(event, options.scoring) for event in events],
             "opened": [event_of(event, options.scoring) for event in opened],
