@@ -382,11 +382,13 @@ def odds_flood_round(
     cookies: list[str],
     payloads: list[dict[str, Any]],
     event: str = "odds",
+    probe: Callable[[], object] | None = None,
 ) -> tuple[float, float, dict[str, int]]:
-    """The bystander's ``hint`` p99 quiet, then while each of ``cookies`` sends ``event``
-    with ``payloads`` (odds of new rule sets, or new targets) for 5 s from a child
-    process."""
-    quiet = p99_of_hints(bystander)
+    """The bystander's ``hint`` (or ``probe``) p99 quiet, then while each of ``cookies``
+    sends ``event`` with ``payloads`` (odds of new rule sets, or new targets) for 5 s from
+    a child process."""
+    ask = probe or (lambda: bystander.call("hint"))
+    quiet = percentile(timed_calls(ask, PROBE_SECONDS, pause=PAUSE_SECONDS), 0.99)
     spawn = multiprocessing.get_context("spawn")
     told = spawn.Queue()
     flood = spawn.Process(
@@ -397,7 +399,7 @@ def odds_flood_round(
         assert told.get(timeout=30) == "started"
         during: list[float] = []
         while flood.is_alive():
-            during += timed_calls(lambda: bystander.call("hint"), 0.5, pause=PAUSE_SECONDS)
+            during += timed_calls(ask, 0.5, pause=PAUSE_SECONDS)
             with contextlib.suppress(queue.Empty):
                 report = told.get_nowait()
                 break
@@ -485,5 +487,86 @@ def test_sixteen_connections_opening_the_lab_slow_only_themselves(
             break
     else:
         raise AssertionError(f"hint p99 (ms) quiet and during, each round: {rounds}")
+    assert bystander.connected
+    bystander.close()
+
+
+def costly_counts() -> list[dict[str, Any]]:
+    """``lab_counts`` of positions with 7 to 9 empty cells at depth limits of 3 and 4, each
+    scoring: none shipped, each counted on demand (up to some tens of milliseconds)."""
+    boards = [".........", *(f"{'.' * x}X{'.' * (8 - x)}" for x in range(9))]
+    for x in range(9):
+        for o in range(9):
+            if o != x:
+                cells = ["."] * 9
+                cells[x], cells[o] = "X", "O"
+                boards.append("".join(cells))
+    return [
+        {"board": board, "scoring": scoring, "depth": depth}
+        for depth in (4, 3)
+        for board in boards
+        for scoring in ("share", "depth", "result", "empties")
+    ]
+
+
+def test_sixteen_connections_counting_the_lab_slow_only_themselves(
+    server_factory: Callable[..., ServerProcess],
+) -> None:
+    # Each of 16 connections (from addresses of their own) asks for the counts of positions
+    # not asked for before, at depth limits the server counts on demand: eight searches per
+    # answer, some tens of milliseconds. They pause and keep to the process's share as the
+    # lab's other answers do, so a bystander's hint is served as quickly as before. Up to
+    # three rounds, each on a new server (nothing counted yet) with its own quiet baseline.
+    rounds = []
+    for seed in range(3):
+        server = server_factory(TICTACTOE_NEW_PLAYERS_PER_MINUTE="0")
+        bystander = Player(server.url, session_cookie(server.url))
+        bystander.wait_for(lambda s: True)
+        cookies = [session_cookie(server.url) for _ in range(16)]
+        counts = costly_counts()
+        random.Random(seed).shuffle(counts)
+        quiet, during, report = odds_flood_round(
+            bystander, server, cookies, counts, event="lab_counts"
+        )
+        rounds.append((round(quiet * 1000, 1), round(during * 1000, 1), report))
+        assert report["answered"] >= 16, rounds  # the askers are answered, if slowly
+        assert bystander.connected
+        bystander.close()
+        if during <= max(2 * quiet, quiet + 0.010):
+            break
+    else:
+        raise AssertionError(f"hint p99 (ms) quiet and during, each round: {rounds}")
+
+
+def test_connections_jumping_through_the_lab_do_not_hold_up_others_odds(
+    server_factory: Callable[..., ServerProcess],
+) -> None:
+    # Each of 8 connections (from addresses of their own) jumps to the last step of the
+    # empty board's plain minimax, then back to the first: a whole search each time, about
+    # 2 s of work, paused to keep to the process's share. Another player asking for the
+    # odds of the classic rules (answered from the cache, in a millisecond) took 29 to 34 s
+    # when each answer held the turn until it was done; now the walks take turns at each
+    # pause. Up to three rounds, each with its own quiet baseline.
+    server = server_factory(TICTACTOE_NEW_PLAYERS_PER_MINUTE="0")
+    bystander = Player(server.url, session_cookie(server.url))
+    bystander.wait_for(lambda s: True)
+
+    def odds() -> None:
+        ack = bystander.client.call("odds", {"preset": "classic"}, timeout=60)
+        assert ack["ok"], ack
+
+    odds()  # cached from here on
+    cookies = [session_cookie(server.url) for _ in range(8)]
+    jumps = [{"board": ".........", "start": start, "size": 1} for start in (1_649_836, 0)]
+    rounds = []
+    for _ in range(3):
+        quiet, during, report = odds_flood_round(
+            bystander, server, cookies, jumps * 20, event="lab_page", probe=odds
+        )
+        rounds.append((round(quiet * 1000, 1), round(during * 1000, 1), report))
+        if during <= max(2 * quiet, quiet + 0.010):
+            break
+    else:
+        raise AssertionError(f"odds p99 (ms) quiet and during, each round: {rounds}")
     assert bystander.connected
     bystander.close()

@@ -420,10 +420,17 @@ def kinds(scoring: Scoring = "depth", depth: int | None = None) -> list[Options]
     return [Options(scoring, p, t, s, depth) for t, s, p in flags]
 
 
-def measure(board: Board, options: Options, clock: Callable[[], float]) -> Measured:
-    """Count one search without tracing it, timed by ``clock`` (seconds)."""
+def measure(
+    board: Board,
+    options: Options,
+    clock: Callable[[], float],
+    *,
+    pause: Callable[[], object] | None = None,
+) -> Measured:
+    """Count one search without tracing it, timed by ``clock`` (seconds), calling ``pause``
+    as ``search`` does."""
     began = clock()
-    counts = search(board, options).counts
+    counts = search(board, options, pause=pause).counts
     return Measured(options, counts, clock() - began)
 
 

@@ -4,6 +4,9 @@ walks and the lab's searches (webapp/server/odds.py, lab.py).
 - Slices: a walk pauses when it has worked ``SLICE_SECONDS``; under gevent the pause
   sleeps a little, in which the event loop serves every other player. Each walk counts
   its own work, and all walks together keep to their ``share`` of the process.
+- A turn: one walk works at a time, and hands the turn, while it sleeps, to the next
+  waiting, so that a long walk (a jump through the lab's largest trace, some 2 s of
+  work) does not hold up another connection's short one until it is done.
 - A budget per connection (``Budgets``): the work of its answers, measured, is taken
   from a bucket of milliseconds that refills at its rate; while the bucket is in debt,
   the connection's asks are refused (``rate_limited``) before any work.
@@ -11,11 +14,11 @@ walks and the lab's searches (webapp/server/odds.py, lab.py).
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
-from contextlib import AbstractContextManager
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from ..game.match import MatchError
 from .limits import Clock, TokenBucket
@@ -33,6 +36,16 @@ SHARE_BURST_SECONDS = 0.2  # work all walks together may do at once, above their
 PRUNE_AT = 1024  # budgets kept before the full ones are dropped
 
 
+class Turn(Protocol):
+    """A lock: ``threading.Lock``, or gevent's ``Semaphore`` under gevent."""
+
+    def acquire(self) -> object:
+        """Wait for the lock and take it."""
+
+    def release(self) -> None:
+        """Give the lock back."""
+
+
 def no_sleep(seconds: float) -> None:
     """Sleep for no one: outside gevent, nothing else runs in the walk's pauses."""
 
@@ -48,12 +61,12 @@ def sleep_for(async_mode: str) -> Sleep:
     return no_sleep
 
 
-def turn_for(async_mode: str) -> AbstractContextManager[object]:
-    """The lock that lets one walk run at a time: gevent's under gevent."""
+def turn_for(async_mode: str) -> Turn:
+    """The lock that lets one walk work at a time: gevent's under gevent."""
     if async_mode == "gevent":
         from gevent.lock import Semaphore
 
-        lock: AbstractContextManager[object] = Semaphore()
+        lock: Turn = Semaphore()
         return lock
     return threading.Lock()
 
@@ -84,6 +97,7 @@ class Slices:
         clock: Clock = time.monotonic,
     ) -> None:
         self.sleep, self.seconds, self.work_clock = sleep, seconds, work_clock
+        self.clock, self.given_back = clock, -math.inf
         self.shared = TokenBucket(share, SHARE_BURST_SECONDS, clock=clock)
         self._walk = threading.local()  # since: the walk's last count; worked: its sum
 
@@ -98,22 +112,51 @@ class Slices:
             return
         walk.worked += done
         self.shared.spend(done)
-        self.sleep(max(PAUSE_SECONDS, self.shared.debt_seconds()))
+        turn: Turn | None = getattr(walk, "turn", None)
+        if turn is not None:  # the others waiting work while this walk sleeps
+            self.give_back(turn)
+        try:
+            self.sleep(max(PAUSE_SECONDS, self.shared.debt_seconds()))
+        finally:
+            if turn is not None:
+                self.take(turn)
         walk.since = self.work_clock()
 
-    def start(self) -> None:
-        """A walk starts: count its work from now."""
+    def take(self, turn: Turn) -> None:
+        """Take ``turn``; taken just after another walk gave it back, sleep a moment
+        holding it before any work, so that the loop polls for others' packets between
+        two walks' slices (woken together, they would run back to back)."""
+        turn.acquire()
+        if self.clock() - self.given_back < PAUSE_SECONDS:
+            self.sleep(PAUSE_SECONDS)
+
+    def give_back(self, turn: Turn) -> None:
+        """Give ``turn`` back, for the next walk waiting for it."""
+        self.given_back = self.clock()
+        turn.release()
+
+    def start(self, turn: Turn | None = None) -> None:
+        """A walk starts: count its work from now; ``turn``, held by the walk, is handed
+        to the walks waiting for it while it sleeps."""
         self._walk.since, self._walk.worked = self.work_clock(), 0.0
+        self._walk.turn = turn
 
     def stop(self) -> float:
         """The walk is done: the seconds of its work since ``start`` (spent from the share
         as well)."""
-        walk = self._walk
-        since = getattr(walk, "since", None)
-        last = 0.0 if since is None else self.work_clock() - since
+        last = self._since_pause()
         self.shared.spend(last)
-        walk.since = None
-        return float(getattr(walk, "worked", 0.0)) + last
+        self._walk.since = self._walk.turn = None
+        return float(getattr(self._walk, "worked", 0.0)) + last
+
+    def worked(self) -> float:
+        """The seconds of work of the walk under way so far: its own, none of its sleeps'
+        nor other greenlets' (a clock for timing work that pauses)."""
+        return float(getattr(self._walk, "worked", 0.0)) + self._since_pause()
+
+    def _since_pause(self) -> float:
+        since = getattr(self._walk, "since", None)
+        return 0.0 if since is None else self.work_clock() - since
 
     def walk(self, work: Callable[[], T]) -> T:
         """``work`` as a walk of its own, outside the turn."""
@@ -126,14 +169,15 @@ class Slices:
 
 class Budgets:
     """Work done for connections, each on a budget of ``ms_per_second`` milliseconds of
-    work a second (bursts of ``burst_ms``): one piece of work at a time (``turn``), paused
-    in slices (``pause``, whose share all its users have together). ``what`` names the
-    work in a refusal."""
+    work a second (bursts of ``burst_ms``): one slice of work at a time (``turn``, handed
+    on at each pause to the next piece of work waiting for it), paused in slices
+    (``pause``, whose share all its users have together). ``what`` names the work in a
+    refusal."""
 
     def __init__(
         self,
         pause: Slices,
-        turn: AbstractContextManager[object],
+        turn: Turn,
         what: str,
         *,
         ms_per_second: float,
@@ -156,12 +200,15 @@ class Budgets:
                 f"{self.what} take work to compute, and this connection's share is spent:"
                 f" ask again in {max(wait, 0.1):.1f} s",
             )
-        with self.turn:
-            self.pause.start()
+        self.pause.take(self.turn)
+        try:
+            self.pause.start(self.turn)
             try:
                 return work()
             finally:
                 budget.spend(self.pause.stop() * 1000)
+        finally:
+            self.pause.give_back(self.turn)
 
     def _budget(self, connection: str) -> TokenBucket:
         found = self.buckets.get(connection)

@@ -9,13 +9,13 @@ over the steps before the page unbuilt. The counts of the eight kinds of search 
 on demand for positions with 6 empty cells or fewer (or a depth limit of 4 or less:
 some tens of milliseconds at most), and read from lab_counts.json, measured once, for
 the costly ones (7 to 9 empty cells: the empty board's plain minimax visits 549,946
-nodes). docs/protocol.md describes them.
+nodes); those counted pause and are paid as the rest, each timed by its own work.
+docs/protocol.md describes them.
 """
 
 from __future__ import annotations
 
 import functools
-import time
 from collections import OrderedDict
 from typing import Any
 
@@ -29,6 +29,7 @@ from .protocol import BadPayload, ErrorCode
 CHEAP_EMPTIES = 6  # plain minimax from 6 empty cells: under 2,000 nodes
 CHEAP_DEPTH = 4  # a depth limit of 4 plies: under 3,700 nodes from any position
 LENGTHS_KEPT = 4096  # traces' lengths kept, then forgotten all at once
+COUNTED_KEPT = 512  # counts counted on demand kept, the least recently asked dropped first
 
 
 class LabRefused(RuleError):
@@ -93,17 +94,21 @@ class Cursors:
         self, connection: str, board: Board, options: lab.Options, start: int, pause: Pause
     ) -> lab.Trace:
         """A trace whose next step is ``start``: the connection's own when it can go
-        on to it, else a new one."""
+        on to it, else a new one; taken out until ``keep`` puts it back (another page
+        of the same connection meanwhile starts a trace of its own)."""
         found = self.held.pop(connection, None)
         same = found is not None and (found.board, found.options) == (board, options)
         if found is None or not same or found.at > start:
             found = lab.Trace(board, options, start, pause=pause)
         else:
             found.skip(start - found.at)
-        self.held[connection] = found
+        return found
+
+    def keep(self, connection: str, trace: lab.Trace) -> None:
+        """Keep ``trace`` as the connection's own, to go on from."""
+        self.held[connection] = trace
         while len(self.held) > self.most:
             self.held.popitem(last=False)
-        return found
 
 
 class Lab:
@@ -116,6 +121,7 @@ class Lab:
         self.cursors = Cursors(cursors)
         self.lengths: dict[tuple[str, lab.Options], int] = {}
         self.measured, self.stored = shipped_counts()
+        self.counted = functools.lru_cache(maxsize=COUNTED_KEPT)(self._count)
 
     def page(
         self, connection: str, board: Board, options: lab.Options, start: int, size: int
@@ -133,6 +139,7 @@ class Lab:
             )
         trace = self.cursors.at(connection, board, options, start, self.budgets.pause)
         opened, events = trace.take(size)
+        self.cursors.keep(connection, trace)
         return {
             "events": [event_of(event, options.scoring) for event in events],
             "opened": [event_of(event, options.scoring) for event in opened],
@@ -167,7 +174,7 @@ class Lab:
                 f"counting from a position with {board.empties} empty cells needs a depth"
                 f" limit of {CHEAP_DEPTH} or less",
             )
-        return {"kinds": list(_counted(board.cells, scoring, depth)), "measured": None}
+        return {"kinds": list(self.counted(board.cells, scoring, depth)), "measured": None}
 
     def counts_of(self, board: Board, options: lab.Options) -> dict[str, Any] | None:
         """The counts of one kind of search, when they are cheap or stored; else None."""
@@ -178,19 +185,24 @@ class Lab:
         rows: list[dict[str, Any]] = found["kinds"]
         return next(row for row in rows if row["kind"] == options.kind)
 
+    def _count(
+        self, cells: str, scoring: lab.Scoring, depth: int | None
+    ) -> tuple[dict[str, Any], ...]:
+        """The eight kinds' rows, each search paused and paid as any lab answer, and timed
+        by its own work (not the pauses')."""
+        board, pause = Board(cells), self.budgets.pause
+        found = [
+            lab.measure(board, kind, pause.worked, pause=pause)
+            for kind in lab.kinds(scoring, depth)
+        ]
+        return tuple(
+            _row(m.options.kind, m.counts.nodes, m.counts.hits, m.counts.cuts, _ms(m.seconds))
+            for m in found
+        )
+
 
 def _row(kind: str, nodes: int, hits: int, cuts: int, ms: float) -> dict[str, Any]:
     return {"kind": kind, "nodes": nodes, "hits": hits, "cuts": cuts, "ms": ms}
-
-
-@functools.lru_cache(maxsize=512)
-def _counted(cells: str, scoring: lab.Scoring, depth: int | None) -> tuple[dict[str, Any], ...]:
-    board = Board(cells)
-    found = [lab.measure(board, kind, time.perf_counter) for kind in lab.kinds(scoring, depth)]
-    return tuple(
-        _row(m.options.kind, m.counts.nodes, m.counts.hits, m.counts.cuts, _ms(m.seconds))
-        for m in found
-    )
 
 
 def _ms(seconds: float) -> float:

@@ -6,8 +6,9 @@ A new rule set's answers take up to a few milliseconds of work each (bench/odds.
 every answer is cached by rule set and player. Three things keep that work from costing other
 players more than it costs the connection that asks:
 
-- One walk at a time: the odds of one request at once per process, the others waiting
-  their turn (``turn``). Many connections asking at once then put no more work in front
+- One slice of work at a time: the walks of one process take turns (``turn``), each
+  handing it to the next waiting one when it pauses, so that a long walk does not hold
+  up a short one. Many connections asking at once then put no more work in front
   of another player's event than one does.
 - Slices (webapp/server/budgets.py, shared with the lab): the walk pauses when it has
   worked ``SLICE_SECONDS``; under gevent the pause
@@ -28,14 +29,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager
 from typing import Any, TypeVar, cast
 
 from ..game.match import Match, MatchError, Rules
 from ..game.odds import PLAYERS, UnknownPlayer, match_odds, skill_player
 from ..game.skill import SkillEstimate
 from ..game.tune import Tuned, tune
-from .budgets import Budgets, Sleep, Slices, no_sleep, sleep_for, turn_for
+from .budgets import Budgets, Sleep, Slices, Turn, no_sleep, sleep_for, turn_for
 from .limits import Clock
 from .payload import rules_payload
 from .protocol import ErrorCode
@@ -55,7 +55,7 @@ class Odds:
         ms_per_second: float = 100.0,
         burst_ms: float = 1000.0,
         share: float = 1.0,
-        turn: AbstractContextManager[object] | None = None,
+        turn: Turn | None = None,
         clock: Clock = time.monotonic,
     ) -> None:
         self.pause = Slices(sleep, share=share)
