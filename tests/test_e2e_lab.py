@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
-from browser import open_game, play_game
+from browser import cell_name, marks, open_game, play_game, start_match
 from playwright.sync_api import Page, expect
 
 Axe = Callable[[Page], list[dict[str, Any]]]
@@ -36,15 +37,23 @@ def test_from_a_replay_the_tree_by_keyboard_and_a_cut_in_words(
     page.get_by_role("button", name="First", exact=True).click()
     page.get_by_role("button", name="Next", exact=True).click()  # move 1: chosen on the empty board
     link = page.get_by_role("link", name="See the AI think about this move")
-    assert link.get_attribute("href", timeout=5000).endswith("?board=.........")
+    first = parse_qs(urlsplit(link.get_attribute("href", timeout=5000) or "").query)
+    assert first["board"] == ["........."]
     page.get_by_role("button", name="Next", exact=True).click()  # move 2: chosen after move 1
-    href = link.get_attribute("href") or ""
-    after_one = href.split("board=")[1]
-    assert after_one.count(".") == 8, href
+    expect(link).not_to_have_attribute("href", re.compile(r"board=\.{9}(&|$)"))
+    second = parse_qs(urlsplit(link.get_attribute("href") or "").query)
+    assert second["board"][0].count(".") == 8, second
+    # Of the first two moves one is the AI's: the lab is told which cell it played there.
+    assert ("played" in first) != ("played" in second), (first, second)
     link.click()
 
     expect(page.get_by_role("heading", name="See the AI think")).to_be_visible()
     tree_ready(page)
+    if "played" in second:
+        played = cell_name(int(second["played"][0]))
+        expect(page.locator("#choice-played")).to_contain_text(f"the AI played {played}, ")
+    else:
+        expect(page.locator("#choice-played")).to_be_hidden()
     tree = page.get_by_role("tree")
     root = tree.get_by_role("treeitem").first
     expect(root).to_have_accessible_name(re.compile("^the position itself: "))
@@ -118,13 +127,48 @@ def test_the_fatalist_position_shows_both_choices(
 
 def test_why_this_move_opens_the_lab_where_the_ai_chose(page: Page, server: Any) -> None:
     open_game(page, server.url)
+    start_match(page, "Impossible", first="The AI")
     why = page.get_by_role("link", name="Why this move?")
-    if not why.is_visible():  # the human moved first: one move for the AI to answer
-        page.get_by_role("gridcell", name=re.compile(", empty$")).first.click()
     expect(why).to_be_visible()
-    href = why.get_attribute("href") or ""
-    before = href.split("board=")[1]
+    asked = parse_qs(urlsplit(why.get_attribute("href") or "").query)
+    played, before = int(asked["played"][0]), asked["board"][0]
+    assert asked["how"] == ["perfect"] and before == "." * 9
+    assert marks(page)[played] != "."
     why.click()
     expect(page.get_by_role("heading", name="See the AI think")).to_be_visible()
     assert page.locator("#lab").get_attribute("data-board") == before
     tree_ready(page)
+    # Beside the search's choice, the move the game's AI made there and how it chose it.
+    said = page.locator("#choice-played")
+    expect(said).to_have_text(
+        re.compile(
+            rf"^In the game the AI played {cell_name(played)}, its best move \(a draw, value 0\): "
+            r"(the move this search plays too|worth as much as this search"
+            "\N{RIGHT SINGLE QUOTATION MARK}"
+            r"s a1)\.$"
+        )
+    )
+    # It goes with another position, and comes back with the game's.
+    page.get_by_role("gridcell", name=re.compile(r"^a1, ")).click()
+    expect(said).to_be_hidden()
+    page.get_by_role("button", name="Undo a move").click()
+    expect(said).to_be_visible()
+    expect(page).to_have_url(re.compile(rf"played={played}&how=perfect$"))
+
+
+def test_a_random_move_in_the_lab_is_set_against_the_search(
+    page: Page, server: Any, axe: Axe, shoot: Any
+) -> None:
+    # O played c1 at random in a lost position, where fighting on means blocking at c3.
+    page.goto(f"{server.url}/lab?board={FATALIST}&played=2&how=random")
+    tree_ready(page)
+    expect(page.locator("#choice-played")).to_have_text(
+        "In the game the AI played c1, a random move (X wins, value -8): "
+        "this search plays c3 (X wins, value -6)."
+    )
+    no_violations(axe, page, "the game's move")
+    shoot(page, "lab-played")
+    # A move the game could not have made there is not shown.
+    page.goto(f"{server.url}/lab?board={FATALIST}&played=1&how=random")
+    tree_ready(page)
+    expect(page.locator("#choice-played")).to_be_hidden()

@@ -16,6 +16,7 @@ import {
   kindWords,
   measuredWords,
   nodeWords,
+  playedWords,
   stepOfWords,
   stepWords,
   toMoveWords,
@@ -48,6 +49,19 @@ function refused(reply) {
 
 const markOf = (child) => child.board[child.cell];
 
+// The AI's move in a game, when the lab was opened from it ("Why this move?"): shown
+// beside the search's choice while the lab shows that game's position.
+const played = (() => {
+  const asked = new URLSearchParams(window.location.search);
+  const cell = asked.get("played") ?? "";
+  const how = asked.get("how") ?? "";
+  if (!/^[0-8]$/.test(cell) || root[Number(cell)] !== "." || !/^[a-z]{0,16}$/.test(how)) {
+    return null;
+  }
+  return { board: root, cell: Number(cell), how };
+})();
+const fromGame = () => played !== null && root === played.board;
+
 // --- the position: set up by hand ---------------------------------------------------------
 
 const board = createBoard($("lab-board"), {
@@ -64,7 +78,9 @@ const board = createBoard($("lab-board"), {
 async function show(position) {
   root = position;
   $("notice").textContent = "";
-  const address = `${$("lab").dataset.address}?board=${encodeURIComponent(root)}`;
+  const how = played?.how ? `&how=${played.how}` : "";
+  const game = fromGame() ? `&played=${played.cell}${how}` : "";
+  const address = `${$("lab").dataset.address}?board=${encodeURIComponent(root)}${game}`;
   window.history.replaceState(null, "", address);
   board.set({ marks: root, playable: false });
   setDisabled($("undo"), earlier.length === 0, $("lab-board").querySelector('[tabindex="0"]'));
@@ -79,6 +95,11 @@ async function loadRoot() {
   board.set({ marks: root, playable: reply.children.length > 0 });
   const { scoring, depth } = options();
   $("to-move").textContent = toMoveWords(me, reply.value, scoring, { depth });
+  const inGame = fromGame()
+    ? playedWords(played.cell, played.how, reply, me, scoring, { depth })
+    : "";
+  $("choice-played").textContent = inGame;
+  $("choice-played").hidden = !inGame;
   buildTree(reply);
 }
 

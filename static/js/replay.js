@@ -59,9 +59,13 @@ function renderPly() {
     : `The empty board: ${first} moved first`;
   $("replay-verdict").textContent = move ? verdictWords(move) : "";
   $("replay-verdict").dataset.verdict = move?.verdict ?? "";
-  // The lab at the position this move was chosen in (the empty board before the first).
+  // The lab at the position this move was chosen in (the empty board before the first),
+  // with the AI's move there and how it chose it.
   const lab = $("replay-lab");
-  lab.href = `${lab.href.split("?")[0]}?board=${boardAt(moves, Math.max(0, ply - 1)).join("")}`;
+  const how = move?.decision ? `&how=${encodeURIComponent(move.decision)}` : "";
+  const game = move?.by === "ai" ? `&played=${cellIndex(move.cell)}${how}` : "";
+  const at = boardAt(moves, Math.max(0, ply - 1)).join("");
+  lab.href = `${lab.href.split("?")[0]}?board=${at}${game}`;
   $("replay-scrubber").value = ply;
   $("replay-at").textContent = `${ply} of ${moves.length}`;
   const scrubber = $("replay-scrubber");

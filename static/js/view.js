@@ -389,7 +389,11 @@ export function createView(actions) {
     if (at < 0) return;
     const later = new Set(state.history.slice(at).map((move) => move.cell));
     const before = [...state.board].map((mark, cell) => (later.has(cell) ? "." : mark)).join("");
-    why.href = `${why.href.split("?")[0]}?board=${before}`;
+    // The move played there, and how the AI chose it when the state says (last_ai_move).
+    const { cell } = state.history[at];
+    const decision = state.last_ai_move?.cell === cell ? state.last_ai_move.decision : "";
+    const game = `&played=${cell}${decision ? `&how=${encodeURIComponent(decision)}` : ""}`;
+    why.href = `${why.href.split("?")[0]}?board=${before}${game}`;
   }
 
   /** On the practice page: the mistake practised, and what the latest move does. */

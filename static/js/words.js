@@ -395,6 +395,23 @@ export function choiceWords(scoring, answer, me) {
   return `With ${name} it plays ${cellName(answer.best)} (${worth}${tied}).`;
 }
 
+/**
+ * What the AI played in the game at this position (its `decision`, as a game's moves
+ * name it), set against the search's choice: "In the game the AI played c3, a random
+ * move (O wins, value -7): this search plays a1 (a draw, value 0)."
+ */
+export function playedWords(cell, decision, answer, me, scoring, { depth = null } = {}) {
+  const child = answer.children.find((found) => found.cell === cell);
+  if (!child) return "";
+  const how = DECISION_NAMES[decision] ?? "its move";
+  const worth = (value) => labValueWords(value, me, scoring, { depth });
+  const said = `In the game the AI played ${cellName(cell)}, ${how} (${worth(child.value)})`;
+  if (cell === answer.best) return `${said}: the move this search plays too.`;
+  const best = cellName(answer.best);
+  if (child.value === answer.value) return `${said}: worth as much as this search’s ${best}.`;
+  return `${said}: this search plays ${best} (${worth(answer.value)}).`;
+}
+
 /** The two choices differ: the fatalist, and the one that fights on. */
 export const FATALIST_WORDS =
   "Every move loses against best play, so ±1 scores make them all equal and the AI " +
