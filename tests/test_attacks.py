@@ -411,26 +411,62 @@ def odds_flood_round(
     return quiet, percentile(during, 0.99), report
 
 
+Round = tuple[float, float, dict[str, int]]  # p99 quiet, p99 during, the flood's report
+
+
+def others_unslowed(one_round: Callable[[int], Round], *, what: str, answered: int) -> None:
+    """Up to three rounds of ``one_round(n)``: passes on the first whose p99 during the
+    flood is within twice the quiet one (or 10 ms more), and in each the flooders have
+    ``answered`` answers at least, if slowly. On this shared machine a round can be
+    spoiled by others' load; each has its own quiet baseline."""
+    rounds = []
+    for n in range(3):
+        quiet, during, report = one_round(n)
+        rounds.append((round(quiet * 1000, 1), round(during * 1000, 1), report))
+        assert report["answered"] >= answered, rounds  # the askers are answered, if slowly
+        if during <= max(2 * quiet, quiet + 0.010):
+            return
+    raise AssertionError(f"{what} p99 (ms) quiet and during, each round: {rounds}")
+
+
+def on_new_servers(
+    server_factory: Callable[..., ServerProcess], payloads: list[dict[str, Any]], event: str
+) -> Callable[[int], Round]:
+    """A round on a new server (nothing cached or counted yet): 16 connections, from
+    addresses of their own, send ``event`` with ``payloads`` in the round's own order
+    while a bystander asks for hints."""
+
+    def one_round(seed: int) -> Round:
+        server = server_factory(TICTACTOE_NEW_PLAYERS_PER_MINUTE="0")
+        bystander = Player(server.url, session_cookie(server.url))
+        bystander.wait_for(lambda s: True)
+        cookies = [session_cookie(server.url) for _ in range(16)]
+        shuffled = list(payloads)
+        random.Random(seed).shuffle(shuffled)
+        found = odds_flood_round(bystander, server, cookies, shuffled, event=event)
+        assert bystander.connected
+        bystander.close()
+        return found
+
+    return one_round
+
+
 def test_sixteen_connections_asking_for_odds_slow_only_themselves(
     server_factory: Callable[..., ServerProcess],
 ) -> None:
-    # Each from an address of its own, so that only the odds' own limits hold them back.
-    # On this shared machine a round can be spoiled by others' load: up to three rounds,
-    # each with its own quiet baseline; the old code missed by ten times in every one.
+    # Each from an address of its own, so that only the odds' own limits hold them back;
+    # the old code missed by ten times in every round.
     server = server_factory(TICTACTOE_NEW_PLAYERS_PER_MINUTE="0")
     bystander = Player(server.url, session_cookie(server.url))
     bystander.wait_for(lambda s: True)
     cookies = [session_cookie(server.url) for _ in range(16)]
-    rounds = []
-    for ai_hp in (1000, 990, 980):  # new rule sets each round
+
+    def one_round(n: int) -> Round:
+        ai_hp = 1000 - 10 * n  # new rule sets each round
         sets = [{"rules": numbers} for numbers in hard_rule_sets(150, ai_hps=(ai_hp,))]
-        quiet, during, report = odds_flood_round(bystander, server, cookies, sets)
-        rounds.append((round(quiet * 1000, 1), round(during * 1000, 1), report))
-        assert report["answered"] >= 16, rounds  # the askers are answered, if slowly
-        if during <= max(2 * quiet, quiet + 0.010):
-            break
-    else:
-        raise AssertionError(f"hint p99 (ms) quiet and during, each round: {rounds}")
+        return odds_flood_round(bystander, server, cookies, sets)
+
+    others_unslowed(one_round, what="hint", answered=16)
     assert bystander.connected
     bystander.close()
 
@@ -438,29 +474,12 @@ def test_sixteen_connections_asking_for_odds_slow_only_themselves(
 def test_sixteen_connections_asking_for_targets_slow_only_themselves(
     server_factory: Callable[..., ServerProcess],
 ) -> None:
-    # As the odds above, but each of 16 connections (from addresses of their own) previews
-    # every target from 0 to 1, in its own order: the tunes, none done before in a new
-    # server, take the odds' budget and share. Up to three rounds, each on a new server
-    # (nothing cached) with its own quiet baseline.
-    rounds = []
-    for seed in range(3):
-        server = server_factory(TICTACTOE_NEW_PLAYERS_PER_MINUTE="0")
-        bystander = Player(server.url, session_cookie(server.url))
-        bystander.wait_for(lambda s: True)
-        cookies = [session_cookie(server.url) for _ in range(16)]
-        targets = [{"target": n / 100, "check": True} for n in range(101)] * 3
-        random.Random(seed).shuffle(targets)
-        quiet, during, report = odds_flood_round(
-            bystander, server, cookies, targets, event="new_match"
-        )
-        rounds.append((round(quiet * 1000, 1), round(during * 1000, 1), report))
-        assert report["answered"] >= 16, rounds  # the askers are answered, if slowly
-        assert bystander.connected
-        bystander.close()
-        if during <= max(2 * quiet, quiet + 0.010):
-            break
-    else:
-        raise AssertionError(f"hint p99 (ms) quiet and during, each round: {rounds}")
+    # As the odds above, but each of 16 connections previews every target from 0 to 1, in
+    # its own order: the tunes, none done before in a new server, take the odds' budget
+    # and share.
+    targets = [{"target": n / 100, "check": True} for n in range(101)] * 3
+    one_round = on_new_servers(server_factory, targets, "new_match")
+    others_unslowed(one_round, what="hint", answered=16)
 
 
 def test_sixteen_connections_opening_the_lab_slow_only_themselves(
@@ -469,24 +488,17 @@ def test_sixteen_connections_opening_the_lab_slow_only_themselves(
     # Each of 16 connections (from addresses of their own) opens the empty board's root in
     # the lab again and again, its costliest node (over 16,000 positions searched), as fast
     # as the rate limit lets it. Its work pauses and is paid from the connection's budget,
-    # so a bystander's hint is served as quickly as before. Up to three rounds, each with
-    # its own quiet baseline.
+    # so a bystander's hint is served as quickly as before.
     server = server_factory(TICTACTOE_NEW_PLAYERS_PER_MINUTE="0")
     bystander = Player(server.url, session_cookie(server.url))
     bystander.wait_for(lambda s: True)
     cookies = [session_cookie(server.url) for _ in range(16)]
     opened = [{"board": ".........", "scoring": scoring} for scoring in ("depth", "result")]
-    rounds = []
-    for _ in range(3):
-        quiet, during, report = odds_flood_round(
-            bystander, server, cookies, opened * 1000, event="lab_children"
-        )
-        rounds.append((round(quiet * 1000, 1), round(during * 1000, 1), report))
-        assert report["answered"] >= 16, rounds  # the askers are answered, if slowly
-        if during <= max(2 * quiet, quiet + 0.010):
-            break
-    else:
-        raise AssertionError(f"hint p99 (ms) quiet and during, each round: {rounds}")
+
+    def one_round(n: int) -> Round:
+        return odds_flood_round(bystander, server, cookies, opened * 1000, event="lab_children")
+
+    others_unslowed(one_round, what="hint", answered=16)
     assert bystander.connected
     bystander.close()
 
@@ -512,30 +524,12 @@ def costly_counts() -> list[dict[str, Any]]:
 def test_sixteen_connections_counting_the_lab_slow_only_themselves(
     server_factory: Callable[..., ServerProcess],
 ) -> None:
-    # Each of 16 connections (from addresses of their own) asks for the counts of positions
-    # not asked for before, at depth limits the server counts on demand: eight searches per
-    # answer, some tens of milliseconds. They pause and keep to the process's share as the
-    # lab's other answers do, so a bystander's hint is served as quickly as before. Up to
-    # three rounds, each on a new server (nothing counted yet) with its own quiet baseline.
-    rounds = []
-    for seed in range(3):
-        server = server_factory(TICTACTOE_NEW_PLAYERS_PER_MINUTE="0")
-        bystander = Player(server.url, session_cookie(server.url))
-        bystander.wait_for(lambda s: True)
-        cookies = [session_cookie(server.url) for _ in range(16)]
-        counts = costly_counts()
-        random.Random(seed).shuffle(counts)
-        quiet, during, report = odds_flood_round(
-            bystander, server, cookies, counts, event="lab_counts"
-        )
-        rounds.append((round(quiet * 1000, 1), round(during * 1000, 1), report))
-        assert report["answered"] >= 16, rounds  # the askers are answered, if slowly
-        assert bystander.connected
-        bystander.close()
-        if during <= max(2 * quiet, quiet + 0.010):
-            break
-    else:
-        raise AssertionError(f"hint p99 (ms) quiet and during, each round: {rounds}")
+    # Each of 16 connections asks for the counts of positions not asked for before, at
+    # depth limits the server counts on demand: eight searches per answer, some tens of
+    # milliseconds. They pause and keep to the process's share as the lab's other answers
+    # do, so a bystander's hint is served as quickly as before.
+    one_round = on_new_servers(server_factory, costly_counts(), "lab_counts")
+    others_unslowed(one_round, what="hint", answered=16)
 
 
 def test_connections_jumping_through_the_lab_do_not_hold_up_others_odds(
@@ -546,7 +540,7 @@ def test_connections_jumping_through_the_lab_do_not_hold_up_others_odds(
     # 2 s of work, paused to keep to the process's share. Another player asking for the
     # odds of the classic rules (answered from the cache, in a millisecond) took 29 to 34 s
     # when each answer held the turn until it was done; now the walks take turns at each
-    # pause. Up to three rounds, each with its own quiet baseline.
+    # pause.
     server = server_factory(TICTACTOE_NEW_PLAYERS_PER_MINUTE="0")
     bystander = Player(server.url, session_cookie(server.url))
     bystander.wait_for(lambda s: True)
@@ -558,15 +552,12 @@ def test_connections_jumping_through_the_lab_do_not_hold_up_others_odds(
     odds()  # cached from here on
     cookies = [session_cookie(server.url) for _ in range(8)]
     jumps = [{"board": ".........", "start": start, "size": 1} for start in (1_649_836, 0)]
-    rounds = []
-    for _ in range(3):
-        quiet, during, report = odds_flood_round(
+
+    def one_round(n: int) -> Round:
+        return odds_flood_round(
             bystander, server, cookies, jumps * 20, event="lab_page", probe=odds
         )
-        rounds.append((round(quiet * 1000, 1), round(during * 1000, 1), report))
-        if during <= max(2 * quiet, quiet + 0.010):
-            break
-    else:
-        raise AssertionError(f"odds p99 (ms) quiet and during, each round: {rounds}")
+
+    others_unslowed(one_round, what="odds", answered=0)
     assert bystander.connected
     bystander.close()
