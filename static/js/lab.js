@@ -6,7 +6,7 @@
 import { createBoard } from "./board.js";
 import { connect } from "./connection.js";
 import { setDisabled } from "./focus.js";
-import { ERROR_MESSAGES, EVENTS } from "./protocol.js";
+import { ERROR_MESSAGES, EVENTS, labAddress } from "./protocol.js";
 import {
   FATALIST_WORDS,
   NO_CUTS_WORDS,
@@ -54,11 +54,11 @@ const markOf = (child) => child.board[child.cell];
 const played = (() => {
   const asked = new URLSearchParams(window.location.search);
   const cell = asked.get("played") ?? "";
-  const how = asked.get("how") ?? "";
-  if (!/^[0-8]$/.test(cell) || root[Number(cell)] !== "." || !/^[a-z]{0,16}$/.test(how)) {
+  const decision = asked.get("how") ?? "";
+  if (!/^[0-8]$/.test(cell) || root[Number(cell)] !== "." || !/^[a-z]{0,16}$/.test(decision)) {
     return null;
   }
-  return { board: root, cell: Number(cell), how };
+  return { board: root, cell: Number(cell), decision };
 })();
 const fromGame = () => played !== null && root === played.board;
 
@@ -78,9 +78,7 @@ const board = createBoard($("lab-board"), {
 async function show(position) {
   root = position;
   $("notice").textContent = "";
-  const how = played?.how ? `&how=${played.how}` : "";
-  const game = fromGame() ? `&played=${played.cell}${how}` : "";
-  const address = `${$("lab").dataset.address}?board=${encodeURIComponent(root)}${game}`;
+  const address = labAddress($("lab").dataset.address, root, fromGame() ? played : null);
   window.history.replaceState(null, "", address);
   board.set({ marks: root, playable: false });
   setDisabled($("undo"), earlier.length === 0, $("lab-board").querySelector('[tabindex="0"]'));
@@ -96,7 +94,7 @@ async function loadRoot() {
   const { scoring, depth } = options();
   $("to-move").textContent = toMoveWords(me, reply.value, scoring, { depth });
   const inGame = fromGame()
-    ? playedWords(played.cell, played.how, reply, me, scoring, { depth })
+    ? playedWords(played.cell, played.decision, reply, me, scoring, { depth })
     : "";
   $("choice-played").textContent = inGame;
   $("choice-played").hidden = !inGame;

@@ -97,6 +97,17 @@ export const NOTICE_MESSAGES = Object.freeze({
 const COLUMNS = "abcdefghi";
 
 /** The a1..c3 name of a cell on a board `size` wide: column letter, then row from the top. */
+/**
+ * The lab's address (`base`, any query dropped) at `board`, nine characters, with the
+ * AI's move there in a game when `played` ({cell, decision}) is given:
+ * "/lab?board=XO..X....&played=2&how=random".
+ */
+export function labAddress(base, board, played = null) {
+  const how = played?.decision ? `&how=${encodeURIComponent(played.decision)}` : "";
+  const game = played ? `&played=${played.cell}${how}` : "";
+  return `${base.split("?")[0]}?board=${encodeURIComponent(board)}${game}`;
+}
+
 export const cellName = (cell, size = 3) =>
   `${COLUMNS[cell % size]}${Math.floor(cell / size) + 1}`;
 

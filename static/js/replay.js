@@ -3,7 +3,7 @@
 // page and a shared game's page both show it; the game and review come from the server.
 import { createBoard } from "./board.js";
 import { setDisabled } from "./focus.js";
-import { cellIndex } from "./protocol.js";
+import { cellIndex, labAddress } from "./protocol.js";
 import {
   RECORD_VERIFIED,
   PLAYER_RESULTS,
@@ -62,10 +62,9 @@ function renderPly() {
   // The lab at the position this move was chosen in (the empty board before the first),
   // with the AI's move there and how it chose it.
   const lab = $("replay-lab");
-  const how = move?.decision ? `&how=${encodeURIComponent(move.decision)}` : "";
-  const game = move?.by === "ai" ? `&played=${cellIndex(move.cell)}${how}` : "";
   const at = boardAt(moves, Math.max(0, ply - 1)).join("");
-  lab.href = `${lab.href.split("?")[0]}?board=${at}${game}`;
+  const ai = move?.by === "ai" ? { cell: cellIndex(move.cell), decision: move.decision } : null;
+  lab.href = labAddress(lab.href, at, ai);
   $("replay-scrubber").value = ply;
   $("replay-at").textContent = `${ply} of ${moves.length}`;
   const scrubber = $("replay-scrubber");

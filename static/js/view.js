@@ -6,6 +6,7 @@ import {
   ERROR_MESSAGES,
   NOTICE_MESSAGES,
   cellName,
+  labAddress,
 } from "./protocol.js";
 import { createBoard } from "./board.js";
 import {
@@ -391,9 +392,8 @@ export function createView(actions) {
     const before = [...state.board].map((mark, cell) => (later.has(cell) ? "." : mark)).join("");
     // The move played there, and how the AI chose it when the state says (last_ai_move).
     const { cell } = state.history[at];
-    const decision = state.last_ai_move?.cell === cell ? state.last_ai_move.decision : "";
-    const game = `&played=${cell}${decision ? `&how=${encodeURIComponent(decision)}` : ""}`;
-    why.href = `${why.href.split("?")[0]}?board=${before}${game}`;
+    const decision = state.last_ai_move?.cell === cell ? state.last_ai_move.decision : null;
+    why.href = labAddress(why.href, before, { cell, decision });
   }
 
   /** On the practice page: the mistake practised, and what the latest move does. */
