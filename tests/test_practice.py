@@ -318,9 +318,6 @@ def test_a_practice_record_that_hides_it_fails_and_older_ones_still_verify() -> 
     for hidden in ({"practice": False}, {"practice": "yes"}, {"practice": False, "setup": []}):
         with pytest.raises(Mismatch):
             verify({**record, **hidden})
-    # A record from before the field (format 4) is still told by its position.
-    older = {k: v for k, v in record.items() if k != "practice"}
-    assert verify({**older, "format": 4}).practice is True
     match_game = to_human(new_match(random.Random(2), mode="easy", client_seed="m"))
     while match_game.game.turn is not None:
         match_game = played(match_game, match_game.game.board.cells.index("."))
@@ -366,3 +363,22 @@ def test_practice_seeds_are_drawn_from_the_systems_randomness(tmp_path: Path) ->
         assert practice is not None
         assert practice.game.dice.server_seed in recorded.given
         assert practice.next_seed in recorded.given
+
+
+def test_records_of_the_release_before_still_verify_and_say_if_practice(tmp_path: Path) -> None:
+    """Format 4 records, written by 0.5.0.dev0 before ``practice``: a practice game is
+    told by its position, and `verify` prints it; a game of a match is not practice."""
+    fixture = ROOT / "tests" / "fixtures" / "records-0.5.0.dev0.jsonl"
+    found = {line["what"]: line["record"] for line in map(json.loads, fixture.open())}
+    assert {record["format"] for record in found.values()} == {4}
+    assert all("practice" not in record for record in found.values())
+    practised, plain = verify(found["practice"]), verify(found["match"])
+    assert (practised.practice, practised.setup) == (True, (0, 4, 8, 2))
+    assert (plain.practice, plain.setup) == (False, ())
+    (tmp_path / "old.json").write_text(json.dumps(found["practice"]))
+    result = run_verify(str(tmp_path / "old.json"))
+    assert result.returncode == 3, result.stdout + result.stderr  # unsigned: dice only
+    assert "begun from the set-up position X a1, O b2, X c3, O c1;" in result.stdout
+    (tmp_path / "match.json").write_text(json.dumps(found["match"]))
+    result = run_verify(str(tmp_path / "match.json"))
+    assert result.returncode == 3 and "PRACTICE" not in result.stdout
