@@ -6,7 +6,11 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
+import sys
+import textwrap
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -22,6 +26,15 @@ from webapp.server.app import create_app
 from webapp.server.health import WINDOW_SECONDS
 
 ALL_OK = {"store": "ok", "key": "ok", "disk": "ok"}
+ROOT = Path(__file__).resolve().parent.parent
+# An absolute path anywhere in a body (not a URL's "//host/0").
+ANY_PATH = re.compile(r"(?<![\w:/])/[^\s\"']+")
+
+
+def shows_no_path(body: dict[str, Any], *paths: Path) -> bool:
+    """True if ``body`` names none of ``paths`` and no absolute path at all."""
+    text = json.dumps(body)
+    return not ANY_PATH.search(text) and not any(str(path) in text for path in paths)
 
 
 def in_process(tmp_path: Path, **settings: Any) -> Flask:
@@ -88,12 +101,14 @@ def test_a_check_that_raises_is_failing_not_an_error(tmp_path: Path) -> None:
     app = in_process(tmp_path)
 
     def broken() -> str | None:
-        raise OSError("no such thing")
+        raise OSError(5, "no such thing", str(tmp_path / "matches.sqlite3"))
 
     app.extensions["tictactoe"].store.check = broken
     status, body = health(app)
     assert status == 503 and body["checks"]["store"].startswith("the check failed: OSError")
+    assert "no such thing" in body["checks"]["store"]
     assert body["checks"]["key"] == body["checks"]["disk"] == "ok"
+    assert shows_no_path(body, tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -105,6 +120,7 @@ def test_an_emptied_or_changed_key_file_fails(tmp_path: Path, content: str, says
     status, body = health(app)
     assert status == 503 and says in body["checks"]["key"]
     assert body["checks"]["store"] == body["checks"]["disk"] == "ok"
+    assert "secret_key" in body["checks"]["key"] and shows_no_path(body, tmp_path)
 
 
 def test_a_key_from_the_environment_does_not_watch_the_file(tmp_path: Path) -> None:
@@ -123,6 +139,7 @@ def test_the_disk_floor(tmp_path: Path) -> None:
     assert health(in_process(tmp_path / "a", MIN_FREE_MB=max(0, free_mb - 100)))[0] == 200
     status, body = health(in_process(tmp_path / "b", MIN_FREE_MB=free_mb + 1000))
     assert status == 503 and "under the floor" in body["checks"]["disk"]
+    assert shows_no_path(body, tmp_path)
 
 
 # --- real servers ------------------------------------------------------------------------
@@ -200,6 +217,7 @@ def test_real_server_with_its_key_file_emptied(server: ServerProcess) -> None:
     body = failing(server.url, "key")
     assert "secret_key" in body["checks"]["key"]
     assert body["checks"]["store"] == body["checks"]["disk"] == "ok"
+    assert shows_no_path(body, server.data_dir)
 
 
 def test_real_server_with_redis_down(
@@ -217,3 +235,95 @@ def test_real_server_with_redis_down(
         wait_until(lambda: fetch(server.url)[0] == 200, 30, "the Redis check passing again")
     finally:
         redis_server.stop()
+
+
+# --- the full check on a schedule -----------------------------------------------------
+
+
+def fill_and_damage_the_middle(database: Path, rows: int = 400) -> int:
+    """Add ``rows`` matches no player will load, then overwrite one leaf page in the
+    middle of the table (neither of its ends, which every health check reads); its number."""
+    with sqlite3.connect(database) as db:
+        db.executemany(
+            "INSERT INTO matches (player, version, data, updated) VALUES (?, 1, ?, ?)",
+            [(f"filler-{n:05}", "x" * 1000, time.time()) for n in range(rows)],
+        )
+    with sqlite3.connect(database) as db:
+        busy = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        size = int(db.execute("PRAGMA page_size").fetchone()[0])
+        leaves = [
+            row[0]
+            for row in db.execute(
+                "SELECT pageno FROM dbstat WHERE name = 'matches' AND pagetype = 'leaf'"
+                " ORDER BY path"
+            )
+        ]
+    assert busy == 0 and len(leaves) > 10, (busy, leaves)
+    middle = leaves[len(leaves) // 2]
+    with database.open("r+b") as file:
+        file.seek((middle - 1) * size)
+        file.write(os.urandom(size))
+    return middle
+
+
+def test_damage_in_the_middle_of_a_table_fails_healthz_within_the_schedule(
+    server_factory: Callable[..., ServerProcess],
+) -> None:
+    """No query reads the damaged page, and every health check reads only each table's
+    ends: the full check on its schedule (here every 1.2 s) finds it."""
+    server = server_factory(TICTACTOE_QUICK_CHECK_MINUTES="0.02")
+    fill_and_damage_the_middle(server.data_dir / "matches.sqlite3")
+    assert fetch(server.url)[0] == 200  # the ends of every table still read
+    body = failing(server.url, "store")
+    assert body["checks"]["store"].startswith("SQLite: damaged: "), body
+    assert body["checks"]["key"] == body["checks"]["disk"] == "ok"
+    assert shows_no_path(body, server.data_dir)
+    assert "is damaged (restore a backup)" in server.log_tail(20_000)
+
+
+def test_the_full_check_runs_off_the_event_loop(tmp_path: Path) -> None:
+    """Under gevent, while a full check takes a second, the event loop goes on serving:
+    another greenlet keeps running, and the check's finding still counts."""
+    script = textwrap.dedent(
+        """
+        from gevent import monkey
+
+        monkey.patch_all()
+        import sys
+        import gevent
+        from webapp.server import sqlite_store
+
+        pause = monkey.get_original("time", "sleep")
+
+        def slow(db):
+            pause(1.0)  # as SQLite reading a large file, the GIL let go
+            return "damaged: found by the slow check"
+
+        sqlite_store.quick_check = slow
+        store = sqlite_store.SQLiteStore(sys.argv[1])
+        ticks = []
+
+        def ticker():
+            for _ in range(200):
+                ticks.append(1)
+                gevent.sleep(0.01)
+
+        gevent.spawn(ticker)
+        found = store.full_check()
+        print(len(ticks), found, store.check())
+        """
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "matches.sqlite3")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    ticks, said = run.stdout.split(" ", 1)
+    assert int(ticks) >= 5, run.stdout  # the loop ran on while the check read
+    assert said.strip() == (
+        "damaged: found by the slow check SQLite: damaged: found by the slow check"
+    )

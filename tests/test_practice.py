@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import random
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from support.live import Actions, connect, post
+from support.live import Actions, connect, player_of, post
 
 from webapp.game import engine
 from webapp.game.board import Board, cell_name
+from webapp.game.history import finished_game, game_key
 from webapp.game.match import (
     Match,
     MatchError,
@@ -22,7 +29,13 @@ from webapp.game.match import (
 )
 from webapp.game.records import from_record, to_record
 from webapp.game.review import judge, lesson
-from webapp.game.verification import game_record, verify
+from webapp.game.verification import FORMAT, Mismatch, game_record, verify
+from webapp.server.app import create_app
+from webapp.server.matches import practice_key
+
+ROOT = Path(__file__).resolve().parent.parent
+KEYS_URL = "/.well-known/tictactoe-keys.json"
+ORIGIN = "http://localhost"
 
 
 def to_human(match: Match) -> Match:
@@ -195,11 +208,9 @@ def _slip_with_a_good_move(cells: str) -> int | None:
     return slips[0] if slips else None
 
 
-def test_practice_from_a_mistake_says_what_each_move_does(
-    app: Flask, client: FlaskClient, play: Actions
-) -> None:
-    """The three kinds of feedback over the protocol: the mistake again, the best move, and
-    another that keeps the win; an easy AI hands out wins, the player throws one away."""
+def _thrown_away_in_easy(play: Actions) -> int:
+    """Play easy games until the player, at a won position, throws the win away, then
+    end that game; the cell of the slip (the game is the newest of the history)."""
     assert play.emit("new_match", {"mode": "easy", "first": "human"})["ok"]
     slip = None
     for _ in range(40):
@@ -219,6 +230,15 @@ def test_practice_from_a_mistake_says_what_each_move_does(
     while state["status"] == "playing":
         assert play.emit("move", {"cell": state["board"].index(".")})["ok"]
         state = play.refresh()
+    return slip
+
+
+def test_practice_from_a_mistake_says_what_each_move_does(
+    app: Flask, client: FlaskClient, play: Actions
+) -> None:
+    """The three kinds of feedback over the protocol: the mistake again, the best move, and
+    another that keeps the win; an easy AI hands out wins, the player throws one away."""
+    slip = _thrown_away_in_easy(play)
     game = play.emit("history")["games"][0]
     started = client.post(
         "/practice", data={"game": game["id"]}, headers={"Origin": "http://localhost"}
@@ -243,3 +263,122 @@ def test_practice_from_a_mistake_says_what_each_move_does(
         else:  # a move that won at once ends the game: start the practice again
             assert post(app, client, "/practice", {"game": game["id"]}) == 303
         assert practice.refresh()["practice"]["feedback"] is None
+
+
+# --- what a practice game's record says ----------------------------------------------
+
+
+def run_verify(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "webapp.cli", "verify", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_a_won_practice_is_signed_as_practice_and_verify_names_its_position(
+    app: Flask, client: FlaskClient, play: Actions, tmp_path: Path
+) -> None:
+    """A game thrown away in easy, practised and won: the signed record says it is practice,
+    from which position, and `verify` prints both, not a plain win of the match."""
+    _thrown_away_in_easy(play)
+    game = play.emit("history")["games"][0]
+    assert post(app, client, "/practice", {"game": game["id"]}) == 303
+    practice = Actions(connect(app, client, view="practice"))
+    state = practice.play_out(lambda shown: engine.best_moves(Board(shown["board"]))[0])
+    signed = state["signed_record"]
+    record = json.loads(base64.b64decode(signed["payload"]))
+    assert record == state["record"]
+    assert (record["mode"], record["status"]) == ("impossible", "human_won")
+    assert record["practice"] is True and record["first_by"] == "position"
+    setup = record["setup"]
+    assert setup and len(setup) % 2 == 0  # the player's move, from the position set up
+    (tmp_path / "keys.json").write_text(json.dumps(client.get(KEYS_URL).get_json()))
+    (tmp_path / "game.json").write_text(json.dumps(signed))
+    result = run_verify(str(tmp_path / "game.json"), "--keys", str(tmp_path / "keys.json"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    verified, said = result.stdout.splitlines()
+    assert verified.startswith(f"verified: signed by key {signed['key']}")
+    position = ", ".join(f"{'XO'[i % 2]} {cell_name(c)}" for i, c in enumerate(setup))
+    assert said.startswith("PRACTICE: a practice game, not a game of a match")
+    assert f"begun from the set-up position {position};" in said
+
+
+def test_a_practice_record_that_hides_it_fails_and_older_ones_still_verify() -> None:
+    match = practice_match(random.Random(5), (4, 0), client_seed="p")
+    while match.game.turn is not None:
+        match = played(match, match.game.board.cells.index("."))
+    record = game_record(match)
+    assert record["format"] == FORMAT and record["practice"] is True
+    found = verify(record)
+    assert (found.practice, found.setup) == (True, (4, 0))
+    for hidden in ({"practice": False}, {"practice": "yes"}, {"practice": False, "setup": []}):
+        with pytest.raises(Mismatch):
+            verify({**record, **hidden})
+    match_game = to_human(new_match(random.Random(2), mode="easy", client_seed="m"))
+    while match_game.game.turn is not None:
+        match_game = played(match_game, match_game.game.board.cells.index("."))
+    plain = game_record(match_game)
+    assert plain["practice"] is False and verify(plain).practice is False
+    with pytest.raises(Mismatch):
+        verify({**plain, "practice": True})
+
+
+class RecordedRandom(random.SystemRandom):
+    """The system's randomness, keeping every byte string it gave out."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.given: list[str] = []
+
+    def randbytes(self, n: int) -> bytes:
+        drawn = super().randbytes(n)
+        self.given.append(drawn.hex())
+        return drawn
+
+
+def test_practice_seeds_are_drawn_from_the_systems_randomness(tmp_path: Path) -> None:
+    """Every seed of a practice game is bytes drawn from the server's system randomness,
+    never from a generator seeded with a few of its bits (docs/fairness.md)."""
+    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path)})  # no TICTACTOE_SEED
+    service = app.extensions["tictactoe"]
+    assert isinstance(service.rng, random.SystemRandom)
+    client = app.test_client()
+    assert client.get("/").status_code == 200
+    player = player_of(client)
+    thrown = to_human(new_match(random.Random(3), mode="impossible", first="human"))
+    thrown = played(thrown, 1)  # an edge against perfect play: a mistake
+    while thrown.game.turn is not None:
+        thrown = played(thrown, thrown.game.board.cells.index("."))
+    entry = finished_game(thrown, game_id="g1", ended=time.time())
+    app.extensions["history"].add(player, game_key(thrown), entry)
+    service.rng = recorded = RecordedRandom()
+    for _ in range(2):  # a first practice game, then one after it (its seed committed)
+        started = client.post("/practice", data={"game": "g1"}, headers={"Origin": ORIGIN})
+        assert started.status_code == 303
+        practice = service.store.load(practice_key(player))
+        assert practice is not None
+        assert practice.game.dice.server_seed in recorded.given
+        assert practice.next_seed in recorded.given
+
+
+def test_records_of_the_release_before_still_verify_and_say_if_practice(tmp_path: Path) -> None:
+    """Format 4 records, written by 0.5.0.dev0 before ``practice``: a practice game is
+    told by its position, and `verify` prints it; a game of a match is not practice."""
+    fixture = ROOT / "tests" / "fixtures" / "records-0.5.0.dev0.jsonl"
+    found = {line["what"]: line["record"] for line in map(json.loads, fixture.open())}
+    assert {record["format"] for record in found.values()} == {4}
+    assert all("practice" not in record for record in found.values())
+    practised, plain = verify(found["practice"]), verify(found["match"])
+    assert (practised.practice, practised.setup) == (True, (0, 4, 8, 2))
+    assert (plain.practice, plain.setup) == (False, ())
+    (tmp_path / "old.json").write_text(json.dumps(found["practice"]))
+    result = run_verify(str(tmp_path / "old.json"))
+    assert result.returncode == 3, result.stdout + result.stderr  # unsigned: dice only
+    assert "begun from the set-up position X a1, O b2, X c3, O c1;" in result.stdout
+    (tmp_path / "match.json").write_text(json.dumps(found["match"]))
+    result = run_verify(str(tmp_path / "match.json"))
+    assert result.returncode == 3 and "PRACTICE" not in result.stdout

@@ -54,7 +54,7 @@ def test_a_targeted_match_keeps_its_promise_through_storage_and_every_game() -> 
     for entry in entries:
         assert entry["format"] == HISTORY_SCHEMA == 3
         assert entry["record"]["promise"] == PROMISE.to_dict()
-        assert entry["record"]["format"] == FORMAT == 4
+        assert entry["record"]["format"] == FORMAT == 5
         assert summary(entry)["promise"] == PROMISE.to_dict()
     assert verify(entries[-1]["record"]).game == len(entries)
     assert targeted_outcomes(entries) == [(0.6031, match.winner == "human")]

@@ -168,7 +168,7 @@ def test_a_hint_outside_an_hp_game_or_the_players_turn_marks_nothing() -> None:
 def test_a_finished_games_record_with_hinted_moves_verifies() -> None:
     entries = played_games(skill_strategy(50), 1, random.Random(7), hints=True)
     assert verify(entries[0]["record"]).game == 1
-    assert entries[0]["record"]["format"] == 4
+    assert entries[0]["record"]["format"] == 5
 
 
 def test_stored_matches_of_schema_5_load_with_no_move_hinted() -> None:
@@ -218,3 +218,24 @@ def test_a_move_on_an_older_state_is_still_refused_after_a_hint(play: Actions) -
     play.emit("hint")
     stale = play.emit("move", {"cell": play.state["board"].index("."), "version": seen - 1})
     assert stale["error"]["code"] == "stale_version"
+
+
+def test_the_lab_during_a_game_marks_the_coming_move_hinted(play: Actions) -> None:
+    """The lab's values of a position are a hint: the move made after them is marked, and
+    left out of the skill; the lab's counts of a search show no values and mark nothing."""
+    while play.state["turn"] != "human":
+        play.play_out()
+        play.emit("next_game")
+    counted = play.emit("lab_counts", {"board": play.state["board"], "scoring": "depth"})
+    assert counted["ok"], counted
+    first = play.state["board"].index(".")
+    assert play.emit("move", {"cell": first}) == {"ok": True}
+    shown = play.emit("lab_children", {"board": play.state["board"], "scoring": "depth"})
+    assert shown["ok"] and shown["best"] is not None, shown
+    assert play.emit("move", {"cell": shown["best"]}) == {"ok": True}
+    final = play.play_out()
+    humans = [m for m in final["record"]["moves"] if m["by"] == "human"]
+    assert [m["hinted"] for m in humans[:2]] == [False, True]
+    assert all(move["hinted"] is False for move in humans[2:])
+    (game,) = play.emit("history")["games"]
+    assert play.emit("history")["skill"]["hinted_left_out"] == 1, game

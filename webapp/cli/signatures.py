@@ -10,8 +10,9 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from ..game.board import cell_name
 from ..game.signed import check_complete, is_signed, opened
-from ..game.verification import Mismatch, verify
+from ..game.verification import Mismatch, Verified, verify
 
 MAX_KEYS_BYTES = 1 << 20
 VERIFY_HELP = """\
@@ -24,7 +25,9 @@ then its dice: the seed against its commitment, every roll and pick against the
 stream, the rules and the engine.
 
 What a verified, signed record proves: the server holding that key issued exactly this
-record: its moves, its mode and rules, the AI's HP and every number of its dice.
+record: its moves, its mode and rules, the AI's HP and every number of its dice. A
+practice game's record says so ("practice"), and verify prints it with the position the
+game was set up from: its result is that of the practice, not of a game of a match.
 
 What it does not prove: that the server did not try many seeds before committing to
 one (beyond what the commit-reveal rules out: the seed was fixed before your client
@@ -75,12 +78,24 @@ def cmd_verify(args: argparse.Namespace) -> int:
     )
     if signed_by:
         print(f"verified: signed by key {signed_by} ({source}); {dice}")
-        return 0
-    if is_signed(document):
+    elif is_signed(document):
         print(f"dice verified, signature NOT checked ({source}): {dice}")
     else:
         print(f"dice verified, UNSIGNED: nothing shows which server issued this record; {dice}")
-    return 3
+    if found.practice:
+        print(practice_words(found))
+    return 0 if signed_by else 3
+
+
+def practice_words(found: Verified) -> str:
+    """What a practice game's record is, in words: not a game of a match, and where it began."""
+    marks = ("X", "O")
+    position = ", ".join(f"{marks[i % 2]} {cell_name(c)}" for i, c in enumerate(found.setup))
+    began = f"the set-up position {position}" if position else "the empty board"
+    return (
+        f"PRACTICE: a practice game, not a game of a match (no HP at stake), begun from {began};"
+        " its status is that of the practice game alone"
+    )
 
 
 def _signature(document: Any, keys: dict[str, bytes] | None) -> tuple[str | None, Any]:

@@ -26,10 +26,11 @@ from .match import (
 )
 
 KIND = "tictactoe-hp-game"
-FORMAT = 4
+FORMAT = 5
 # 1: release 0.4, whose records have no first_by, player_seeded or next_commitment;
-# 2: without "hinted" on the player's moves; 3: without "promise" (a targeted match's).
-FORMATS = (1, 2, 3, 4)
+# 2: without "hinted" on the player's moves; 3: without "promise" (a targeted match's);
+# 4: without "practice" (a practice game was told by its first_by "position").
+FORMATS = (1, 2, 3, 4, 5)
 Data = dict[str, Any]
 
 
@@ -59,6 +60,7 @@ def game_record(match: Match) -> Data:
         "ai_hp": _ai_hp_during(match),
         "first": game.first,
         "first_by": game.first_by,
+        "practice": is_practice(game),
         "setup": list(game.setup),
         "moves": moves,
         "status": game.status,
@@ -72,6 +74,11 @@ def game_record(match: Match) -> Data:
         if dice.committed
         else None,
     }
+
+
+def is_practice(game: Game) -> bool:
+    """Whether ``game`` is a practice game: only practice begins from a position."""
+    return game.first_by == "position"
 
 
 def _ai_hp_during(match: Match) -> int | None:
@@ -88,10 +95,13 @@ class Mismatch(ValueError):
 
 @dataclass(frozen=True)
 class Verified:
-    """A record that checked out: its game's number and how many AI moves it holds."""
+    """A record that checked out: its game's number, how many AI moves it holds, and
+    whether it is a practice game, with the position it was set up from."""
 
     game: int
     ai_moves: int
+    practice: bool = False
+    setup: tuple[int, ...] = ()
 
 
 def verify(record: object) -> Verified:
@@ -124,11 +134,30 @@ def _verify(record: Any) -> Verified:
 
     starts = _first(record, draw)
     setup = tuple(int(cell) for cell in record.get("setup", ()))
+    practice = _practice(record, setup)
     start = Game(first=starts, dice=Dice(seed, client, game), board=setup_board(setup))
     played, count = _replay(record, start, draw)
     if record["status"] != played.status:
         raise Mismatch(f"the game ended {played.status!r}, the record says {record['status']!r}")
-    return Verified(game=game, ai_moves=count)
+    return Verified(game=game, ai_moves=count, practice=practice, setup=setup)
+
+
+def _practice(record: Any, setup: tuple[int, ...]) -> bool:
+    """Whether the record is a practice game's. Said since format 5, and then checked: a
+    game of a match begins from the empty board, and a practice game's position, not the
+    dice nor a choice, decides who starts. Before, a position or first_by tells it."""
+    by_position = record.get("first_by") == "position"
+    if "practice" not in record:
+        return by_position or bool(setup)
+    practice = record["practice"]
+    if not isinstance(practice, bool):
+        raise Mismatch(f"the record's practice {practice!r} is neither true nor false")
+    if setup and not practice:
+        raise Mismatch("the record is not a practice game's, yet it begins from a position")
+    if practice != by_position:
+        says = "is" if practice else "is not"
+        raise Mismatch(f"the record {says} a practice game's, but its first_by says otherwise")
+    return practice
 
 
 def _first(record: Any, draw: Any) -> Side:

@@ -201,4 +201,4 @@ def _add_socketio(app: Flask) -> None:
         burst_ms=float(app.config["LAB_BURST_MS"]),
     )
     lab = Lab(int(app.config["LAB_PAGE_SIZE"]), int(app.config["LAB_CURSORS"]), lab_budgets)
-    register_lab(socketio, lab, max_payload)
+    register_lab(socketio, lab, max_payload, service)

@@ -91,6 +91,13 @@ STORAGE: tuple[Setting, ...] = (
         "`/healthz` fails when the data dir's disk has less free space than this",
     ),
     Setting(
+        "QUICK_CHECK_MINUTES",
+        10.0,
+        number(0.01, 7 * 24 * 60),
+        "how often SQLite's full `quick_check` of the database runs in the background (in a"
+        " thread, not holding up players); damage it finds fails `/healthz`",
+    ),
+    Setting(
         "MAX_DATA_MB",
         1024,
         integer(1, 1 << 30),

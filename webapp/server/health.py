@@ -4,10 +4,13 @@ without an append-only file).
 
 Each part is checked for real (the store is read and written), so the answer is cached
 for ``WINDOW_SECONDS`` per process: a supervisor or a proxy may ask as often as it likes.
+What is wrong is said in words that name no server path (the data dir is "the data
+dir"): the answer is public, and the log has the rest.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 import threading
 import time
@@ -23,6 +26,9 @@ WINDOW_SECONDS = 1.5
 OK = "ok"
 Checks = dict[str, str]
 MB = 1 << 20
+# An absolute path in a message (an OSError's file name, a Redis socket): not after a
+# word, a colon or a slash, so that a URL's "//host/0" and "1/2" are left as they are.
+PATH = re.compile(r"(?<![\w:/])/[^\s'\"]+")
 Usage = dict[str, dict[str, float | int | None]]
 
 
@@ -123,24 +129,33 @@ class Health:
         try:
             key = datadir.read_key(self.key_file)
         except datadir.DataDirError:
-            return f"the key file {self.key_file} is unreadable, empty or damaged"
+            return (
+                f"the key file {self.key_file.name} in the data dir is unreadable, empty or damaged"
+            )
         if key != self.key:
-            return f"the key file {self.key_file} changed since the start"
+            return f"the key file {self.key_file.name} in the data dir changed since the start"
         return None
 
     def _check_disk(self) -> str | None:
         try:
             free_mb = shutil.disk_usage(self.data_dir).free // (1024 * 1024)
         except OSError as err:
-            return f"cannot read the free space of {self.data_dir}: {err.strerror}"
+            return f"cannot read the data dir's free space: {err.strerror}"
         if free_mb < self.floor_mb:
-            return f"{free_mb} MB free in {self.data_dir}, under the floor of {self.floor_mb} MB"
+            return f"{free_mb} MB free in the data dir, under the floor of {self.floor_mb} MB"
         return None
 
 
 def _guarded(check: Callable[[], str | None]) -> str:
-    """Run one check; a check that fails unexpectedly is failing, not a server error."""
+    """Run one check; a check that fails unexpectedly is failing, not a server error. Any
+    path in what it says is left out."""
     try:
-        return check() or OK
+        found = check() or OK
     except Exception as err:  # the health check must answer, whatever went wrong
-        return f"the check failed: {type(err).__name__}: {err}"[:300]
+        found = f"the check failed: {type(err).__name__}: {err}"
+    return without_paths(found)[:300]
+
+
+def without_paths(text: str) -> str:
+    """``text`` with every absolute path in it replaced by words."""
+    return PATH.sub("(a path on the server)", text)

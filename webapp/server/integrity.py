@@ -1,5 +1,6 @@
-"""Is the SQLite file whole? SQLite's full ``quick_check`` (at start-up, and again once
-damage was seen), and a probe cheap enough for every health check.
+"""Is the SQLite file whole? SQLite's full ``quick_check`` (at start-up, on a schedule in
+a thread of its own, and again once damage was seen), and a probe cheap enough for
+every health check.
 
 The probe reads the first and the last entry of every table and index: a few pages of
 each b-tree whatever its size, which is enough to find a b-tree whose root page was

@@ -1,8 +1,10 @@
 """The lab's Socket.IO handlers: a node's children, a page of a trace, the counts.
 
-They read nothing of the player's and change nothing; like every event they pass the
-connection's rate limits first, and each answer's cost is bounded (lab.py) and taken
-from the connection's budget of work (``LAB_MS_PER_SECOND``), as the odds' is.
+They read nothing of the player's, and change only one thing: an answer that shows
+values (the best moves: ``lab_children``, ``lab_page``) marks the player's coming move in
+an HP game under way as made with hints shown, as ``hint`` does. Like every event they
+pass the connection's rate limits first, and each answer's cost is bounded (lab.py) and
+taken from the connection's budget of work (``LAB_MS_PER_SECOND``), as the odds' is.
 """
 
 from __future__ import annotations
@@ -14,23 +16,27 @@ from flask_socketio import SocketIO
 
 from ..game import lab as core
 from ..game.board import Board
-from .events import attach, checked, socket_id
+from .events import attach, checked, player_id, socket_id
 from .lab import Lab, board_of, options_of, path_of
 from .lab_wire import children_answer
+from .matches import MatchService
 from .protocol import OK, Ack, Event
 
 Answer = Callable[[Board, core.Options, tuple[int, ...], dict[str, Any]], dict[str, Any]]
 
 
-def register_lab(socketio: SocketIO, lab: Lab, max_payload: int) -> None:
+def register_lab(socketio: SocketIO, lab: Lab, max_payload: int, service: MatchService) -> None:
     """Attach the lab's handlers to ``socketio``."""
 
-    def on(event: Event, answer: Answer) -> None:
+    def on(event: Event, answer: Answer, *, shows_values: bool = True) -> None:
         def handler(fields: dict[str, Any]) -> Ack:
             board, options = board_of(fields), options_of(fields)
             path = path_of(board, fields)  # checked before any work, as the rest is
             work = lambda: answer(board, options, path, fields)  # noqa: E731
-            return {**OK, **lab.budgets.run(socket_id(), work)}
+            found = lab.budgets.run(socket_id(), work)
+            if shows_values:  # a hint, whatever position it is of (a game's, turned)
+                service.mark_lab(player_id())
+            return {**OK, **found}
 
         attach(socketio, event, checked(max_payload, event)(handler))
 
@@ -47,4 +53,5 @@ def register_lab(socketio: SocketIO, lab: Lab, max_payload: int) -> None:
     on(
         Event.LAB_COUNTS,
         lambda board, options, _, __: lab.counts(board, options.scoring, options.depth),
+        shows_values=False,  # how much each kind of search visits, not what a move is worth
     )

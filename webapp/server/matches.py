@@ -159,6 +159,14 @@ class MatchService:
         except StorageFull:  # no move can be stored either, so none goes unmarked
             return shown
 
+    def mark_lab(self, player: str) -> None:
+        """The lab showed a position's values (the best moves): the player's coming move
+        in an HP game under way is marked as made with hints shown, as after ``hint``.
+        A player without a match gets none."""
+        shown = self.load(player)
+        if shown is not None:
+            self.mark_hint(player, shown)
+
     def reveal(self, player: str, replied: Match) -> None:
         """Show the AI's stored reply: now, or once the AI's delay has passed."""
         if self.ai_delay == 0:

@@ -13,7 +13,6 @@ it was.
 from __future__ import annotations
 
 import dataclasses
-import random
 
 from flask import Blueprint, Response, current_app, redirect, request, session, url_for
 from flask.typing import ResponseReturnValue
@@ -40,13 +39,13 @@ def start_practice() -> ResponseReturnValue:
         return Response("That game has no mistake of yours to practise from.", 404)
     setup, mistake = slip
     service: MatchService = current_app.extensions["tictactoe"]
-    seed = random.Random(service.rng.getrandbits(64))
+    rng = service.rng  # the system's randomness, as every server seed's (docs/fairness.md)
 
     def start(current: Match | None) -> Match:
         if current is None:
-            return practice_match(seed, setup, mistake=mistake)
+            return practice_match(rng, setup, mistake=mistake)
         # The seed committed during the last practice game, shown on that page.
-        fresh = practice_match(seed, setup, mistake=mistake, server_seed=current.next_seed)
+        fresh = practice_match(rng, setup, mistake=mistake, server_seed=current.next_seed)
         return dataclasses.replace(fresh, version=current.version + 1)
 
     key = practice_key(str(player))

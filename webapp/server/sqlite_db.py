@@ -40,6 +40,14 @@ def gevent_hub() -> Any:
     return gevent.get_hub() if gevent.monkey.is_module_patched("threading") else None
 
 
+def off_the_loop(work: Callable[[], T]) -> T:
+    """``work``'s result, run in a thread of gevent's pool when on gevent (SQLite lets go
+    of the GIL while it reads), so that the event loop serves players meanwhile; else
+    here."""
+    hub = gevent_hub()
+    return work() if hub is None else hub.threadpool.apply(work)
+
+
 class _Batch:
     """The writes sharing one commit: their wait, and the commit's error if it failed."""
 

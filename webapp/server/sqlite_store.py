@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -24,7 +25,7 @@ import orjson
 from ..game.match import Match
 from ..game.records import to_record
 from .integrity import QUICK_CHECK_SECONDS, probe_ends, quick_check
-from .sqlite_db import open_database
+from .sqlite_db import off_the_loop, open_database
 from .storage import (
     DAMAGED_DAYS,
     RECENT_ROWS,
@@ -63,6 +64,7 @@ class SQLiteStore:
                 self._db.database.limit_size(max_data_mb)
         self._rows = self._count() if self.cap.limit else 0
         self._checked = float("-inf")  # when the last full quick_check ran
+        self._checking = threading.Lock()  # one full quick_check at a time
 
     def _count(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM matches").fetchone()[0])
@@ -206,8 +208,10 @@ class SQLiteStore:
         """None if the file can be read and written now, else what is wrong.
 
         A new connection reads the first and last entry of every table and index, then
-        writes one row. Once damage was seen (at start-up, or by any statement), a full
-        ``quick_check`` runs again at most every ``QUICK_CHECK_SECONDS`` until it passes.
+        writes one row. Damage in the middle of a table is found by the full check that
+        runs on a schedule (``full_check``); once damage was seen (at start-up, by any
+        statement or by that check), the full check runs again at most every
+        ``QUICK_CHECK_SECONDS`` until it passes.
         """
         database = self._db.database
         try:
@@ -220,12 +224,43 @@ class SQLiteStore:
                 db.execute(
                     "INSERT OR REPLACE INTO health (id, checked) VALUES (1, ?)", (time.time(),)
                 )
-                if database.damage and time.monotonic() - self._checked > QUICK_CHECK_SECONDS:
-                    self._checked = time.monotonic()
-                    database.damage = quick_check(db)
         except sqlite3.Error as err:
             return f"SQLite: {err}"
+        if database.damage and time.monotonic() - self._checked > QUICK_CHECK_SECONDS:
+            self.full_check()
         return f"SQLite: {database.damage}" if database.damage else None
+
+    def full_check(self) -> str | None:
+        """SQLite's full ``quick_check`` of the whole file (matches, history, rooms) through
+        a new connection, in a thread off the event loop: None, or the damage found,
+        which ``check`` then reports until a full check passes. A check already running
+        is not started twice."""
+        database = self._db.database
+        if not self._checking.acquire(blocking=False):
+            return database.damage
+        try:
+            found = off_the_loop(self._quick_check)
+        except sqlite3.OperationalError as err:  # busy or away: not a finding about the data
+            log.warning("the full check of %s could not run: %s", self.path, err)
+            return database.damage
+        finally:
+            self._checking.release()
+        before, database.damage = database.damage, found
+        self._checked = time.monotonic()
+        if found and found != before:
+            log.error("%s is damaged (restore a backup): %s", self.path, found)
+        elif before and not found:
+            log.warning("%s passes SQLite's quick_check again", self.path)
+        return found
+
+    def _quick_check(self) -> str | None:
+        try:
+            with contextlib.closing(self._connect()) as db:
+                return quick_check(db)
+        except sqlite3.OperationalError:
+            raise
+        except sqlite3.DatabaseError as err:  # not a database, or malformed past reading
+            return f"damaged: {err}"
 
     def count(self) -> int:
         """How many matches are stored."""

@@ -1,5 +1,6 @@
 """What each worker runs beside its requests, started once its app is built: pruning what
-has been idle past its time, its open sockets kept counted in Redis, its heartbeat.
+has been idle past its time, SQLite's full check of the database on a schedule, its open
+sockets kept counted in Redis, its heartbeat.
 
 serve.py's arbiter hooks call ``start_worker_tasks`` and ``end_worker_tasks``.
 """
@@ -21,6 +22,8 @@ def start_worker_tasks(worker: Any) -> None:
     gc.freeze()
     socketio = app.extensions["socketio"]
     socketio.start_background_task(_prune_forever, app)
+    if hasattr(app.extensions["tictactoe"].store, "full_check"):  # SQLite
+        socketio.start_background_task(_check_forever, app)
     if hasattr(app.extensions["presence"], "renew"):
         socketio.start_background_task(_renew_presence_forever, app)
     if app.config["REDIS_URL"]:  # seen by a restore on any host sharing this Redis
@@ -56,6 +59,19 @@ def prune(app: Any) -> tuple[int, int, int]:
     )
     log.info("pruned %d idle match(es), %d room(s), %d finished game(s)", *pruned)
     return pruned
+
+
+def _check_forever(app: Any) -> None:
+    """Run SQLite's full ``quick_check`` every ``QUICK_CHECK_MINUTES``, in a thread (the
+    store's ``full_check``): damage in the middle of a table, which no query may read
+    for months, fails ``/healthz`` within that time."""
+    every = float(app.config["QUICK_CHECK_MINUTES"]) * 60
+    while True:
+        app.extensions["socketio"].sleep(every)
+        try:
+            app.extensions["tictactoe"].store.full_check()
+        except Exception as err:  # the next turn tries again; the check says why
+            log.warning("the database's full check failed: %s: %s", type(err).__name__, err)
 
 
 def _renew_presence_forever(app: Any) -> None:
