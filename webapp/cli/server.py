@@ -53,6 +53,10 @@ def cmd_restore(args: argparse.Namespace) -> int:
     except (BackupError, OSError) as err:
         print(f"tictactoe restore: error: {err}", file=sys.stderr)
         return 2
+    for beat in done.ignored:
+        print(
+            f"ignored the heartbeat in Redis of pid {beat['pid']} on {beat['host']}: it has stopped"
+        )
     if done.reseeded_in_redis is not None:
         print(f"gave the {done.reseeded_in_redis} matches in Redis fresh seeds")
     for path in done.aside:
