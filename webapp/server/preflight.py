@@ -20,8 +20,7 @@ from typing import Any
 
 from ..game import engine, odds
 from ..game.board import Board
-from . import datadir, running, signing
-from .redis_client import NO_APPEND_ONLY, append_only
+from . import datadir, redis_client, running, signing
 
 log = logging.getLogger(__name__)
 
@@ -78,14 +77,15 @@ def check_port(host: str, port: int) -> None:
 
 
 def check_redis(url: str) -> None:
-    """Fail now if Redis does not answer at ``url``; warn if it keeps no append-only file."""
+    """Fail now if Redis does not answer at ``url``; warn of each setting docs/hosting.md
+    asks of it and it lacks."""
     import redis
 
     try:
         client = redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3)
         client.ping()
-        if not append_only(client):
-            log.warning(NO_APPEND_ONLY)
+        for warning in redis_client.warnings(client):
+            log.warning(warning)
     except (redis.RedisError, ValueError) as err:
         raise StartupError(f"cannot reach Redis at {url}: {err}") from None
 
