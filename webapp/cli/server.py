@@ -82,7 +82,8 @@ def add_server_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     serve.set_defaults(func=cmd_serve)
 
     backup = sub.add_parser(
-        "backup", help="copy the matches and the secret key into a folder, server running"
+        "backup",
+        help="copy the matches, the secret key and the signing key into a folder, server running",
     )
     backup.add_argument("target", help="folder to write (created 0700; files 0600)")
     backup.add_argument("--data-dir", help="the server's data dir (env TICTACTOE_DATA_DIR)")
