@@ -263,6 +263,29 @@ def test_restore_with_redis_ignores_the_heartbeat_of_a_server_that_is_gone(
         redis.stop()
 
 
+def test_restore_waits_for_a_heartbeat_from_elsewhere_that_missed_its_renewal(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """A server on another host stopped with Redis: its heartbeat, no longer renewed, is
+    waited for until it expires, and the restore says so; a renewed one refuses at once."""
+    import orjson
+    import redis as redis_py
+
+    from webapp.server.running import ServerRunning, stopped
+
+    client = redis_py.Redis.from_url(redis_url)
+    beat = orjson.dumps({"host": "elsewhere.example", "pid": 4242, "started": "b:1"})
+    client.set("tictactoe:server:elsewhere.example:4242", beat, ex=2)
+    said: list[str] = []
+    with stopped(tmp_path, redis_url, say=said.append):
+        assert client.keys("tictactoe:server:*") == []
+    (line,) = said
+    assert "elsewhere.example (pid 4242), which missed its renewal" in line
+    client.set("tictactoe:server:elsewhere.example:4242", beat, ex=14)
+    with pytest.raises(ServerRunning, match="1 server process"), stopped(tmp_path, redis_url):
+        pass
+
+
 def test_a_heartbeat_is_gone_only_for_a_process_of_this_host_that_stopped() -> None:
     import socket
 

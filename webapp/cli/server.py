@@ -49,7 +49,12 @@ def cmd_restore(args: argparse.Namespace) -> int:
     data_dir, in_redis = _data_dir(args)
     redis_url = config.load(os.environ)["REDIS_URL"] if in_redis else None
     try:
-        done = restore(Path(args.source), data_dir, redis_url=redis_url)
+        done = restore(
+            Path(args.source),
+            data_dir,
+            redis_url=redis_url,
+            say=lambda text: print(text, flush=True),
+        )
     except (BackupError, OSError) as err:
         print(f"tictactoe restore: error: {err}", file=sys.stderr)
         return 2

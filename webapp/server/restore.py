@@ -17,6 +17,7 @@ import os
 import random
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -41,13 +42,19 @@ class Restored:
     ignored: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
 
-def restore(source: Path, data_dir: Path, *, redis_url: str | None = None) -> Restored:
+def restore(
+    source: Path,
+    data_dir: Path,
+    *,
+    redis_url: str | None = None,
+    say: Callable[[str], Any] = print,
+) -> Restored:
     """Put a backup's files into ``data_dir``; refused while a server runs on it (or, with
-    ``redis_url``, on that Redis), before anything changes."""
+    ``redis_url``, on that Redis), before anything changes; ``say`` tells of a wait."""
     present = _checked_backup(source)
     datadir.prepare(data_dir)
     try:
-        with running.stopped(data_dir, redis_url) as ignored:
+        with running.stopped(data_dir, redis_url, say=say) as ignored:
             aside = _replace(source, data_dir, present)
             # The matches in Redis came back from its own dump: fresh seeds for them too.
             count = reseed_redis(redis_url, random.SystemRandom()) if redis_url else None

@@ -8,7 +8,8 @@ key there, expiring ``HEARTBEAT_SECONDS`` after its last beat, and deleted when 
 worker stops; a restore with Redis refuses while any heartbeat is there. A heartbeat
 names its process (host, boot, pid and the tick it started at), so that one left behind
 by a process of this host that is gone (Redis stopped with the server, or the server
-killed) is known for what it is and ignored, instead of refusing for 15 s.
+killed) is known for what it is and ignored, instead of refusing for 15 s; one from
+elsewhere that missed its renewal is waited for until it expires.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ LOCK_FILE = "server.lock"
 HEARTBEAT_PREFIX = "tictactoe:server:"
 HEARTBEAT_SECONDS = 15
 BEAT_EVERY_SECONDS = HEARTBEAT_SECONDS / 3
+# A heartbeat this close to its expiry missed its last renewal: its server stopped, or
+# Redis did with it (a live server renews it to HEARTBEAT_SECONDS every 5 s).
+MISSED_BEAT_SECONDS = HEARTBEAT_SECONDS - 2 * BEAT_EVERY_SECONDS
 _held: list[IO[bytes]] = []  # the arbiter's lock, kept open (and so held) while it runs
 
 
@@ -69,10 +73,17 @@ def hold(data_dir: Path) -> None:
 
 
 @contextlib.contextmanager
-def stopped(data_dir: Path, redis_url: str | None = None) -> Iterator[list[dict[str, Any]]]:
+def stopped(
+    data_dir: Path,
+    redis_url: str | None = None,
+    *,
+    say: Callable[[str], Any] = log.info,
+    sleep: Callable[[float], Any] = time.sleep,
+) -> Iterator[list[dict[str, Any]]]:
     """While no server runs on ``data_dir`` (nor on Redis at ``redis_url``), and none can
     start on the data dir; raises ServerRunning otherwise. Gives the heartbeats left in
-    Redis by processes of this host that are gone, ignored."""
+    Redis by processes of this host that are gone, ignored; ``say`` tells of a wait for
+    heartbeats that missed their renewal."""
     with _open_lock(data_dir) as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -80,37 +91,61 @@ def stopped(data_dir: Path, redis_url: str | None = None) -> Iterator[list[dict[
             raise ServerRunning(
                 f"the server is running on {data_dir}: stop it first (systemctl stop tictactoe)"
             ) from None
-        yield _refuse_live_servers(redis_url) if redis_url else []
+        yield _refuse_live_servers(redis_url, say, sleep) if redis_url else []
 
 
-def _refuse_live_servers(url: str) -> list[dict[str, Any]]:
+def _refuse_live_servers(
+    url: str, say: Callable[[str], Any], sleep: Callable[[float], Any]
+) -> list[dict[str, Any]]:
     """Raise ServerRunning if a server beats in Redis at ``url``; the heartbeats of
-    processes gone."""
+    processes gone. Heartbeats that all missed their last renewal (a server elsewhere
+    stopped with Redis) are waited for, once, until they expire."""
     import redis
 
     client = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
     try:
-        found = heartbeats(client)
+        for attempt in range(2):
+            found = [(beat, ttl) for beat, ttl in _timed_heartbeats(client) if not gone(beat)]
+            stale = all(0 <= ttl <= MISSED_BEAT_SECONDS for _, ttl in found)
+            if not found or not stale or attempt:
+                break
+            wait = max(ttl for _, ttl in found) + 0.5
+            say(
+                f"waiting {wait:.0f} s for the heartbeat in Redis of {_named(found)}, which"
+                " missed its renewal, to expire"
+            )
+            sleep(wait)
+        left = [beat for beat in heartbeats(client) if gone(beat)]
     except redis.RedisError as err:
         raise ServerRunning(f"cannot ask Redis which servers run: {err}") from None
     finally:
         client.close()
-    beats = [beat for beat in found if not gone(beat)]
-    if beats:
-        seen = ", ".join(f"{beat['host']} (pid {beat['pid']})" for beat in beats)
+    if found:
         raise ServerRunning(
-            f"{len(beats)} server process(es) on this Redis are running: {seen}; stop every"
-            f" server first (a server on another host that died is forgotten within"
-            f" {HEARTBEAT_SECONDS} s)"
+            f"{len(found)} server process(es) on this Redis are running: {_named(found)};"
+            f" stop every server first (a server on another host that died is forgotten"
+            f" within {HEARTBEAT_SECONDS} s)"
         )
-    return [beat for beat in found if gone(beat)]
+    return left
+
+
+def _named(beats: list[tuple[dict[str, Any], float]]) -> str:
+    return ", ".join(f"{beat.get('host')} (pid {beat.get('pid')})" for beat, _ in beats)
+
+
+def _timed_heartbeats(client: Any) -> list[tuple[dict[str, Any], float]]:
+    """Every heartbeat in Redis now, with the seconds until it expires (-1: never)."""
+    found = []
+    for key in sorted(client.scan_iter(match=HEARTBEAT_PREFIX + "*", count=500)):
+        value, ttl = client.get(key), client.pttl(key)
+        if value:
+            found.append((orjson.loads(value), ttl / 1000 if ttl >= 0 else -1.0))
+    return found
 
 
 def heartbeats(client: Any) -> list[dict[str, Any]]:
     """Every heartbeat in Redis now, of live processes and of ones gone."""
-    keys = sorted(client.scan_iter(match=HEARTBEAT_PREFIX + "*", count=500))
-    found = [client.get(key) for key in keys]
-    return [orjson.loads(value) for value in found if value]
+    return [beat for beat, _ in _timed_heartbeats(client)]
 
 
 def live_servers(client: Any) -> list[dict[str, Any]]:
