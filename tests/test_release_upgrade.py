@@ -42,6 +42,7 @@ from support.guide import (
     releases,
 )
 from support.testing import HOST, Player, Refused, ServerProcess, free_port, session_cookie
+from test_pythons import version_of
 
 from webapp import __version__
 from webapp.game.records import SCHEMA
@@ -238,17 +239,6 @@ class Machine:
         with contextlib.closing(sqlite3.connect(database, uri=True)) as db:
             rows = db.execute("SELECT player, CAST(data AS TEXT) FROM matches").fetchall()
         return {player: json.loads(data)["format"] for player, data in rows}
-
-
-def version_of(python: str) -> str:
-    """An interpreter's full version, such as 3.11.2."""
-    done = subprocess.run(
-        [python, "-c", "import platform; print(platform.python_version())"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    return done.stdout.strip()
 
 
 def test_the_rollbacks_pin_is_this_locks_own() -> None:
