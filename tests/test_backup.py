@@ -233,6 +233,107 @@ def test_restore_with_redis_refuses_a_server_on_another_host(tmp_path: Path) -> 
         redis.stop()
 
 
+def test_restore_with_redis_ignores_the_heartbeat_of_a_server_that_is_gone(
+    tmp_path: Path,
+) -> None:
+    """Redis stopped with the server (or the server killed) keeps the server's heartbeat:
+    of a process of this host that is gone, the restore says so and goes on."""
+    import redis as redis_py
+
+    (tmp_path / "redis").mkdir()
+    redis = RedisServer(tmp_path / "redis")
+    url = redis.start()
+    server = ServerProcess(tmp_path / "data", {"TICTACTOE_REDIS_URL": url})
+    try:
+        server.start()
+        done = run("backup", str(tmp_path / "b"), data_dir=server.data_dir, TICTACTOE_REDIS_URL=url)
+        assert done.returncode == 0, done.stderr
+        (worker,) = server.workers()
+        server.kill()
+        client = redis_py.Redis.from_url(url)
+        (key,) = client.keys("tictactoe:server:*")
+        client.persist(key)  # as if Redis had stopped with it: no expiry to wait for
+        done = run(
+            "restore", str(tmp_path / "b"), data_dir=server.data_dir, TICTACTOE_REDIS_URL=url
+        )
+        assert done.returncode == 0, done.stderr
+        assert f"ignored the heartbeat in Redis of pid {worker} on " in done.stdout
+    finally:
+        server.stop()
+        redis.stop()
+
+
+def test_restore_waits_for_a_heartbeat_from_elsewhere_that_missed_its_renewal(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """A server on another host stopped with Redis: its heartbeat, no longer renewed, is
+    waited for until it expires, and the restore says so; a renewed one refuses at once."""
+    import orjson
+    import redis as redis_py
+
+    from webapp.server.running import ServerRunning, stopped
+
+    client = redis_py.Redis.from_url(redis_url)
+    beat = orjson.dumps({"host": "elsewhere.example", "pid": 4242, "started": "b:1"})
+    client.set("tictactoe:server:elsewhere.example:4242", beat, ex=2)
+    said: list[str] = []
+    with stopped(tmp_path, redis_url, say=said.append):
+        assert client.keys("tictactoe:server:*") == []
+    (line,) = said
+    assert "elsewhere.example (pid 4242), which missed its renewal" in line
+    client.set("tictactoe:server:elsewhere.example:4242", beat, ex=14)
+    with pytest.raises(ServerRunning, match="1 server process"), stopped(tmp_path, redis_url):
+        pass
+
+
+def test_a_heartbeat_is_gone_only_for_a_process_of_this_host_that_stopped() -> None:
+    import socket
+
+    from webapp.server.running import gone, process_start
+
+    here, me = socket.gethostname(), os.getpid()
+    started = process_start(me)
+    assert started is not None
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    beat = {"host": here, "pid": me, "started": started}
+    assert not gone(beat)  # this very process
+    assert gone({**beat, "started": started.rsplit(":", 1)[0] + ":1"})  # its pid, reused
+    assert gone({**beat, "pid": dead.pid, "started": process_start(dead.pid) or started})
+    assert not gone({**beat, "host": here + "-elsewhere", "pid": dead.pid})  # can't tell
+    assert not gone({"host": here, "pid": dead.pid})  # a release that named no start
+    assert not gone({**beat, "pid": dead.pid, "started": "another-boot:" + started})
+
+
+@pytest.mark.parametrize("name", ["restore", "restore of Redis", "rollback"])
+def test_the_guides_blocks_start_no_server_after_a_refused_restore(
+    name: str, tmp_path: Path
+) -> None:
+    """Pasted into a shell, which goes on past a failing line, a block whose restore is
+    refused leaves the server stopped."""
+    from support.guide import block
+
+    lines = block(name).splitlines()
+    pasted = "\n".join(lines[next(n for n, line in enumerate(lines) if " restore " in line) :])
+    programs = tmp_path / "bin"
+    programs.mkdir()
+    for program, says in (("systemctl", f'echo "$@" >> {tmp_path}/started'), ("curl", ":")):
+        (programs / program).write_text(f"#!/bin/sh\n{says}\n")
+        (programs / program).chmod(0o700)
+    refusing = tmp_path / "tictactoe"
+    refusing.write_text("#!/bin/sh\necho 'tictactoe restore: error: refused' >&2\nexit 2\n")
+    refusing.chmod(0o700)
+    (tmp_path / "env").write_text("")
+    pasted = pasted.replace("/opt/tictactoe/venv/bin/tictactoe", str(refusing))
+    pasted = pasted.replace("/etc/tictactoe/env", str(tmp_path / "env"))
+    environ = {**os.environ, "PATH": f"{programs}:{os.environ['PATH']}"}
+    done = subprocess.run(
+        ["bash", "-s"], input=pasted, env=environ, capture_output=True, text=True, timeout=60
+    )
+    assert "refused" in done.stderr
+    assert not (tmp_path / "started").exists(), (tmp_path / "started").read_text()
+
+
 def test_redis_cli_gets_the_password_in_its_environment() -> None:
     from webapp.server.backup import redis_cli
 

@@ -441,7 +441,11 @@ def test_friends_on_two_server_processes(
     server_factory: Callable[..., ServerProcess],
     redis_url: str,
 ) -> None:
-    shared = {"TICTACTOE_REDIS_URL": redis_url, "TICTACTOE_SECRET_KEY": secrets.token_hex(16)}
+    shared = {
+        "TICTACTOE_REDIS_URL": redis_url,
+        "TICTACTOE_SECRET_KEY": secrets.token_hex(16),
+        "TICTACTOE_SIGNING_KEY": secrets.token_hex(32),  # hosts on one Redis must agree
+    }
     one, two = server_factory(**shared), server_factory(**shared)
     host = new_context().new_page()
     link = start_room(host, one.url)

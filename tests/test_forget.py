@@ -80,7 +80,11 @@ def check_forgotten_everywhere(first: ServerProcess, second: ServerProcess) -> N
 def test_forget_on_one_process_reaches_the_other_on_redis(
     server_factory: Callable[..., ServerProcess], redis_url: str
 ) -> None:
-    shared = {"TICTACTOE_REDIS_URL": redis_url, "TICTACTOE_SECRET_KEY": secrets.token_hex(16)}
+    shared = {
+        "TICTACTOE_REDIS_URL": redis_url,
+        "TICTACTOE_SECRET_KEY": secrets.token_hex(16),
+        "TICTACTOE_SIGNING_KEY": secrets.token_hex(32),  # hosts on one Redis must agree
+    }
     first, second = server_factory(**shared), server_factory(**shared)
     check_forgotten_everywhere(first, second)
 

@@ -10,6 +10,7 @@ modes of the files the server made, and a backup restored into a fresh data dir.
 
 from __future__ import annotations
 
+import logging
 import os
 import pwd
 import re
@@ -24,7 +25,7 @@ import subprocess
 import tempfile
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,7 @@ from support.guide import (
     BACKUP,
     ENV_FILE,
     EVENTS,
+    GUIDE,
     INSTALL,
     RESTORE,
     SITE,
@@ -47,6 +49,8 @@ from support.guide import (
 )
 from support.hosts import find_tool
 from support.testing import HOST, ServerProcess, free_port, healthy, wait_until
+
+from webapp import __version__
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 TOOLS = ("nginx", "openssl", "setpriv", "prlimit", "useradd", "userdel", "git", "npm")
@@ -440,3 +444,52 @@ def test_the_sub_path_option_serves_the_game_under_its_path(
         context.close()
     finally:
         server.stop()
+
+
+# --- the guide's words, kept true ----------------------------------------------------
+
+
+def test_the_guides_data_files_are_what_a_started_server_keeps(
+    server_factory: Callable[..., ServerProcess],
+) -> None:
+    (row,) = [line for line in GUIDE.read_text().splitlines() if line.startswith("| its data")]
+    listed = set(re.findall(r"`([^`/]+)`", row.split("|")[1]))
+    server = server_factory()
+    server.stop()
+    kept = {path.name for path in server.data_dir.iterdir()} - {server.log.name}
+    assert listed == kept
+
+
+def test_the_backup_command_names_every_file_it_copies(capsys: pytest.CaptureFixture[str]) -> None:
+    from webapp.cli.main import main
+    from webapp.server import datadir, signing
+    from webapp.server.backup import FILES
+    from webapp.server.sqlite_db import DATABASE_FILE
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    listing = " ".join(capsys.readouterr().out.split())
+    backup = listing[listing.index(" backup ") : listing.index(" restore ")]
+    named = {DATABASE_FILE: "the matches", datadir.KEY_FILE: "the secret key"}
+    named[signing.KEY_FILE] = "the signing key"
+    assert set(named) == set(FILES)
+    assert [words for words in named.values() if words not in backup] == []
+
+
+def test_the_guides_sample_log_line_is_the_servers_own() -> None:
+    from webapp.server.serve import LOG_DATE_FORMAT, LOG_FORMAT
+
+    (sample,) = [line for line in GUIDE.read_text().splitlines() if "server.serve: " in line]
+    record = logging.LogRecord(
+        "webapp.server.serve",
+        logging.INFO,
+        __file__,
+        1,
+        "tictactoe %s on %s with %d worker(s)",
+        (__version__, "http://127.0.0.1:5000", 1),
+        None,
+    )
+    record.created, record.process = 1795400122.0, 13005
+    line = logging.Formatter(LOG_FORMAT, LOG_DATE_FORMAT).format(record)
+    stamp = re.compile(r"^\[[^]]*\]")
+    assert stamp.sub("", sample) == stamp.sub("", line)

@@ -26,11 +26,16 @@ from webapp.server.tally import RedisTally
 def cluster(
     server_factory: Callable[..., ServerProcess], redis_url: str
 ) -> Callable[..., list[ServerProcess]]:
-    """Start ``count`` server processes on one Redis and one secret key."""
-    key = secrets.token_hex(16)
+    """Start ``count`` server processes on one Redis, one secret key and one signing key."""
+    key, signing_key = secrets.token_hex(16), secrets.token_hex(32)
 
     def start(count: int = 2, **env: str) -> list[ServerProcess]:
-        shared = {"TICTACTOE_REDIS_URL": redis_url, "TICTACTOE_SECRET_KEY": key, **env}
+        shared = {
+            "TICTACTOE_REDIS_URL": redis_url,
+            "TICTACTOE_SECRET_KEY": key,
+            "TICTACTOE_SIGNING_KEY": signing_key,
+            **env,
+        }
         return [server_factory(**shared) for _ in range(count)]
 
     return start
@@ -187,3 +192,82 @@ def test_new_players_are_counted_by_all_processes_together(
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(server.url + "/")
         assert refused.value.code == 429
+
+
+# --- hosts that must agree on their keys ---------------------------------------------
+
+
+def public_half(signing_key: str) -> str:
+    """A signing key's public half, as TICTACTOE_SIGNING_KEY_FALLBACKS lists it."""
+    from webapp.server.signing import Signer
+
+    return Signer(bytes.fromhex(signing_key)).public.hex()
+
+
+def refused(tmp_path: Path, **env: str) -> str:
+    """``tictactoe serve`` with ``env`` refusing to start: its error line (after the
+    warnings about this Redis)."""
+    from test_serve import refused_start
+
+    *_, line = refused_start(tmp_path / "refused", **env).stderr.strip().splitlines()
+    assert line.startswith("tictactoe serve: error: ")
+    return line
+
+
+def test_a_host_with_a_signing_key_the_others_do_not_know_refuses_to_start(
+    server_factory: Callable[..., ServerProcess], redis_url: str, tmp_path: Path
+) -> None:
+    key = secrets.token_hex(16)
+    first = server_factory(TICTACTOE_REDIS_URL=redis_url, TICTACTOE_SECRET_KEY=key)
+    # The guide's mistake: the second host left to make its own signing key.
+    line = refused(tmp_path, TICTACTOE_REDIS_URL=redis_url, TICTACTOE_SECRET_KEY=key)
+    assert "with another TICTACTOE_SIGNING_KEY" in line
+    assert f"pid {first.workers()[0]}" in line
+    stored = b"".join(redis.Redis.from_url(redis_url).get(k) or b"" for k in heartbeats(redis_url))
+    signing_key = (first.data_dir / "signing_key").read_text().strip()
+    assert key.encode() not in stored and signing_key.encode() not in stored  # fingerprints
+    assert public_half(signing_key).encode() not in stored
+
+
+def test_a_host_with_another_secret_key_refuses_to_start(
+    server_factory: Callable[..., ServerProcess], redis_url: str, tmp_path: Path
+) -> None:
+    signing = secrets.token_hex(32)
+    shared = {"TICTACTOE_REDIS_URL": redis_url, "TICTACTOE_SIGNING_KEY": signing}
+    server_factory(TICTACTOE_SECRET_KEY=secrets.token_hex(16), **shared)
+    line = refused(tmp_path, TICTACTOE_SECRET_KEY=secrets.token_hex(16), **shared)
+    assert "with another TICTACTOE_SECRET_KEY" in line
+
+
+def test_a_rotation_of_the_signing_key_starts_host_by_host(
+    server_factory: Callable[..., ServerProcess], redis_url: str, tmp_path: Path
+) -> None:
+    old, new = secrets.token_hex(32), secrets.token_hex(32)
+    shared = {"TICTACTOE_REDIS_URL": redis_url, "TICTACTOE_SECRET_KEY": secrets.token_hex(16)}
+    server_factory(TICTACTOE_SIGNING_KEY=old, **shared)
+    # the new key, with the old one's public half: it knows the running host's
+    server_factory(
+        TICTACTOE_SIGNING_KEY=new, TICTACTOE_SIGNING_KEY_FALLBACKS=public_half(old), **shared
+    )
+    # a host still on the old key: the new host knows its key, so it may start
+    server_factory(TICTACTOE_SIGNING_KEY=old, **shared)
+    # but not one on a third key that no host knows
+    line = refused(tmp_path, TICTACTOE_SIGNING_KEY=secrets.token_hex(32), **shared)
+    assert "TICTACTOE_SIGNING_KEY_FALLBACKS" in line
+
+
+def test_a_host_that_has_gone_holds_no_other_host_back(
+    server_factory: Callable[..., ServerProcess], redis_url: str
+) -> None:
+    """Its fingerprints leave with its heartbeat: stopped, or killed on this host."""
+    shared = {"TICTACTOE_REDIS_URL": redis_url, "TICTACTOE_SECRET_KEY": secrets.token_hex(16)}
+    server_factory(**shared).stop()
+    killed = server_factory(**shared)
+    killed.kill()
+    assert heartbeats(redis_url)  # still there, for up to 15 s
+    server_factory(**shared)  # a signing key of its own: started
+
+
+def heartbeats(url: str) -> list[bytes]:
+    """The heartbeat keys in Redis."""
+    return list(redis.Redis.from_url(url).scan_iter(match="tictactoe:server:*"))

@@ -3,12 +3,15 @@ this checkout and back, on real server processes, with players' matches checked 
 step.
 
 The previous release is the newest in CHANGELOG.md, found by the commit it names (a clone
-needs no tags). A scratch "upstream" repository holds it and this checkout (its files as
-they are, committed on top) under the tags the guide's blocks name; the scratch source
-folder is a clone of it, so the upgrade's `git fetch --tags` brings the new release. The
-previous release is installed as its own guide said; the guide's paths move into the
+needs no tags): the rollback archives that commit. A scratch "upstream" repository holds
+it and this checkout (its files as they are, committed on top) under the tag the
+upgrade names; the scratch source folder is a clone of it, so the upgrade's `git fetch
+--tags` brings the new release. The previous release is installed as its own guide said,
+with the pin for its lock this guide's rollback gives; the guide's paths move into the
 scratch folder, `systemctl` becomes the test's own start and stop of `tictactoe serve`,
-and the public URL the server's own.
+and the public URL the server's own. `python3` is Debian 12's own (3.11.2, below the
+3.11.3 where redis stops needing async-timeout): the rollback's new virtual environment
+is made by it, as on the server.
 """
 
 from __future__ import annotations
@@ -39,12 +42,15 @@ from support.guide import (
     releases,
 )
 from support.testing import HOST, Player, Refused, ServerProcess, free_port, session_cookie
+from test_pythons import version_of
 
 from webapp import __version__
 from webapp.game.records import SCHEMA
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 SECONDS = 600  # one step's limit; the whole test takes about two minutes
+# Debian 12's own Python (the Makefile's SYSTEM_PYTHON), first of make test's interpreters.
+SYSTEM_PYTHON = (os.environ.get("TICTACTOE_TEST_PYTHONS") or "/usr/bin/python3").split()[0]
 # What a player sees of their match, whatever the release: its position and its figures.
 POSITION = ("mode", "board", "human", "ai", "first", "turn", "status", "history", "rules")
 FIGURES = ("human_hp", "ai_hp", "difficulty", "over", "game", "games", "record", "locked")
@@ -56,11 +62,20 @@ def previous_release() -> Release:
 
 
 def archived_tag(name: str) -> str:
-    """The tag a guide block exports with ``git ... archive TAG``."""
+    """The tag (or commit) a guide block exports with ``git ... archive TAG``."""
     found = re.search(r"\barchive (\S+) ", block(name))
     if not found:
         raise ValueError(f"the guide's {name} block exports no tag with git archive")
     return found[1]
+
+
+def rollback_pin() -> list[str]:
+    """The rollback's lines that pin what the previous release's lock misses: the file
+    written, and the ``pip install`` that reads it."""
+    lines = commands(block(ROLLBACK))
+    (written,) = [line for line in lines if line.startswith("echo ") and ".lock" in line]
+    (install,) = [line for line in lines if "--require-hashes" in line]
+    return [written, install]
 
 
 def git(*args: str, cwd: Path = CHECKOUT, env: dict[str, str] | None = None) -> str:
@@ -89,6 +104,10 @@ class Machine:
         self.port = free_port()
         self.url = f"http://{HOST}:{self.port}"
         self.server: ServerProcess | None = None
+        self.python = root / "python"  # ``python3`` on the PATH: Debian 12's own
+        self.python.mkdir()
+        (self.python / "python3").write_text(f'#!/bin/sh\nexec {SYSTEM_PYTHON} "$@"\n')
+        (self.python / "python3").chmod(0o755)
 
     def paths(self, text: str) -> str:
         """The guide's paths, URL and nightly backup moved onto the scratch machine."""
@@ -105,6 +124,7 @@ class Machine:
 
     def bash(self, lines: list[str]) -> str:
         environ = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+        environ["PATH"] = f"{self.python}:{environ['PATH']}"
         done = subprocess.run(
             ["bash", "-euxo", "pipefail", "-c", "\n".join(lines)],
             cwd=self.root,
@@ -135,10 +155,9 @@ class Machine:
         printed.append(self.bash(lines) if lines else "")
         return "".join(printed)
 
-    def upstream_with(self, release: Release, tag: str) -> None:
-        """The project's repository, without its tags, and ``release`` tagged ``tag``."""
+    def clone_upstream(self) -> None:
+        """The project's repository, without its tags."""
         git("clone", "--quiet", "--bare", "--no-tags", str(CHECKOUT), str(self.upstream))
-        git("tag", tag, release.commit, cwd=self.upstream)
 
     def tag_this_checkout(self, tag: str) -> None:
         """This checkout's files, as they are, committed upstream on top and tagged."""
@@ -163,15 +182,19 @@ class Machine:
         commit = git("commit-tree", written, "-p", "HEAD", "-m", "this checkout", env=env)
         git("tag", tag, commit, cwd=self.upstream)
 
-    def install_as_its_guide_said(self, release: Release, tag: str) -> None:
-        """``release`` installed by the install block of its own docs/hosting.md."""
+    def install_as_its_guide_said(self, release: Release) -> None:
+        """``release`` installed by the install block of its own docs/hosting.md, its
+        lock pinned as this guide's rollback pins it."""
         src = self.opt / "src"
         git("clone", "--quiet", "--no-checkout", str(self.upstream), str(src))
         first = self.root / "first"
         first.mkdir()
-        self.bash([f"git -C {src} archive {tag} | tar -x -C {first}"])
+        self.bash([f"git -C {src} archive {release.commit} | tar -x -C {first}"])
         install = guide_blocks((first / "docs" / "hosting.md").read_text())[INSTALL]
-        lines = commands(install, leave_out=("apt-get ", "useradd "))
+        lines = []
+        for line in commands(install, leave_out=("apt-get ", "useradd ")):
+            pinned = "--require-hashes" in line
+            lines += rollback_pin() if pinned else [line]
         self.bash([self.paths(line).replace(str(src), str(first)) for line in lines])
         self.env_file.parent.mkdir(parents=True)
         self.env_file.write_text(block(ENV_FILE))
@@ -201,6 +224,10 @@ class Machine:
             shutil.copy2(aside, unrestored / aside.name.split(".before-restore-")[0])
         return unrestored
 
+    def venv_python(self) -> str:
+        """The full version of the scratch install's Python."""
+        return version_of(str(self.opt / "venv" / "bin" / "python"))
+
     def installed_modules(self) -> set[str]:
         """The package's Python files in the scratch install, relative to its folder."""
         (package,) = (self.opt / "venv" / "lib").glob("python3*/site-packages/webapp")
@@ -212,6 +239,22 @@ class Machine:
         with contextlib.closing(sqlite3.connect(database, uri=True)) as db:
             rows = db.execute("SELECT player, CAST(data AS TEXT) FROM matches").fetchall()
         return {player: json.loads(data)["format"] for player, data in rows}
+
+
+def test_the_rollbacks_pin_is_this_locks_own() -> None:
+    """The line the rollback writes pins what this release's lock pins, marker and
+    hashes alike."""
+    written, install = rollback_pin()
+    pinned = shlex.split(written)[1]
+    name = pinned.split("==")[0]
+    lock = (CHECKOUT / "requirements.lock").read_text()
+    entry = re.search(rf"^{re.escape(name)}==.*?(?=^\S)", lock, re.M | re.S)
+    assert entry, f"{name} is not in requirements.lock"
+    assert pinned.split(" --hash")[0] == entry[0].split(" \\")[0]
+    assert sorted(re.findall(r"--hash=(\S+)", pinned)) == sorted(
+        re.findall(r"--hash=(\S+)", entry[0])
+    )
+    assert written.endswith("> async-timeout.lock") and "-r async-timeout.lock" in install
 
 
 def modules_of(commit: str, cwd: Path) -> set[str]:
@@ -286,9 +329,10 @@ def play_on(player: Player, state: dict[str, Any]) -> None:
 
 def test_upgrade_from_the_previous_release_and_roll_back(machine: Machine) -> None:
     old = previous_release()
-    old_tag, new_tag = archived_tag(ROLLBACK), archived_tag(UPGRADE)
-    machine.upstream_with(old, old_tag)
-    machine.install_as_its_guide_said(old, old_tag)
+    new_tag = archived_tag(UPGRADE)
+    assert old.commit.startswith(archived_tag(ROLLBACK))  # the CHANGELOG's commit, no tag
+    machine.clone_upstream()
+    machine.install_as_its_guide_said(old)
     machine.start()
     kept = players_at_the_old_release(machine.url, old.version)
     assert set(machine.stored_formats().values()) == {4}
@@ -312,8 +356,12 @@ def test_upgrade_from_the_previous_release_and_roll_back(machine: Machine) -> No
     assert set(machine.stored_formats().values()) == {SCHEMA}  # upgraded when loaded
 
     # the rollback, as written, to the previous release and the backup taken before
+    left = machine.opt / "venv" / "left-by-the-upgrade"
+    left.write_text("")
     printed = machine.follow(ROLLBACK)
     assert json.loads(printed.splitlines()[-1])["version"] == old.version
+    assert not left.exists()  # a new virtual environment, nothing of the upgraded one
+    assert machine.venv_python() == version_of(SYSTEM_PYTHON)
     assert machine.installed_modules() == old_modules
     assert set(machine.stored_formats().values()) == {4}
     for name, (cookie, state) in kept.items():

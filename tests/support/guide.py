@@ -82,8 +82,15 @@ def redis_conf(text: str) -> dict[str, str]:
 
 
 def commands(script: str, *, leave_out: tuple[str, ...] = ()) -> list[str]:
-    """The command lines of a shell block, but comments and lines starting ``leave_out``."""
-    lines = [line.strip() for line in script.splitlines()]
+    """The command lines of a shell block, but comments and lines starting ``leave_out``.
+
+    ``A && systemctl start tictactoe`` is two lines, ``A`` then the ``systemctl`` one: a
+    test runs them under ``set -e``, which stops at a failing ``A`` as ``&&`` does.
+    """
+    lines = []
+    for line in script.splitlines():
+        first, joined, then = line.strip().partition(" && systemctl ")
+        lines += [first, "systemctl " + then] if joined else [first]
     return [line for line in lines if line and not line.startswith(("#", *leave_out))]
 
 

@@ -49,10 +49,19 @@ def cmd_restore(args: argparse.Namespace) -> int:
     data_dir, in_redis = _data_dir(args)
     redis_url = config.load(os.environ)["REDIS_URL"] if in_redis else None
     try:
-        done = restore(Path(args.source), data_dir, redis_url=redis_url)
+        done = restore(
+            Path(args.source),
+            data_dir,
+            redis_url=redis_url,
+            say=lambda text: print(text, flush=True),
+        )
     except (BackupError, OSError) as err:
         print(f"tictactoe restore: error: {err}", file=sys.stderr)
         return 2
+    for beat in done.ignored:
+        print(
+            f"ignored the heartbeat in Redis of pid {beat['pid']} on {beat['host']}: it has stopped"
+        )
     if done.reseeded_in_redis is not None:
         print(f"gave the {done.reseeded_in_redis} matches in Redis fresh seeds")
     for path in done.aside:
@@ -78,7 +87,8 @@ def add_server_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     serve.set_defaults(func=cmd_serve)
 
     backup = sub.add_parser(
-        "backup", help="copy the matches and the secret key into a folder, server running"
+        "backup",
+        help="copy the matches, the secret key and the signing key into a folder, server running",
     )
     backup.add_argument("target", help="folder to write (created 0700; files 0600)")
     backup.add_argument("--data-dir", help="the server's data dir (env TICTACTOE_DATA_DIR)")

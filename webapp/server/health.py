@@ -1,6 +1,7 @@
 """The health check behind ``/healthz``: the store, the secret key and the free disk,
 and how close the data is to each of its caps; warnings that leave it healthy (a Redis
-without an append-only file).
+without what docs/hosting.md asks of it: an append-only file written with fsync, a
+memory ceiling that refuses writes rather than evicting).
 
 Each part is checked for real (the store is read and written), so the answer is cached
 for ``WINDOW_SECONDS`` per process: a supervisor or a proxy may ask as often as it likes.
@@ -18,8 +19,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from . import datadir
-from .redis_client import NO_APPEND_ONLY, append_only, connect
+from . import datadir, redis_client
 from .store import Store
 
 WINDOW_SECONDS = 1.5
@@ -113,9 +113,8 @@ class Health:
             if self.redis_url:
                 try:
                     if self._redis is None:
-                        self._redis = connect(self.redis_url)
-                    if not append_only(self._redis):
-                        found.append(NO_APPEND_ONLY)
+                        self._redis = redis_client.connect(self.redis_url)
+                    found += redis_client.warnings(self._redis)
                 except Exception:  # Redis away: the store check says so
                     pass
             self._last_warnings = (self.clock(), found)

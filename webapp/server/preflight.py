@@ -20,8 +20,7 @@ from typing import Any
 
 from ..game import engine, odds
 from ..game.board import Board
-from . import datadir, running, signing
-from .redis_client import NO_APPEND_ONLY, append_only
+from . import agreement, datadir, redis_client, running, signing
 
 log = logging.getLogger(__name__)
 
@@ -43,13 +42,13 @@ def preflight(settings: dict[str, Any]) -> None:
         running.hold(data_dir)  # a restore refuses while the server runs, and the reverse
         if not settings["SECRET_KEY"]:
             settings["SECRET_KEY"] = datadir.secret_key(data_dir)
-        signing.signer(settings, data_dir)  # the data dir's key made once, both keys checked
+        signer = signing.signer(settings, data_dir)  # the data dir's key made once, both checked
     except (datadir.DataDirError, ValueError) as err:
         raise StartupError(str(err)) from None
     check_websocket_server()
     check_port(settings["HOST"], settings["PORT"])
     if settings["REDIS_URL"]:
-        check_redis(settings["REDIS_URL"])
+        check_redis(settings["REDIS_URL"], agreement.fingerprints(settings, signer))
     else:
         check_database(data_dir)
 
@@ -77,15 +76,21 @@ def check_port(host: str, port: int) -> None:
             raise StartupError(f"cannot listen on {host}:{port}: {why}") from None
 
 
-def check_redis(url: str) -> None:
-    """Fail now if Redis does not answer at ``url``; warn if it keeps no append-only file."""
+def check_redis(url: str, keys: dict[str, Any] | None = None) -> None:
+    """Fail now if Redis does not answer at ``url``, or if a server on it uses ``keys``
+    this one does not know (their fingerprints); warn of each setting docs/hosting.md asks
+    of Redis and it lacks."""
     import redis
 
     try:
         client = redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3)
         client.ping()
-        if not append_only(client):
-            log.warning(NO_APPEND_ONLY)
+        for warning in redis_client.warnings(client):
+            log.warning(warning)
+        if keys is not None:
+            agreement.check(keys, running.live_servers(client))
+    except agreement.Disagreement as err:
+        raise StartupError(str(err)) from None
     except (redis.RedisError, ValueError) as err:
         raise StartupError(f"cannot reach Redis at {url}: {err}") from None
 

@@ -36,20 +36,56 @@ def out_of_memory() -> type[Exception]:
     return OutOfMemoryError
 
 
-def append_only(client: Any) -> bool:
-    """Whether the Redis behind ``client`` keeps an append-only file (docs/hosting.md).
-
-    Managed Redis often refuses ``CONFIG``; ``INFO persistence`` then says it.
-    """
+def settings(client: Any) -> dict[str, str | None]:
+    """What the guide asks Redis to keep (docs/hosting.md): its append-only file, its
+    fsync, its memory ceiling and its policy there. Managed Redis often refuses
+    ``CONFIG``; ``INFO`` then says all but the fsync (None: not known)."""
     import redis
 
+    names = ("appendonly", "appendfsync", "maxmemory", "maxmemory-policy")
     try:
-        return str(client.config_get("appendonly").get("appendonly")) == "yes"
+        found = {**client.config_get("append*"), **client.config_get("maxmemory*")}
+        return {name: None if found.get(name) is None else str(found[name]) for name in names}
     except redis.ResponseError:
-        return str(client.info("persistence").get("aof_enabled")) == "1"
+        info = {**client.info("persistence"), **client.info("memory")}
+        return {
+            "appendonly": "yes" if str(info.get("aof_enabled")) == "1" else "no",
+            "appendfsync": None,
+            "maxmemory": str(info.get("maxmemory", "0")),
+            "maxmemory-policy": str(info.get("maxmemory_policy", "noeviction")),
+        }
+
+
+def warnings(client: Any) -> list[str]:
+    """Each of the guide's Redis settings that the Redis behind ``client`` lacks, as its
+    named warning."""
+    found = settings(client)
+    named = []
+    if found["appendonly"] != "yes":
+        named.append(NO_APPEND_ONLY)
+    elif found["appendfsync"] == "no":
+        named.append(FSYNC_NO)  # everysec loses at most the window docs/hosting.md states
+    if found["maxmemory"] in ("0", "0B"):
+        named.append(NO_MAXMEMORY)
+    if found["maxmemory-policy"] != "noeviction":
+        named.append(EVICTS)
+    return named
 
 
 NO_APPEND_ONLY = (
     "Redis keeps no append-only file (appendonly no): if it crashes, players come back to"
     " older matches; set appendonly yes and appendfsync always (docs/hosting.md)"
+)
+FSYNC_NO = (
+    "Redis leaves its append-only file to the system to write (appendfsync no): if the"
+    " machine crashes, players come back to matches up to 30 s old; set appendfsync always"
+    " (docs/hosting.md)"
+)
+NO_MAXMEMORY = (
+    "Redis has no memory ceiling (maxmemory 0): full, it is killed by the system instead"
+    " of refusing writes; set maxmemory, with maxmemory-policy noeviction (docs/hosting.md)"
+)
+EVICTS = (
+    "Redis evicts keys when it is full (maxmemory-policy is not noeviction): it may drop"
+    " players' matches and keep the rest; set maxmemory-policy noeviction (docs/hosting.md)"
 )

@@ -1,7 +1,8 @@
 """A backup (backup.py) put back into a stopped server's data dir.
 
 A restore refuses while a server holds the data dir's lock, or, with Redis, while any
-server's heartbeat is there (running.py). It checks the backup first (the database's
+server's heartbeat is there (running.py), but one left by a process of this host that
+is gone. It checks the backup first (the database's
 integrity, the key's length), moves what it replaces aside, never deletes it, and gives
 the files the data dir owner's user and group. A seed kept in the backup may have been
 revealed since, so every restored match gets fresh seeds for its unfinished game and its
@@ -16,8 +17,9 @@ import os
 import random
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import orjson
 
@@ -31,26 +33,34 @@ from .storage import Unreadable, parse
 
 @dataclasses.dataclass(frozen=True)
 class Restored:
-    """What a restore did: the files it set aside, and how many matches in Redis got
-    fresh seeds (None: the matches are in SQLite)."""
+    """What a restore did: the files it set aside, how many matches in Redis got fresh
+    seeds (None: the matches are in SQLite), and the heartbeats in Redis it ignored, of
+    processes of this host that are gone."""
 
     aside: list[Path]
     reseeded_in_redis: int | None = None
+    ignored: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
 
-def restore(source: Path, data_dir: Path, *, redis_url: str | None = None) -> Restored:
+def restore(
+    source: Path,
+    data_dir: Path,
+    *,
+    redis_url: str | None = None,
+    say: Callable[[str], Any] = print,
+) -> Restored:
     """Put a backup's files into ``data_dir``; refused while a server runs on it (or, with
-    ``redis_url``, on that Redis), before anything changes."""
+    ``redis_url``, on that Redis), before anything changes; ``say`` tells of a wait."""
     present = _checked_backup(source)
     datadir.prepare(data_dir)
     try:
-        with running.stopped(data_dir, redis_url):
+        with running.stopped(data_dir, redis_url, say=say) as ignored:
             aside = _replace(source, data_dir, present)
             # The matches in Redis came back from its own dump: fresh seeds for them too.
             count = reseed_redis(redis_url, random.SystemRandom()) if redis_url else None
     except running.ServerRunning as err:
         raise BackupError(str(err)) from None
-    return Restored(aside, count)
+    return Restored(aside, count, ignored)
 
 
 def _checked_backup(source: Path) -> list[str]:

@@ -27,10 +27,13 @@ def start_worker_tasks(worker: Any) -> None:
     if hasattr(app.extensions["presence"], "renew"):
         socketio.start_background_task(_renew_presence_forever, app)
     if app.config["REDIS_URL"]:  # seen by a restore on any host sharing this Redis
+        from .agreement import fingerprints
         from .redis_client import connect
         from .running import Heartbeat
 
-        heartbeat = app.extensions["heartbeat"] = Heartbeat(connect(app.config["REDIS_URL"]))
+        keys = fingerprints(app.config, app.extensions["signing"])  # checked by hosts to come
+        heartbeat = Heartbeat(connect(app.config["REDIS_URL"]), about={"keys": keys})
+        app.extensions["heartbeat"] = heartbeat
         socketio.start_background_task(heartbeat.forever, socketio.sleep)
 
 
