@@ -8,6 +8,7 @@ Nothing here runs in production. The protocol client needs python-socketio's cli
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import os
 import shutil
@@ -292,6 +293,35 @@ def session_cookie(url: str) -> str:
     with opener.open(url + "/") as reply:
         assert reply.status == 200
     return "; ".join(f"{c.name}={c.value}" for c in jar)
+
+
+def request_from(
+    source: str,
+    url: str,
+    path: str,
+    *,
+    method: str = "GET",
+    headers: Mapping[str, str] | None = None,
+) -> tuple[int, http.client.HTTPMessage, str]:
+    """One HTTP request from client address ``source`` (127.x.y.z), as another client
+    would send it; its status, headers and body (a redirect is not followed)."""
+    parts = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(
+        parts.hostname or HOST, parts.port, timeout=10, source_address=(source, 0)
+    )
+    try:
+        conn.request(method, path, headers=dict(headers or {}))
+        reply = conn.getresponse()
+        return reply.status, reply.headers, reply.read().decode()
+    finally:
+        conn.close()
+
+
+def cookie_from(source: str, url: str) -> str:
+    """A new player's Cookie header, their page loaded from client address ``source``."""
+    status, headers, _ = request_from(source, url, "/")
+    assert status == 200, status
+    return "; ".join(c.split(";", 1)[0] for c in headers.get_all("Set-Cookie") or [])
 
 
 class Refused(ConnectionError):
