@@ -1,20 +1,95 @@
-"""Caps that an attacker cannot turn against others: whose games go when all players'
-history reaches its cap.
+"""Caps that an attacker cannot turn against others: the rooms one address may open, and
+whose games go when all players' history reaches its cap.
 
-A player playing many games would push an idle player's history out, lifetime figures
-and all.
+One address opening rooms as fast as its new players allow would fill the cap on open
+rooms, and then every other player's "Play a friend" is refused; a player playing many
+games would push an idle player's history out, lifetime figures and all.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.live import Actions, browser, connect, make_app, player_of
+from support.testing import (
+    RawWebSocket,
+    ServerProcess,
+    cookie_from,
+    request_from,
+    wait_until,
+)
+
+from webapp.server.app import create_app
 
 ATTACKER, OTHER = "127.0.0.2", "127.0.0.3"
 STORES = ["sqlite", "redis"]
+
+
+def new_room(url: str, cookie: str, source: str) -> tuple[int, str, str]:
+    """``POST /r`` from ``source`` as the page's form: the status, the room's id or the
+    refusal's code, and the refusal's Retry-After ("" if none)."""
+    headers = {"Cookie": cookie, "Origin": url, "Content-Length": "0"}
+    status, found, body = request_from(source, url, "/r", method="POST", headers=headers)
+    if status == 303:
+        return status, found["Location"].rsplit("/", 1)[1], ""
+    code = body.split('data-code="', 1)[1].split('"', 1)[0] if "data-code" in body else ""
+    return status, code, found.get("Retry-After", "")
+
+
+def join_local(port: int, cookie: str, source: str) -> dict[str, Any]:
+    """``room_join`` of the player's room on this device, from ``source``: the ack."""
+    raw = RawWebSocket.joined(port, cookie, source=source)
+    try:
+        raw.send_text("421" + json.dumps(["room_join", {"room": "local"}]))
+        for text in raw.texts():
+            if text.startswith("431"):
+                return dict(json.loads(text[3:])[0])
+        raise AssertionError("the socket closed before the ack")
+    finally:
+        raw.close()
+
+
+def test_one_address_opening_rooms_is_refused_past_its_hourly_share(
+    server_factory: Any,
+) -> None:
+    server: ServerProcess = server_factory(TICTACTOE_NEW_ROOMS_PER_HOUR="4")
+    cookies = [cookie_from(ATTACKER, server.url) for _ in range(3)]
+    made = [new_room(server.url, cookie, ATTACKER) for cookie in cookies for _ in range(2)]
+    assert [status for status, _, _ in made] == [303] * 4 + [429] * 2, made
+    assert {code for _, code, _ in made[4:]} == {"too_many_new_rooms"}
+    assert all(0 < int(wait) <= 3600 for _, _, wait in made[4:])
+    # A room on one device is a new room too: refused the same way, with a clear ack.
+    ack = join_local(server.port, cookies[2], ATTACKER)
+    assert ack["error"]["code"] == "too_many_new_rooms", ack
+    # Everyone else still opens rooms: the cap on all rooms is far from full.
+    status, room, _ = new_room(server.url, cookie_from(OTHER, server.url), OTHER)
+    assert status == 303 and room
+
+    def open_rooms() -> int:  # /healthz counts at most once every 1.5 s
+        return int(
+            json.loads(request_from(OTHER, server.url, "/healthz")[2])["usage"]["rooms"]["used"]
+        )
+
+    wait_until(lambda: open_rooms() == 5, 10, "five rooms open, as answered")
+
+
+def test_every_process_counts_an_addresss_new_rooms_together(
+    tmp_path: Path, redis_url: str
+) -> None:
+    settings = {"DATA_DIR": str(tmp_path), "REDIS_URL": redis_url, "NEW_ROOMS_PER_HOUR": 2}
+    first, second = (create_app({"TESTING": True, **settings}) for _ in range(2))
+    origin, attacker = {"Origin": "http://localhost"}, {"REMOTE_ADDR": ATTACKER}
+    statuses = []
+    for app in (first, second, first):
+        web = app.test_client()
+        web.get("/", environ_base=attacker)
+        statuses.append(web.post("/r", headers=origin, environ_base=attacker).status_code)
+    assert statuses == [303, 303, 429]
+    assert browser(second).post("/r", headers=origin).status_code == 303
 
 
 # --- history ----------------------------------------------------------------------------
