@@ -10,6 +10,7 @@ says, found through an index instead of a count of every game.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 from typing import cast
@@ -53,7 +54,7 @@ class SQLiteHistory:
         self._db = open_database(Path(data_dir) / DATABASE_FILE, SCHEMA)
         self._lock = self._db.lock
         self._rows = int(self._db.execute("SELECT count(*) FROM games").fetchone()[0])
-        with self._lock:
+        with self._lock, contextlib.suppress(StorageFull):  # full: counted at the next start
             self._count_stored()
 
     def _count_stored(self) -> None:
