@@ -7,7 +7,6 @@ rooms      one address's new players (as many as it may start in a minute, 30), 
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import sys
 import time
@@ -16,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support
-from support.testing import RawWebSocket, cookie_from, request_from
+from support.testing import cookie_from, local_room_from, new_room_from
 
 if TYPE_CHECKING:
     from attack import Attacker
@@ -37,34 +36,21 @@ def open_rooms(data_dir: Path) -> int:
 
 
 def new_room(url: str, cookie: str, source: str) -> str:
-    """``POST /r`` from ``source`` as the page's form: "made", or the refusal's code."""
-    headers = {"Cookie": cookie, "Origin": url, "Content-Length": "0"}
+    """``POST /r`` from ``source``: "made", or the refusal's code (or what failed)."""
     try:
-        status, _, body = request_from(source, url, "/r", method="POST", headers=headers)
+        status, code, _ = new_room_from(source, url, cookie)
     except OSError as err:
         return type(err).__name__
-    if status == 303:
-        return "made"
-    return body.split('data-code="', 1)[1].split('"', 1)[0] if "data-code" in body else str(status)
+    return "made" if status == 303 else code or str(status)
 
 
 def local_room(port: int, cookie: str, source: str) -> str:
-    """``room_join`` of the player's room on one device, from ``source``: "made" or the code."""
+    """The player's room on one device, from ``source``: "made", or the refusal's code."""
     try:
-        raw = RawWebSocket.joined(port, cookie, source=source)
+        ack = local_room_from(source, port, cookie)
     except OSError as err:
         return type(err).__name__
-    try:
-        raw.send_text("421" + json.dumps(["room_join", {"room": "local"}]))
-        for text in raw.texts():
-            if text.startswith("431"):
-                ack = json.loads(text[3:])[0]
-                return "made" if ack.get("ok") else str(ack["error"]["code"])
-        return "closed"
-    except OSError as err:
-        return type(err).__name__
-    finally:
-        raw.close()
+    return "made" if ack.get("ok") else str(ack["error"]["code"])
 
 
 def attack_rooms(at: Attacker) -> dict[str, Any]:

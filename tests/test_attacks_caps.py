@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 from support.live import Actions, browser, connect, make_app, player_of
 from support.testing import (
-    RawWebSocket,
     ServerProcess,
     cookie_from,
+    local_room_from,
+    new_room_from,
     request_from,
     wait_until,
 )
@@ -29,44 +30,20 @@ ATTACKER, OTHER = "127.0.0.2", "127.0.0.3"
 STORES = ["sqlite", "redis"]
 
 
-def new_room(url: str, cookie: str, source: str) -> tuple[int, str, str]:
-    """``POST /r`` from ``source`` as the page's form: the status, the room's id or the
-    refusal's code, and the refusal's Retry-After ("" if none)."""
-    headers = {"Cookie": cookie, "Origin": url, "Content-Length": "0"}
-    status, found, body = request_from(source, url, "/r", method="POST", headers=headers)
-    if status == 303:
-        return status, found["Location"].rsplit("/", 1)[1], ""
-    code = body.split('data-code="', 1)[1].split('"', 1)[0] if "data-code" in body else ""
-    return status, code, found.get("Retry-After", "")
-
-
-def join_local(port: int, cookie: str, source: str) -> dict[str, Any]:
-    """``room_join`` of the player's room on this device, from ``source``: the ack."""
-    raw = RawWebSocket.joined(port, cookie, source=source)
-    try:
-        raw.send_text("421" + json.dumps(["room_join", {"room": "local"}]))
-        for text in raw.texts():
-            if text.startswith("431"):
-                return dict(json.loads(text[3:])[0])
-        raise AssertionError("the socket closed before the ack")
-    finally:
-        raw.close()
-
-
 def test_one_address_opening_rooms_is_refused_past_its_hourly_share(
     server_factory: Any,
 ) -> None:
     server: ServerProcess = server_factory(TICTACTOE_NEW_ROOMS_PER_HOUR="4")
     cookies = [cookie_from(ATTACKER, server.url) for _ in range(3)]
-    made = [new_room(server.url, cookie, ATTACKER) for cookie in cookies for _ in range(2)]
+    made = [new_room_from(ATTACKER, server.url, cookie) for cookie in cookies for _ in range(2)]
     assert [status for status, _, _ in made] == [303] * 4 + [429] * 2, made
     assert {code for _, code, _ in made[4:]} == {"too_many_new_rooms"}
     assert all(0 < int(wait) <= 3600 for _, _, wait in made[4:])
     # A room on one device is a new room too: refused the same way, with a clear ack.
-    ack = join_local(server.port, cookies[2], ATTACKER)
+    ack = local_room_from(ATTACKER, server.port, cookies[2])
     assert ack["error"]["code"] == "too_many_new_rooms", ack
     # Everyone else still opens rooms: the cap on all rooms is far from full.
-    status, room, _ = new_room(server.url, cookie_from(OTHER, server.url), OTHER)
+    status, room, _ = new_room_from(OTHER, server.url, cookie_from(OTHER, server.url))
     assert status == 303 and room
 
     def open_rooms() -> int:  # /healthz counts at most once every 1.5 s

@@ -324,6 +324,31 @@ def cookie_from(source: str, url: str) -> str:
     return "; ".join(c.split(";", 1)[0] for c in headers.get_all("Set-Cookie") or [])
 
 
+def new_room_from(source: str, url: str, cookie: str) -> tuple[int, str, str]:
+    """``POST /r`` from client address ``source`` as the page's form: the status, the
+    room's id or the refusal's code, and the refusal's Retry-After ("" if none)."""
+    headers = {"Cookie": cookie, "Origin": url, "Content-Length": "0"}
+    status, found, body = request_from(source, url, "/r", method="POST", headers=headers)
+    if status == 303:
+        return status, found["Location"].rsplit("/", 1)[1], ""
+    code = body.split('data-code="', 1)[1].split('"', 1)[0] if "data-code" in body else ""
+    return status, code, found.get("Retry-After", "")
+
+
+def local_room_from(source: str, port: int, cookie: str) -> dict[str, Any]:
+    """``room_join`` of the player's room on one device, from client address ``source``:
+    the ack."""
+    raw = RawWebSocket.joined(port, cookie, source=source)
+    try:
+        raw.send_text("421" + json.dumps(["room_join", {"room": "local"}]))
+        for text in raw.texts():
+            if text.startswith("431"):
+                return dict(json.loads(text[3:])[0])
+        raise ConnectionError("the socket closed before the ack")
+    finally:
+        raw.close()
+
+
 class Refused(ConnectionError):
     """The server refused the Socket.IO connection; ``data`` is what it said why."""
 
