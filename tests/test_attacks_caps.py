@@ -69,6 +69,17 @@ def test_every_process_counts_an_addresss_new_rooms_together(
     assert browser(second).post("/r", headers=origin).status_code == 303
 
 
+def test_an_ipv6_host_counts_its_new_rooms_by_its_64(tmp_path: Path) -> None:
+    app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "NEW_ROOMS_PER_HOUR": 1})
+    statuses = []
+    for address in ("2001:db8::1", "2001:db8::2:3", "2001:db8:0:1::1"):
+        web, environ = app.test_client(), {"REMOTE_ADDR": address}
+        web.get("/", environ_base=environ)
+        reply = web.post("/r", headers={"Origin": "http://localhost"}, environ_base=environ)
+        statuses.append(reply.status_code)
+    assert statuses == [303, 429, 303]  # the same /64, then the next one
+
+
 # --- history ----------------------------------------------------------------------------
 
 
