@@ -21,6 +21,8 @@ and at its peak; and what the attacker got.
   odds       one connection asking for the odds of 20 new hard rule sets one at a time,
              then of 10 refused ones (too many HP states), each twice: round trips; then
              16 connections, each from its own address, asking for new ones non-stop
+  rooms      one address's 30 new players each opening 5 rooms with a friend and one on
+             one device; then one room from another address (bench/attack_caps.py)
 
 One server per run on a free loopback port with its own temporary data dir (AI delay 0,
 every other setting its default): this checkout's, or ``--server-command``'s (another
@@ -59,6 +61,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from attack_caps import attack_rooms
 from players import ONE_ADDRESS_FOR_ALL, Server
 
 from webapp import __version__
@@ -781,6 +784,7 @@ ATTACKS = (
     Attack("disk", "cookie-less visitors; visitors who move", 120, attack_disk),
     Attack("spread", "256 players from 1 address, each 19 events/s", 45, attack_spread),
     Attack("odds", "odds of new rule sets: one at a time, then 16 connections", 90, attack_odds),
+    Attack("rooms", "rooms from 1 address: 30 players, 6 rooms each", 60, attack_rooms),
 )
 BY_NAME = {attack.name: attack for attack in ATTACKS}
 

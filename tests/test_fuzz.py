@@ -36,6 +36,7 @@ def fuzz_app(tmp_path_factory: pytest.TempPathFactory) -> Flask:
     """One app for all examples, with no rate limit in the way (nor one on new players)."""
     data_dir = str(tmp_path_factory.mktemp("fuzz"))
     unlimited = {"RATE_BURST": 100_000, "RATE_PER_ADDRESS": 0, "NEW_PLAYERS_PER_MINUTE": 0}
+    unlimited["NEW_ROOMS_PER_HOUR"] = 0
     return create_app(
         {"TESTING": True, "DATA_DIR": data_dir, "AI_DELAY_MS": 0, "SEED": 3, **unlimited}
     )

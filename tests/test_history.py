@@ -5,10 +5,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import sqlite3
+import time
+from functools import reduce
 from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from flask import Flask
 from flask.testing import FlaskClient
 from support.live import Actions, connect, player_of
@@ -25,7 +29,8 @@ from webapp.game.history import (
 )
 from webapp.game.match import ai_move, human_move, new_match
 from webapp.server.app import create_app
-from webapp.server.history_store import RedisHistory, SQLiteHistory
+from webapp.server.config import DEFAULTS
+from webapp.server.history_store import RedisHistory, SQLiteHistory, open_history
 from webapp.server.targets import figures
 
 
@@ -292,3 +297,107 @@ def test_history_says_which_match_is_under_way_and_which_was_abandoned(play: Act
     play_one_game(play)  # one game at 1 HP each ends the match
     over = play.emit("history")
     assert over["games"][0]["match_over"] is True and over["under_way"] is None
+
+
+# --- the budget of all players' games ------------------------------------------------------
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def capped(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    """Both history stores, all players' games capped at 50, each keeping 10 at least."""
+    config = {**DEFAULTS, "DATA_DIR": str(tmp_path), "MAX_HISTORY_GAMES": 50}
+    if request.param == "redis":
+        config["REDIS_URL"] = request.getfixturevalue("redis_url")
+    found = open_history({**config, "HISTORY_FLOOR": 10})
+    yield found
+    found.close()
+
+
+ONE_GAME = finished(1)
+
+
+def add_games(store: Any, player: str, count: int) -> list[str]:
+    """Store ``count`` finished games of ``player``; their ids, newest first."""
+    ids = [f"{player}-{index}" for index in range(count)]
+    for game_id in ids:
+        entry = finished_game(ONE_GAME, game_id=game_id, ended=time.time())
+        assert store.add(player, game_id, entry)
+    return ids[::-1]
+
+
+def stored_ids(store: Any, player: str) -> list[str]:
+    return [entry["id"] for entry in store.games(player)]
+
+
+def test_past_the_budget_whoever_grew_it_most_loses_their_oldest_games(capped: Any) -> None:
+    victim = add_games(capped, "victim", 20)
+    totals = capped.counters("victim")
+    attacker = add_games(capped, "attacker", 40)
+    assert stored_ids(capped, "victim") == victim
+    assert stored_ids(capped, "attacker") == attacker[:30]
+    assert capped.counters("victim") == totals
+    assert games_counted(capped.counters("attacker")) == 40  # its lifetime, all counted
+    assert capped.count() == 50
+
+
+def test_among_equals_the_longest_idle_loses_first_and_no_one_goes_below_the_floor(
+    capped: Any,
+) -> None:
+    players = ["p1", "p2", "p3"]
+    for player in players:
+        add_games(capped, player, 15)
+        time.sleep(1.1)  # Redis orders players by whole seconds
+    add_games(capped, "p4", 10)
+    # Five past the budget: one from each of the three with 15, the longest idle first,
+    # then from the two idle the longest again.
+    assert [len(capped.games(p)) for p in [*players, "p4"]] == [13, 13, 14, 10]
+    add_games(capped, "p5", 10)
+    newest = add_games(capped, "p6", 10)
+    # Every player is down to the floor: the budget waits for idle players to expire.
+    assert [len(capped.games(p)) for p in [*players, "p4", "p5"]] == [10] * 5
+    assert stored_ids(capped, "p6") == newest and capped.count() == 60
+    assert stored_ids(capped, "p1") == [f"p1-{index}" for index in range(14, 4, -1)]
+    assert all(games_counted(capped.counters(p)) == 15 for p in players)
+
+
+# Tables as 0.4.0 and 0.5.0.dev0 made them: no count of each player's stored games.
+TABLES_BEFORE = (
+    "CREATE TABLE games (player TEXT NOT NULL, key TEXT NOT NULL, id TEXT NOT NULL UNIQUE,"
+    " ended REAL NOT NULL, data TEXT NOT NULL, PRIMARY KEY (player, key))",
+    "CREATE INDEX games_by_player ON games (player, ended)",
+    "CREATE TABLE game_totals (player TEXT PRIMARY KEY, data TEXT NOT NULL, updated REAL NOT NULL)",
+    "CREATE INDEX game_totals_by_updated ON game_totals (updated)",
+)
+FIXTURE_0_5_0 = Path(__file__).parent / "fixtures" / "history-0.5.0.dev0.jsonl"
+
+
+def test_games_stored_by_the_release_before_count_toward_the_budget(tmp_path: Path) -> None:
+    old = [json.loads(line) for line in FIXTURE_0_5_0.open()]
+    with sqlite3.connect(tmp_path / "matches.sqlite3") as db:
+        for statement in TABLES_BEFORE:
+            db.execute(statement)
+        for entry in old:
+            row = ("old", f"game:{entry['id']}", entry["id"], entry["ended"], json.dumps(entry))
+            db.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?)", row)
+        totals = json.dumps(reduce(counted, old, {}))
+        db.execute("INSERT INTO game_totals VALUES ('old', ?, ?)", (totals, time.time() - 60))
+    store = SQLiteHistory(tmp_path, per_player=500, idle_seconds=3600, budget=3, floor=1)
+    add_games(store, "new", 2)
+    # As many games as the new player, and idle the longer: the old player's oldest goes.
+    assert stored_ids(store, "old") == [old[1]["id"]]
+    assert len(store.games("new")) == 2 and store.count() == 3
+    assert store.counters("old") == json.loads(totals)
+    store.close()
+
+
+def test_a_redis_history_of_the_release_before_is_sized_on_the_next_game(
+    redis_url: str,
+) -> None:
+    store = RedisHistory(redis_url, per_player=500, idle_seconds=3600, budget=3, floor=1)
+    old = add_games(store, "old", 2)
+    redis.Redis.from_url(redis_url).delete("tictactoe:history-sizes")  # as before it
+    time.sleep(1.1)  # Redis orders players by whole seconds
+    add_games(store, "new", 2)
+    assert stored_ids(store, "old") == old[:1]
+    assert len(store.games("new")) == 2 and store.count() == 3
+    store.close()

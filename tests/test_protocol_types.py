@@ -58,7 +58,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Flask]:
     """One app and production server for the whole walk: each case is a new player."""
     data_dir = tmp_path_factory.mktemp("types")
     settings = {"DATA_DIR": str(data_dir), "AI_DELAY_MS": 0, "SEED": 7, "RATE_BURST": 10_000}
-    unlimited = {"RATE_PER_ADDRESS": 0, "NEW_PLAYERS_PER_MINUTE": 0}
+    unlimited = {"RATE_PER_ADDRESS": 0, "NEW_PLAYERS_PER_MINUTE": 0, "NEW_ROOMS_PER_HOUR": 0}
     shared = create_app({"TESTING": True, **settings, **unlimited})
     live_server(shared)
     yield shared

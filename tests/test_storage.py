@@ -20,13 +20,12 @@ import pytest
 import redis
 from flask import Flask
 from flask.testing import FlaskClient
-from support.live import Actions, connect, player_of
+from support.live import Actions, browser, connect, make_app, player_of
 from support.testing import Player, ServerProcess, answering, session_cookie, wait_until
 
-from webapp.game.history import finished_game
+from webapp.game.history import finished_game, games_counted
 from webapp.game.match import ai_move, human_move, new_match
 from webapp.game.room import open_room
-from webapp.server.app import create_app
 from webapp.server.history_store import RedisHistory, open_history
 from webapp.server.room_store import RedisRooms
 from webapp.server.sqlite_db import open_database
@@ -35,20 +34,6 @@ from webapp.server.worker_tasks import prune
 
 ORIGIN = {"Origin": "http://localhost"}
 STORES = ["sqlite", "redis"]
-
-
-def make_app(kind: str, tmp_path: Path, request: pytest.FixtureRequest, **settings: Any) -> Flask:
-    """The app with everything on SQLite in ``tmp_path``, or on the test Redis (emptied)."""
-    base = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "SEED": 3, "RATE_BURST": 10_000}
-    if kind == "redis":
-        base["REDIS_URL"] = request.getfixturevalue("redis_url")
-    return create_app({"TESTING": True, **base, **settings})
-
-
-def browser(app: Flask) -> FlaskClient:
-    web = app.test_client()
-    assert web.get("/").status_code == 200
-    return web
 
 
 def new_room(web: FlaskClient) -> tuple[int, str]:
@@ -135,29 +120,27 @@ def test_expired_rooms_are_deleted_from_sqlite_by_the_periodic_prune(tmp_path: P
 
 def finish_games(app: Flask, web: FlaskClient, count: int) -> None:
     """Play ``count`` games to their end as the player behind ``web``."""
-    play = Actions(connect(app, web))
-    for _ in range(count):
-        play.play_out()
-        ack = play.new_match() if play.state["match"]["over"] else play.emit("next_game")
-        assert ack == {"ok": True}, ack
+    Actions(connect(app, web)).finish_games(count)
 
 
 @pytest.mark.parametrize("kind", STORES)
-def test_history_has_a_global_budget_the_longest_idle_pruned_first(
+def test_history_has_a_global_budget_paid_by_whoever_grows_it(
     kind: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    app = make_app(kind, tmp_path, request, MAX_HISTORY_GAMES=5)
+    app = make_app(kind, tmp_path, request, MAX_HISTORY_GAMES=5, HISTORY_FLOOR=2)
     history = app.extensions["history"]
     idle, busy = browser(app), browser(app)
     finish_games(app, idle, 3)
-    assert len(history.games(player_of(idle))) == 3
+    totals = history.counters(player_of(idle))
     time.sleep(1.1)  # Redis orders players by whole seconds
     finish_games(app, busy, 3)
-    assert len(history.games(player_of(busy))) == 3
-    assert history.games(player_of(idle)) == []  # the longest idle went first
-    assert stored_games(app) == 3
-    finish_games(app, busy, 4)  # alone past the budget: the player's own cap governs
-    assert len(history.games(player_of(busy))) == 7 and stored_games(app) == 7
+    # As many games each: the one idle the longer loses their oldest.
+    assert [len(history.games(player_of(p))) for p in (idle, busy)] == [2, 3]
+    finish_games(app, busy, 4)  # the busy player now has the most: theirs go
+    assert [len(history.games(player_of(p))) for p in (idle, busy)] == [2, 3]
+    assert history.counters(player_of(idle)) == totals  # lifetime figures are never pruned
+    assert games_counted(history.counters(player_of(busy))) == 7
+    assert stored_games(app) == 5
 
 
 def stored_games(app: Flask) -> int:

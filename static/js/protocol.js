@@ -55,6 +55,7 @@ export const ERROR_MESSAGES = Object.freeze({
   too_many_rooms: "You have too many rooms open: leave one first",
   too_many_watchers: "This room has as many watchers as it can take",
   rooms_full: "The server has as many rooms open as it can hold: try again later",
+  too_many_new_rooms: "Too many new rooms were opened from your network: try again later",
   no_free_seat: "Both seats are taken: you can watch",
   bad_name: "That name cannot be used",
   storage_full: "The server’s storage is full: try again later",

@@ -386,6 +386,7 @@ class TwoHosts:
             # are meant to stop: off (0), as for one big NAT.
             "TICTACTOE_NEW_PLAYERS_PER_MINUTE": "0",
             "TICTACTOE_MAX_SOCKETS_PER_ADDRESS": "0",
+            "TICTACTOE_NEW_ROOMS_PER_HOUR": "0",
             **self.env,
         }
         tictactoe = str(Path(sys.executable).parent / "tictactoe")

@@ -30,6 +30,7 @@ from webapp.server import config, datadir
 from .testing import ServerProcess
 
 if TYPE_CHECKING:
+    import pytest
     from flask import Flask
     from flask.testing import FlaskClient
 
@@ -91,6 +92,23 @@ def stop_live_servers(keep: frozenset[object] = frozenset()) -> None:
     data dirs are thrown away with the test)."""
     for key in [key for key in _servers if key not in keep]:
         _servers.pop(key).kill()
+
+
+def make_app(kind: str, tmp_path: Path, request: pytest.FixtureRequest, **settings: Any) -> Flask:
+    """The app with everything on SQLite in ``tmp_path``, or on the test Redis (emptied)."""
+    from webapp.server.app import create_app
+
+    base = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "SEED": 3, "RATE_BURST": 10_000}
+    if kind == "redis":
+        base["REDIS_URL"] = request.getfixturevalue("redis_url")
+    return create_app({"TESTING": True, **base, **settings})
+
+
+def browser(app: Flask) -> FlaskClient:
+    """A new player: a test client that has loaded the page (its session cookie)."""
+    web = app.test_client()
+    assert web.get("/").status_code == 200
+    return web
 
 
 def session_of(app: Flask, client: FlaskClient) -> str:
@@ -356,3 +374,10 @@ class Actions:
             pick = choose(self.state) if choose else self.state["board"].index(".")
             self.play([pick])
         return self.state
+
+    def finish_games(self, count: int) -> None:
+        """Play ``count`` games to their end, starting the next game (or match) after each."""
+        for _ in range(count):
+            self.play_out()
+            ack = self.new_match() if self.state["match"]["over"] else self.emit("next_game")
+            assert ack == {"ok": True}, ack

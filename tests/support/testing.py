@@ -8,6 +8,7 @@ Nothing here runs in production. The protocol client needs python-socketio's cli
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import os
 import shutil
@@ -292,6 +293,60 @@ def session_cookie(url: str) -> str:
     with opener.open(url + "/") as reply:
         assert reply.status == 200
     return "; ".join(f"{c.name}={c.value}" for c in jar)
+
+
+def request_from(
+    source: str,
+    url: str,
+    path: str,
+    *,
+    method: str = "GET",
+    headers: Mapping[str, str] | None = None,
+) -> tuple[int, http.client.HTTPMessage, str]:
+    """One HTTP request from client address ``source`` (127.x.y.z), as another client
+    would send it; its status, headers and body (a redirect is not followed)."""
+    parts = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(
+        parts.hostname or HOST, parts.port, timeout=10, source_address=(source, 0)
+    )
+    try:
+        conn.request(method, path, headers=dict(headers or {}))
+        reply = conn.getresponse()
+        return reply.status, reply.headers, reply.read().decode()
+    finally:
+        conn.close()
+
+
+def cookie_from(source: str, url: str) -> str:
+    """A new player's Cookie header, their page loaded from client address ``source``."""
+    status, headers, _ = request_from(source, url, "/")
+    assert status == 200, status
+    return "; ".join(c.split(";", 1)[0] for c in headers.get_all("Set-Cookie") or [])
+
+
+def new_room_from(source: str, url: str, cookie: str) -> tuple[int, str, str]:
+    """``POST /r`` from client address ``source`` as the page's form: the status, the
+    room's id or the refusal's code, and the refusal's Retry-After ("" if none)."""
+    headers = {"Cookie": cookie, "Origin": url, "Content-Length": "0"}
+    status, found, body = request_from(source, url, "/r", method="POST", headers=headers)
+    if status == 303:
+        return status, found["Location"].rsplit("/", 1)[1], ""
+    code = body.split('data-code="', 1)[1].split('"', 1)[0] if "data-code" in body else ""
+    return status, code, found.get("Retry-After", "")
+
+
+def local_room_from(source: str, port: int, cookie: str) -> dict[str, Any]:
+    """``room_join`` of the player's room on one device, from client address ``source``:
+    the ack."""
+    raw = RawWebSocket.joined(port, cookie, source=source)
+    try:
+        raw.send_text("421" + json.dumps(["room_join", {"room": "local"}]))
+        for text in raw.texts():
+            if text.startswith("431"):
+                return dict(json.loads(text[3:])[0])
+        raise ConnectionError("the socket closed before the ack")
+    finally:
+        raw.close()
 
 
 class Refused(ConnectionError):

@@ -187,7 +187,7 @@ def _add_socketio(app: Flask) -> None:
     )
     odds = odds_for(socketio.async_mode, app.config)
     rooms = RoomService(
-        app.config, open_rooms(app.config), socketio, app.extensions["presence"], history
+        app.config, open_rooms(app.config), socketio, app.extensions["presence"], history, tally
     )
     app.extensions["rooms"] = rooms
     max_payload = int(app.config["MAX_PAYLOAD_BYTES"])

@@ -102,6 +102,13 @@ GAME_AND_LIMITS: tuple[Setting, ...] = (
         "MAX_ROOMS_PER_PLAYER", 5, integer(1, 1000), "open rooms one player may hold a seat in"
     ),
     Setting(
+        "NEW_ROOMS_PER_HOUR",
+        30,
+        integer(0, 1_000_000),
+        "new rooms (with a friend or on one device) one client address may open per clock"
+        " hour (all processes together); 0 for no limit",
+    ),
+    Setting(
         "ROOM_NAME_CHARS",
         20,
         integer(1, 100),

@@ -68,8 +68,16 @@ STORAGE: tuple[Setting, ...] = (
         "MAX_HISTORY_GAMES",
         200_000,
         integer(1, 1_000_000_000),
-        "finished games kept for all players together; past it the longest idle players'"
-        " games are deleted first",
+        "finished games kept for all players together; past it the oldest games of the"
+        " players with the most stored are deleted first (the longest idle first among"
+        " equals), never their lifetime figures",
+    ),
+    Setting(
+        "HISTORY_FLOOR",
+        20,
+        integer(0, 100_000),
+        "finished games each player keeps whatever `MAX_HISTORY_GAMES` says (their newest);"
+        " when every player is down to it, the cap waits for idle players to expire",
     ),
     Setting(
         "ROOM_IDLE_HOURS",

@@ -1,6 +1,15 @@
 """Finished games in Redis, shared by processes and hosts: each player's list of games,
 their counters and the budget of all players' games, changed by one script each; idle
-players expire."""
+players expire.
+
+The budget's keys: the players by their last game's time, their stored games' count,
+the count of all, and the players by size (``history-sizes``: the count times 2**32
+less the last game's time, so that the most games, then the longest idle, come first).
+Past the budget, the player at the top of the sizes loses their oldest games, as
+history_store.py says. A game stored finding the sizes missing (a store of an earlier
+release) or listing other players than the counts (a rollback meanwhile) builds them
+again from the counts first.
+"""
 
 from __future__ import annotations
 
@@ -17,13 +26,13 @@ from .storage import not_kept
 ATTEMPTS = 5
 KNOWN_COUNTERS = 2048  # players whose counters a process remembers as it last wrote them
 # KEYS: the player's list of game ids, their set of game ends seen, their counters;
-# the players by their last game's time, their games' count, all players' count.
-# ARGV: the end's key, the game id, the stored game, the TTL, the cap, the counters as
-# this process believes them stored, the counters with this game, the budget of all
-# players' games, the player, the prefix of players' history keys. Returns {0}: this
-# end was stored already; {-1, stored}: the counters are not those (here they are);
-# {1}: stored, the oldest past the cap dropped, and past the budget the history of
-# the players idle the longest.
+# the players by their last game's time, their games' count, all players' count, the
+# players by size. ARGV: the end's key, the game id, the stored game, the TTL, the cap,
+# the counters as this process believes them stored, the counters with this game, the
+# budget of all players' games, the player, the prefix of players' history keys, the
+# floor. Returns {0}: this end was stored already; {-1, stored}: the counters are not
+# those (here they are); {1}: stored, the oldest past the cap dropped, and past the
+# budget the oldest games of the players with the most, down to the floor at most.
 _ADD_SCRIPT = """
 if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return {0} end
 local stored = redis.call('GET', KEYS[3]) or ''
@@ -42,31 +51,48 @@ for _, gone in ipairs(expired) do
   redis.call('DECRBY', KEYS[6], tonumber(redis.call('HGET', KEYS[5], gone) or '0'))
   redis.call('HDEL', KEYS[5], gone)
   redis.call('ZREM', KEYS[4], gone)
+  redis.call('ZREM', KEYS[7], gone)
+end
+if redis.call('ZCARD', KEYS[7]) ~= redis.call('HLEN', KEYS[5]) then
+  redis.call('DEL', KEYS[7])
+  local counts = redis.call('HGETALL', KEYS[5])
+  for i = 1, #counts, 2 do
+    local last = tonumber(redis.call('ZSCORE', KEYS[4], counts[i]) or '0')
+    local size = tonumber(counts[i + 1]) * 4294967296 - last
+    redis.call('ZADD', KEYS[7], string.format('%.0f', size), counts[i])
+  end
 end
 redis.call('ZADD', KEYS[4], now, ARGV[9])
-redis.call('HINCRBY', KEYS[5], ARGV[9], 1 - #dropped)
+local mine = redis.call('HINCRBY', KEYS[5], ARGV[9], 1 - #dropped)
+redis.call('ZADD', KEYS[7], string.format('%.0f', mine * 4294967296 - now), ARGV[9])
 local total = redis.call('INCRBY', KEYS[6], 1 - #dropped)
-while total > tonumber(ARGV[8]) do
-  local oldest = redis.call('ZRANGE', KEYS[4], 0, 1)
-  local victim = oldest[1]
-  if victim == ARGV[9] then victim = oldest[2] end
+local budget, floor = tonumber(ARGV[8]), tonumber(ARGV[11])
+while total > budget do
+  local top = redis.call('ZREVRANGE', KEYS[7], 0, 1)
+  local victim = top[1]
   if not victim then break end
-  local base = ARGV[10] .. victim
-  for _, old in ipairs(redis.call('LRANGE', base .. ':list', 0, -1)) do
+  local count = tonumber(redis.call('HGET', KEYS[5], victim) or '0')
+  if count <= floor then break end
+  local level = floor
+  if top[2] then level = math.max(floor, tonumber(redis.call('HGET', KEYS[5], top[2]) or '0')) end
+  local take = math.max(1, math.min(total - budget, count - level))
+  local listed = ARGV[10] .. victim .. ':list'
+  for _, old in ipairs(redis.call('LRANGE', listed, -take, -1)) do
     redis.call('DEL', '{games}game:' .. old)
   end
-  redis.call('DEL', base .. ':list', base .. ':seen', base .. ':totals')
-  total = redis.call('DECRBY', KEYS[6], tonumber(redis.call('HGET', KEYS[5], victim) or '0'))
-  redis.call('HDEL', KEYS[5], victim)
-  redis.call('ZREM', KEYS[4], victim)
+  redis.call('LTRIM', listed, 0, -take - 1)
+  redis.call('HINCRBY', KEYS[5], victim, -take)
+  redis.call('ZINCRBY', KEYS[7], string.format('%.0f', -take * 4294967296), victim)
+  total = redis.call('DECRBY', KEYS[6], take)
 end
 return {1}
 """
-# Forget a player in the budget's count (KEYS as KEYS[4..6] above, ARGV[1] the player).
+# Forget a player in the budget's count (KEYS as KEYS[4..7] above, ARGV[1] the player).
 _FORGET_SCRIPT = """
 redis.call('DECRBY', KEYS[3], tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0'))
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[4], ARGV[1])
 """
 
 
@@ -80,14 +106,16 @@ class RedisHistory:
         per_player: int,
         idle_seconds: float,
         budget: int = DEFAULTS["MAX_HISTORY_GAMES"],
+        floor: int = DEFAULTS["HISTORY_FLOOR"],
         namespace: str = "tictactoe:",
     ) -> None:
         self._redis, self._full = connect(url), out_of_memory()
         self.per_player, self._ttl = per_player, max(1, int(idle_seconds))
-        self.budget, self._ns = budget, namespace
-        # The budget's keys: players by their last game's time, their games' count, all.
+        self.budget, self.floor, self._ns = budget, floor, namespace
+        # The budget's keys: players by their last game's time, their games' count, all,
+        # and the players by size.
         self._budget_keys = [namespace + "history-players", namespace + "history-counts"]
-        self._budget_keys.append(namespace + "history-total")
+        self._budget_keys += [namespace + "history-total", namespace + "history-sizes"]
         self._forget = self._redis.register_script(_FORGET_SCRIPT)
         # The adds of one event-loop turn share a pipeline (as the matches' saves do).
         self._pipeliner = Pipeliner(self._redis)
@@ -109,7 +137,7 @@ class RedisHistory:
         data = orjson.dumps({"player": player, "entry": entry})
         before = self._known.pop(player, b"")
         args = (key, entry["id"], data, self._ttl, self.per_player)
-        budget = (self.budget, player, self._ns + "history:")
+        budget = (self.budget, player, self._ns + "history:", self.floor)
         for _ in range(ATTEMPTS):
             after = orjson.dumps(counted(orjson.loads(before or b"{}"), entry))
             try:

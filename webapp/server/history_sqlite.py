@@ -1,8 +1,16 @@
 """Finished games in the matches' SQLite file (one process): the games, newest
-``per_player`` kept for each player, and each player's lifetime counters."""
+``per_player`` kept for each player, and each player's lifetime counters.
+
+Each player's row of counters also says how many of their games are stored
+(``stored``, added to databases of earlier releases when the store opens, and counted
+again whenever its sum disagrees with the games stored): past the budget of all
+players' games, the player with the most stored loses their oldest, as history_store.py
+says, found through an index instead of a count of every game.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 from typing import cast
@@ -23,6 +31,10 @@ SCHEMA = (
     " player TEXT PRIMARY KEY, data TEXT NOT NULL, updated REAL NOT NULL)",
     "CREATE INDEX IF NOT EXISTS game_totals_by_updated ON game_totals (updated)",
 )
+# The stored games' count of each player, and the budget's order: most first, then the
+# longest idle. Added after SCHEMA, which must still open a database of 0.4.0.
+STORED_COLUMN = "ALTER TABLE game_totals ADD COLUMN stored INTEGER NOT NULL DEFAULT 0"
+BY_SIZE = "CREATE INDEX IF NOT EXISTS game_totals_by_size ON game_totals (stored DESC, updated)"
 
 
 class SQLiteHistory:
@@ -35,11 +47,29 @@ class SQLiteHistory:
         per_player: int,
         idle_seconds: float,
         budget: int = DEFAULTS["MAX_HISTORY_GAMES"],
+        floor: int = DEFAULTS["HISTORY_FLOOR"],
     ) -> None:
         self.per_player, self.idle, self.budget = per_player, idle_seconds, budget
+        self.floor = floor
         self._db = open_database(Path(data_dir) / DATABASE_FILE, SCHEMA)
         self._lock = self._db.lock
         self._rows = int(self._db.execute("SELECT count(*) FROM games").fetchone()[0])
+        with self._lock, contextlib.suppress(StorageFull):  # full: counted at the next start
+            self._count_stored()
+
+    def _count_stored(self) -> None:
+        """Give each player's counters the count of their stored games, where a database
+        of an earlier release (or one it wrote to after a rollback) lacks or mistook it."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(game_totals)")}
+        if "stored" not in columns:
+            self._db.execute(STORED_COLUMN)
+        self._db.execute(BY_SIZE)
+        counted = self._db.execute("SELECT coalesce(sum(stored), 0) FROM game_totals")
+        if int(counted.fetchone()[0]) != self._rows:
+            self._db.execute(
+                "UPDATE game_totals SET stored ="
+                " (SELECT count(*) FROM games WHERE games.player = game_totals.player)"
+            )
 
     def add(self, player: str, key: str, entry: Entry) -> bool:
         """Store a finished game once, count it, and drop the oldest past the cap; a game
@@ -60,34 +90,52 @@ class SQLiteHistory:
         ).rowcount
         if not inserted:
             return False
-        self._rows += 1
         totals = counted(self._counters(player), entry)
-        self._db.execute(
-            "INSERT OR REPLACE INTO game_totals (player, data, updated) VALUES (?, ?, ?)",
-            (player, orjson.dumps(totals).decode(), now),
-        )
+        dropped = 0
         if games_counted(totals) > self.per_player:  # else fewer are stored: none to drop
-            self._rows -= self._db.execute(
+            dropped = self._db.execute(
                 # Past the newest per_player, read off the (player, ended) index from the
                 # top: one short scan, not a set of kept keys.
                 "DELETE FROM games WHERE rowid IN (SELECT rowid FROM games WHERE player = ?"
                 " ORDER BY ended DESC, rowid DESC LIMIT -1 OFFSET ?)",
                 (player, self.per_player),
             ).rowcount
-        while self._rows > self.budget and self._drop_longest_idle(keep=player):
+        self._rows += 1 - dropped
+        self._db.execute(
+            "INSERT INTO game_totals (player, data, updated, stored) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (player) DO UPDATE SET data = excluded.data,"
+            " updated = excluded.updated, stored = stored + excluded.stored",
+            (player, orjson.dumps(totals).decode(), now, 1 - dropped),
+        )
+        while self._rows > self.budget and self._drop_from_the_largest():
             pass
         return True
 
-    def _drop_longest_idle(self, *, keep: str) -> bool:
-        """Delete the history of the player idle the longest (never ``keep``); False if
-        there is no one else."""
-        row = self._db.execute(
-            "SELECT player FROM game_totals WHERE player != ? ORDER BY updated LIMIT 1", (keep,)
-        ).fetchone()
-        if row is None:
+    def _drop_from_the_largest(self) -> bool:
+        """Delete the oldest games of the player with the most stored (the longest idle
+        among equals), down to the next one's count, the excess or the floor; False if
+        every player is down to the floor. Their counters stay."""
+        top = self._db.execute(
+            "SELECT player, stored FROM game_totals WHERE stored > ?"
+            " ORDER BY stored DESC, updated LIMIT 2",
+            (self.floor,),
+        ).fetchall()
+        if not top:
             return False
-        self._rows -= self._db.execute("DELETE FROM games WHERE player = ?", row).rowcount
-        self._db.execute("DELETE FROM game_totals WHERE player = ?", row)
+        (player, stored), level = top[0], top[1][1] if len(top) > 1 else self.floor
+        take = max(1, min(self._rows - self.budget, stored - level))
+        gone = self._db.execute(
+            "DELETE FROM games WHERE rowid IN (SELECT rowid FROM games WHERE player = ?"
+            " ORDER BY ended, rowid LIMIT ?)",
+            (player, take),
+        ).rowcount
+        self._rows -= gone
+        self._db.execute(
+            # Fewer gone than counted: the count was wrong, and is made right.
+            "UPDATE game_totals SET stored = CASE WHEN ? = ? THEN stored - ?"
+            " ELSE (SELECT count(*) FROM games WHERE player = ?) END WHERE player = ?",
+            (gone, take, gone, player, player),
+        )
         return True
 
     def _counters(self, player: str) -> dict[str, int]:

@@ -5,9 +5,16 @@ lifetime counters (webapp/game/history.py). A game is stored under a key of its 
 (its server seed's commitment), so the process whose compare-and-set write ended the
 game stores it, and a second attempt, or the same game ended again, changes nothing. Each game also
 has a random id, which its share link names. A player's history goes with them when
-they are idle for ``TICTACTOE_IDLE_DAYS``, or when they ask for it to be deleted. All
-players together keep at most ``TICTACTOE_MAX_HISTORY_GAMES``: past it, the history of
-the players idle the longest is deleted first.
+they are idle for ``TICTACTOE_IDLE_DAYS``, or when they ask for it to be deleted.
+
+All players together keep at most ``TICTACTOE_MAX_HISTORY_GAMES``. Past it, each game
+stored deletes one game, the oldest of the player with the most games stored (of those
+with as many, the one idle the longest): whoever grows the history pays for it, and an
+idle player loses games only once they have more than the busy ones. No player is taken
+below ``TICTACTOE_HISTORY_FLOOR`` games (their newest), and a player's lifetime counters
+are never deleted for the cap. When every player is down to the floor, games are kept
+past the cap until idle players expire (``/healthz`` shows the share over 1); the
+database's ceiling (``TICTACTOE_MAX_DATA_MB``) still holds.
 
 SQLite keeps them in history_sqlite.py, Redis in history_redis.py; this module holds
 the interface they both follow and picks one.
@@ -27,7 +34,8 @@ class HistoryStore(Protocol):
 
     def add(self, player: str, key: str, entry: Entry) -> bool:
         """Store a finished game once (False if ``key`` is stored already), count it,
-        and drop the player's oldest games past the cap."""
+        and drop the player's oldest games past their cap, and past the budget of all
+        players' games the oldest of the players with the most (never below the floor)."""
 
     def games(self, player: str) -> list[Entry]:
         """The player's stored games, newest first."""
@@ -55,11 +63,14 @@ def open_history(config: dict[str, Any]) -> SQLiteHistory | RedisHistory:
     """History where the matches are: Redis when ``REDIS_URL`` is set, else SQLite."""
     per_player, budget = int(config["HISTORY_PER_PLAYER"]), int(config["MAX_HISTORY_GAMES"])
     idle = float(config["IDLE_DAYS"]) * 86400
+    floor = int(config["HISTORY_FLOOR"])
     if config["REDIS_URL"]:
         url = config["REDIS_URL"]
-        return RedisHistory(url, per_player=per_player, idle_seconds=idle, budget=budget)
+        return RedisHistory(
+            url, per_player=per_player, idle_seconds=idle, budget=budget, floor=floor
+        )
     store = SQLiteHistory(
-        config["DATA_DIR"], per_player=per_player, idle_seconds=idle, budget=budget
+        config["DATA_DIR"], per_player=per_player, idle_seconds=idle, budget=budget, floor=floor
     )
     store.prune()
     return store

@@ -33,7 +33,7 @@ from ..game.match import RULE_FIELDS
 from .health import OK
 from .limits import address_key
 from .protocol import MODE_CHOICES, PRESET_CHOICES, ErrorCode
-from .rooms import ONLINE_ID, RoomService
+from .rooms import ONLINE_ID, RoomService, TooManyNewRooms
 from .signing import KEYS_PATH
 from .tally import Tally
 from .targets import PAGE_TARGET_PERCENT
@@ -168,7 +168,10 @@ def new_room() -> ResponseReturnValue:
         return refused
     rooms: RoomService = current_app.extensions["rooms"]
     try:
-        room_id = rooms.create(str(session["player"]))
+        room_id = rooms.create(str(session["player"]), request.remote_addr)
+    except TooManyNewRooms as err:  # this address's new rooms this hour
+        wait = {"Retry-After": str(max(1, math.ceil(err.retry_after)))}
+        return _render("room_missing.html", reason=err.message, code=err.code), 429, wait
     except RuleError as err:  # this player's rooms, all rooms, or the data at its ceiling
         status = 429 if err.code == ErrorCode.TOO_MANY_ROOMS else 503
         return _render("room_missing.html", reason=err.message, code=err.code), status

@@ -75,6 +75,7 @@ class ErrorCode(StrEnum):
     TOO_MANY_ROOMS = "too_many_rooms"
     TOO_MANY_WATCHERS = "too_many_watchers"
     ROOMS_FULL = "rooms_full"
+    TOO_MANY_NEW_ROOMS = "too_many_new_rooms"
     NO_FREE_SEAT = "no_free_seat"
     BAD_NAME = "bad_name"
     STORAGE_FULL = "storage_full"

@@ -45,6 +45,11 @@ def register_rooms(
     def on(event: Event) -> Callable[[Handler], Any]:
         return lambda handler: attach(socketio, event, checked(max_payload, event)(handler))
 
+    def address() -> str | None:
+        """The client address of the socket at hand (the proxy's word, if trusted)."""
+        environ = socketio.server.get_environ(socket_id(), namespace="/") or {}
+        return environ.get("REMOTE_ADDR")
+
     def act(fields: dict[str, Any], action: Action) -> Room:
         player = player_id()
         room_id = rooms.room_id(_room(fields), player)
@@ -52,7 +57,7 @@ def register_rooms(
 
     @on(Event.ROOM_JOIN)
     def on_room_join(fields: dict[str, Any]) -> Ack:
-        return {**OK, **rooms.join(socket_id(), player_id(), _room(fields))}
+        return {**OK, **rooms.join(socket_id(), player_id(), _room(fields), address())}
 
     @on(Event.ROOM_MOVE)
     def on_room_move(fields: dict[str, Any]) -> Ack:

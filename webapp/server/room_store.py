@@ -6,7 +6,8 @@ touches one. A room left unchanged for ``TICTACTOE_ROOM_IDLE_HOURS`` is gone: Re
 expires it, SQLite prunes it (at start-up and with the matches, every few hours), and
 either way it is never loaded again. A room row that cannot be read is deleted and
 logged once, and its link shows as unknown. At most ``TICTACTOE_MAX_ROOMS`` rooms are
-open at once: past that a new one is refused (``rooms_full``) until one expires or ends.
+open at once: past that a new one is refused (``rooms_full``) until one expires or ends;
+one client address may open only its share of them (rooms.py).
 
 SQLite keeps them in room_sqlite.py, Redis in room_redis.py; this module holds the
 interface they both follow and picks one.

@@ -5,10 +5,17 @@ through the store's compare-and-set loop, then pushed as one ``room`` snapshot t
 socket in the room (both players' tabs and the spectators), through the message queue
 when there are several processes. Who is in the room and what the snapshot holds is
 webapp/server/room_view.py's.
+
+New rooms (with a friend, or on one device) are limited per client address as new
+players are (an IPv6 address by its /64): ``TICTACTOE_NEW_ROOMS_PER_HOUR`` in a clock
+hour, all processes together, so that one address holds at most that many times
+``TICTACTOE_ROOM_IDLE_HOURS`` + 1 rooms at once (750 at the defaults), not the whole
+``TICTACTOE_MAX_ROOMS`` that every player shares.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import secrets
 import time
@@ -30,14 +37,30 @@ from ..game.room import (
     take_seat,
 )
 from .history_store import HistoryStore
+from .limits import address_key
 from .presence import Presence
 from .protocol import ErrorCode, ServerEvent
 from .room_store import RoomStore
 from .room_view import LOCAL, Visit, Visits, seat_token, snapshot
 from .store import update
+from .tally import LocalTally, Tally
 
 ONLINE_ID = re.compile(r"^[A-Za-z0-9_-]{22}$")  # 16 random bytes, base64url
+HOUR = 3600.0
 Step = Callable[[Room], Room]
+
+
+class TooManyNewRooms(RoomError):
+    """An address has opened its hour's share of new rooms; ``retry_after`` in seconds."""
+
+    def __init__(self, per_hour: int, retry_after: float) -> None:
+        minutes = max(1, math.ceil(retry_after / 60))
+        super().__init__(
+            ErrorCode.TOO_MANY_NEW_ROOMS,
+            f"{per_hour} new rooms were opened from your network this hour:"
+            f" try again in {minutes} minute{'s' if minutes > 1 else ''}",
+        )
+        self.retry_after = retry_after
 
 
 class RoomService:
@@ -50,9 +73,12 @@ class RoomService:
         socketio: SocketIO,
         presence: Presence,
         history: HistoryStore | None = None,
+        tally: Tally | None = None,
     ) -> None:
         self.store, self.socketio, self.presence = store, socketio, presence
         self.history = history
+        self.tally = tally or LocalTally()  # new rooms by address, shared on Redis
+        self.new_per_hour = int(config["NEW_ROOMS_PER_HOUR"])
         self.key = str(config["SECRET_KEY"] or "").encode()
         self.idle_seconds = float(config["ROOM_IDLE_HOURS"]) * 3600
         self.max_rooms = int(config["MAX_ROOMS_PER_PLAYER"])
@@ -90,9 +116,19 @@ class RoomService:
                 f"you have {self.max_rooms} rooms open already: leave one first",
             )
 
-    def create(self, player: str) -> str:
-        """A new online room with ``player`` in its first seat; returns its id."""
+    def _new_room_from(self, address: str | None) -> None:
+        """Count one more new room from ``address``; refuse it past the hour's share."""
+        if not self.new_per_hour:
+            return
+        count, left = self.tally.bump(f"new-rooms:{address_key(address)}", HOUR)
+        if count > self.new_per_hour:
+            raise TooManyNewRooms(self.new_per_hour, left)
+
+    def create(self, player: str, address: str | None) -> str:
+        """A new online room with ``player`` in its first seat, opened from client
+        ``address``; returns its id."""
         self._seats_left(player)
+        self._new_room_from(address)
         room_id = secrets.token_urlsafe(16)
         room = open_room(room_id, player, kind="online", now=time.time())
         self.store.save(room_id, room, expected=None)
@@ -147,12 +183,14 @@ class RoomService:
 
         return update(self.store, room_id, live)
 
-    def join(self, sid: str, player: str, asked: object) -> dict[str, Any]:
-        """Put a socket in a room: the free seat of a room that never lost a player is
-        taken, else it watches. Returns the ack's fields: the room's id and the token of
+    def join(self, sid: str, player: str, asked: object, address: str | None) -> dict[str, Any]:
+        """Put a socket (from client ``address``) in a room: the free seat of a room that
+        never lost a player is taken, else it watches; the player's room on this device
+        is opened if need be. Returns the ack's fields: the room's id and the token of
         the viewer's seat (None for a spectator)."""
         room_id = self.room_id(asked, player)
         if room_id.startswith("local.") and self.store.load(room_id) is None:
+            self._new_room_from(address)
             room = open_room(room_id, player, kind="local", now=time.time())
             self.store.save(room_id, room, expected=None)
         coin, seated = self._toss(), [False]
