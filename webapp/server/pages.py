@@ -34,6 +34,7 @@ from .health import OK
 from .limits import address_key
 from .protocol import MODE_CHOICES, PRESET_CHOICES, ErrorCode
 from .rooms import ONLINE_ID, RoomService
+from .signed_history import signed_game
 from .signing import KEYS_PATH
 from .tally import Tally
 from .targets import PAGE_TARGET_PERCENT
@@ -127,12 +128,11 @@ def history_replay(game_id: str) -> ResponseReturnValue:
 @pages.get("/g/<game_id>")
 def shared_game(game_id: str) -> ResponseReturnValue:
     """A finished game's read-only replay by its share link: for anyone, no cookie needed."""
-    history = current_app.extensions["history"]
-    found = history.game(game_id) if ONLINE_ID.fullmatch(game_id) else None
+    history, signer = current_app.extensions["history"], current_app.extensions["signing"]
+    found = signed_game(history, signer, game_id) if ONLINE_ID.fullmatch(game_id) else None
     if found is None or kind_of(found[1]) != "ai":  # a game with a friend is not shared
         return _render("game_missing.html"), 404
-    entry = found[1]
-    signed = current_app.extensions["signing"].sign(entry["record"])
+    entry, signed = found[1], found[2]
     data = {"game": entry, "signed_record": signed, "review": reviewed(entry)}
     # Its own player is told "you"; anyone else reads of "the player".
     mine = session.get("player") == found[0]
