@@ -33,6 +33,8 @@ from webapp.game.history import friend_game
 from webapp.game.signed import opened
 from webapp.server.app import create_app
 from webapp.server.costly import CostlyAnswers
+from webapp.server.history_redis import RedisHistory
+from webapp.server.history_sqlite import SQLiteHistory
 from webapp.server.signing import Signer, check_signature, published_keys
 from webapp.server.tally import LocalTally
 
@@ -362,3 +364,32 @@ def test_games_with_a_friend_are_never_signed(tmp_path: Path) -> None:
     (game,) = download(as_player(app, "p")).get_json()["games"]
     assert game["signed_record"] is None
     assert set(stored_signatures(tmp_path).values()) == {None}
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def history(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    """Both history stores, with a cap of two games a player."""
+    if request.param == "redis":
+        url = request.getfixturevalue("redis_url")
+        found: Any = RedisHistory(url, per_player=2, idle_seconds=3600)
+    else:
+        found = SQLiteHistory(tmp_path, per_player=2, idle_seconds=3600)
+    yield found
+    found.close()
+
+
+def test_a_store_keeps_a_signature_beside_its_game_and_never_brings_a_dropped_one_back(
+    history: Any,
+) -> None:
+    keys = Signer(bytes.fromhex(KEY_ONE))
+    first, second = stock(history, None, "p", 2)
+    assert [signed for _, signed in history.signed_games("p")] == [None, None]
+    signed = keys.sign(history.signed_game(first)[1][0]["record"])
+    assert history.keep_signed(first, signed)
+    assert history.signed_game(first)[1][1] == signed
+    assert history.signed_games("p")[1] == (history.game(first)[1], signed)
+    stock(history, keys, "p", 1, ended=3e9, first=2)  # the cap drops the oldest: `first`
+    assert history.signed_game(first) is None
+    assert not history.keep_signed(first, signed)  # dropped, and it stays so
+    assert history.signed_game(first) is None and len(history.games("p")) == 2
+    assert history.signed_game(second)[1][1] is None

@@ -24,12 +24,19 @@ def fixture_games() -> list[dict[str, Any]]:
 
 
 def stock(
-    history: HistoryStore, signer: Signer | None, player: str, count: int, *, ended: float = 2e9
+    history: HistoryStore,
+    signer: Signer | None,
+    player: str,
+    count: int,
+    *,
+    ended: float = 2e9,
+    first: int = 0,
 ) -> list[str]:
-    """Store ``count`` finished games for ``player``, signed as a game's end signs them
-    (unsigned, as before signatures were stored, if ``signer`` is None); their ids."""
+    """Store ``count`` finished games for ``player`` (numbered from ``first``), signed as
+    a game's end signs them (unsigned, as before signatures were stored, if ``signer`` is
+    None); their ids."""
     games, ids = fixture_games(), []
-    for index in range(count):
+    for index in range(first, first + count):
         game_id = f"{player[:8]}-{index:013d}".ljust(22, "x")[:22]
         entry = {**games[index % len(games)], "id": game_id, "ended": ended + index}
         signed = [signer.sign(entry["record"])] if signer else []
