@@ -58,8 +58,7 @@ def seconds(wait: float) -> int:
 def message(what: str, wait: float) -> str:
     """Why an answer was refused, and when to ask again."""
     return (
-        f"{what} was asked for too often from this player or address:"
-        f" ask again in {seconds(wait)} s"
+        f"{what}: asked for too often from this player or address; ask again in {seconds(wait)} s"
     )
 
 

@@ -34,7 +34,7 @@ def download() -> ResponseReturnValue:
     player = _player()
     wait = current_app.extensions["costly"].retry_after(player, request.remote_addr)
     if wait:
-        return refused(request, "Downloading all your games", wait)
+        return refused(request, "All your games", wait)
     history, signer = current_app.extensions["history"], current_app.extensions["signing"]
     games = signed_games(history, signer, player) if player else []
     body = orjson.dumps({"kind": "tictactoe-hp-history", "format": 1, "games": games})
