@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 import redis
+import segno
 from flask import Flask
 from flask.testing import FlaskClient
 from support.live import Actions, connect
@@ -393,3 +394,15 @@ def test_a_store_keeps_a_signature_beside_its_game_and_never_brings_a_dropped_on
     assert not history.keep_signed(first, signed)  # dropped, and it stays so
     assert history.signed_game(first) is None and len(history.games("p")) == 2
     assert history.signed_game(second)[1][1] is None
+
+
+def test_a_rooms_qr_code_is_drawn_once_however_often_its_page_is_asked_for(
+    client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    drawn, make = [], segno.make
+    monkeypatch.setattr(segno, "make", lambda *args, **kw: drawn.append(args) or make(*args, **kw))
+    created = client.post("/r", headers={"Origin": "http://localhost"})
+    assert created.status_code == 303
+    pages = [client.get(created.headers["Location"]) for _ in range(3)]
+    assert [page.status_code for page in pages] == [200] * 3
+    assert len({page.get_data() for page in pages}) == 1 and len(drawn) == 1

@@ -9,6 +9,7 @@ Redis.
 
 from __future__ import annotations
 
+import functools
 import math
 import secrets
 
@@ -41,6 +42,7 @@ from .targets import PAGE_TARGET_PERCENT
 
 pages = Blueprint("pages", __name__)
 MINUTE = 60.0
+QR_CODES_KEPT = 1024  # invite links whose QR code is kept drawn
 TOO_MANY_NEW_PLAYERS = """<!doctype html>
 <html lang="en">
 <meta charset="utf-8">
@@ -186,8 +188,14 @@ def room_page(room_id: str) -> ResponseReturnValue:
         reason = "This invite link is unknown, or its room has expired."
         return _render("room_missing.html", reason=reason), 404
     invite = url_for("pages.room_page", room_id=room_id, _external=True)
-    qr = segno.make(invite, error="m")
-    return _render("room.html", room=room_id, kind="online", invite=invite, qr=qr_path(qr))
+    return _render("room.html", room=room_id, kind="online", invite=invite, qr=invite_qr(invite))
+
+
+@functools.lru_cache(maxsize=QR_CODES_KEPT)
+def invite_qr(invite: str) -> dict[str, object]:
+    """An invite link's QR code, drawn once: a room's page is opened and reloaded often,
+    and drawing the code costs more than the rest of the page."""
+    return qr_path(segno.make(invite, error="m"))
 
 
 def qr_path(qr: segno.QRCode) -> dict[str, object]:
