@@ -146,17 +146,12 @@ class RedisHistory:
 
     def games(self, player: str) -> list[Entry]:
         """The player's stored games, newest first."""
-        ids = cast(list[bytes], self._redis.lrange(self._keys(player)[0], 0, -1))
-        found = self._redis.mget([self._game_key(i.decode()) for i in ids]) if ids else []
-        return [orjson.loads(data)["entry"] for data in cast(list[bytes | None], found) if data]
+        return [entry for entry, _ in self.signed_games(player)]
 
     def game(self, game_id: str) -> tuple[str, Entry] | None:
         """A game by its share id, with its player; None if unknown."""
-        data = cast(bytes | None, self._redis.get(self._game_key(game_id)))
-        if data is None:
-            return None
-        found = orjson.loads(data)
-        return str(found["player"]), found["entry"]
+        found = self.signed_game(game_id)
+        return None if found is None else (found[0], found[1][0])
 
     def signed_games(self, player: str) -> list[Signed]:
         """The player's stored games, newest first, each with its stored signed record."""

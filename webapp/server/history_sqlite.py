@@ -121,20 +121,12 @@ class SQLiteHistory:
 
     def games(self, player: str) -> list[Entry]:
         """The player's stored games, newest first."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT data FROM games WHERE player = ? ORDER BY ended DESC, rowid DESC",
-                (player,),
-            ).fetchall()
-        return [orjson.loads(row[0]) for row in rows]
+        return [entry for entry, _ in self.signed_games(player)]
 
     def game(self, game_id: str) -> tuple[str, Entry] | None:
         """A game by its share id, with its player; None if unknown."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT player, data FROM games WHERE id = ?", (game_id,)
-            ).fetchone()
-        return None if row is None else (str(row[0]), orjson.loads(row[1]))
+        found = self.signed_game(game_id)
+        return None if found is None else (found[0], found[1][0])
 
     def signed_games(self, player: str) -> list[Signed]:
         """The player's stored games, newest first, each with its stored signed record."""
