@@ -23,6 +23,7 @@ and at its peak; and what the attacker got.
              16 connections, each from its own address, asking for new ones non-stop
   rooms      one address's 30 new players each opening 5 rooms with a friend and one on
              one device; then one room from another address (bench/attack_caps.py)
+  pages      a 500-game player's /history/games.json asked for by 4 threads (attack_pages.py)
 
 One server per run on a free loopback port with its own temporary data dir (AI delay 0,
 every other setting its default): this checkout's, or ``--server-command``'s (another
@@ -67,6 +68,7 @@ from players import ONE_ADDRESS_FOR_ALL, Server
 from webapp import __version__
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support
+from attack_pages import attack_pages
 from support.testing import (
     HOST,
     Player,
@@ -785,6 +787,7 @@ ATTACKS = (
     Attack("spread", "256 players from 1 address, each 19 events/s", 45, attack_spread),
     Attack("odds", "odds of new rule sets: one at a time, then 16 connections", 90, attack_odds),
     Attack("rooms", "rooms from 1 address: 30 players, 6 rooms each", 60, attack_rooms),
+    Attack("pages", "a 500-game player's games.json, 4 threads, 10 s", 60, attack_pages),
 )
 BY_NAME = {attack.name: attack for attack in ATTACKS}
 

@@ -217,6 +217,21 @@ def test_download_and_delete_everything(page: Page, server: Any, axe: Any, shoot
     expect(page.locator("#games-rows tr")).to_have_count(0)
 
 
+def test_a_download_asked_for_too_often_is_said_on_the_page(
+    page: Page, server_factory: Callable[..., Any]
+) -> None:
+    server = server_factory(TICTACTOE_COSTLY_PER_PLAYER_MINUTE="2")
+    page.goto(server.url + "/history")  # its `history` event is one whole history
+    expect(page.get_by_text("No finished games yet")).to_be_visible()
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Download all my games").click()
+    assert json.loads(Path(download.value.path()).read_text())["games"] == []
+    page.get_by_role("link", name="Download all my games").click()  # the third
+    expect(page.locator("#notice")).to_have_text(
+        re.compile(r"^Asked for too often: try again in \d+ seconds?$")
+    )
+
+
 def test_each_match_in_a_picture_with_its_numbers(
     page: Page, server: Any, axe: Any, shoot: Any
 ) -> None:

@@ -7,7 +7,7 @@ import { connect } from "./connection.js";
 import { ERROR_MESSAGES, EVENTS } from "./protocol.js";
 import { formatWhen, hideReplay, modeName, showReplay, wireControls } from "./replay.js";
 import { drawMatch, matchesIn } from "./timeline.js";
-import { PLAYER_RESULTS, plural } from "./words.js";
+import { PLAYER_RESULTS, askedTooOften, plural } from "./words.js";
 
 const SHOWN_MATCHES = 6;
 
@@ -117,6 +117,27 @@ async function copyShareLink() {
   }
 }
 
+/** Download all the games as one file; a refusal (asked for too often, the server
+ * busy) is said on the page instead of being saved as the file. */
+function wireDownload() {
+  const link = $("download-all");
+  link.addEventListener("click", async (event) => {
+    event.preventDefault();
+    const headers = { Accept: "application/json" };
+    const reply = await fetch(link.href, { headers }).catch(() => null);
+    if (!reply?.ok) {
+      const seconds = Number(reply?.headers.get("Retry-After"));
+      if (reply?.status === 429 && seconds > 0) return showNotice(askedTooOften(seconds));
+      return refused(await reply?.json().catch(() => null));
+    }
+    const file = URL.createObjectURL(await reply.blob());
+    const save = document.createElement("a");
+    Object.assign(save, { href: file, download: "tictactoe-games.json" });
+    save.click();
+    setTimeout(() => URL.revokeObjectURL(file), 0);
+  });
+}
+
 /** Ask first, then delete everything stored about this player and start afresh. */
 function wireForget() {
   const dialog = $("forget-dialog");
@@ -206,6 +227,7 @@ function start() {
   ({ send } = connect({ onStatus }));
   wireControls();
   $("share-copy").addEventListener("click", copyShareLink);
+  wireDownload();
   wireForget();
 }
 

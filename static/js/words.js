@@ -6,6 +6,10 @@ import { cellName } from "./protocol.js";
 /** "1 move", "2 moves". */
 export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
+/** A costly answer refused for a while (429 with Retry-After): when to ask again. */
+export const askedTooOften = (seconds) =>
+  `Asked for too often: try again in ${plural(Math.ceil(seconds), "second")}`;
+
 /** "c1", "a1 or c3", "a1, b1 or c3". */
 export function eitherCell(cells) {
   return cells.length < 2 ? cells.join("") : `${cells.slice(0, -1).join(", ")} or ${cells.at(-1)}`;

@@ -19,6 +19,7 @@ from .budgets import Budgets
 from .codec import Json, JsonPacket
 from .compress import StaticGzip
 from .connections import SocketCaps
+from .costly import CostlyAnswers
 from .guard import guard_messages
 from .health import Health
 from .history_store import open_history
@@ -191,7 +192,12 @@ def _add_socketio(app: Flask) -> None:
     )
     app.extensions["rooms"] = rooms
     max_payload = int(app.config["MAX_PAYLOAD_BYTES"])
-    register(socketio, service, limits, caps, max_payload, odds, rooms)
+    costly = app.extensions["costly"] = CostlyAnswers(
+        int(app.config["COSTLY_PER_PLAYER_MINUTE"]),
+        int(app.config["COSTLY_PER_ADDRESS_MINUTE"]),
+        tally,
+    )
+    register(socketio, service, limits, caps, max_payload, odds, rooms, costly=costly)
     register_rooms(socketio, rooms, max_payload, int(app.config["ROOM_NAME_CHARS"]))
     lab_budgets = Budgets(
         odds.pause,  # the odds' slices and turn: their share of the process is for both

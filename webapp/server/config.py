@@ -122,6 +122,20 @@ GAME_AND_LIMITS: tuple[Setting, ...] = (
         "new players one client address may start per minute (all processes together);"
         " 0 for no limit",
     ),
+    Setting(
+        "COSTLY_PER_PLAYER_MINUTE",
+        20,
+        integer(0, 1_000_000),
+        "whole histories (`/history/games.json`, the `history` event) one player may ask for"
+        " per minute (all processes together); 0 for no limit",
+    ),
+    Setting(
+        "COSTLY_PER_ADDRESS_MINUTE",
+        120,
+        integer(0, 1_000_000),
+        "whole histories all players from one client address may ask for per minute"
+        " (all processes together); 0 for no limit",
+    ),
     Setting("SEED", None, integer(0, 2**63), "seeds the AI's dice (tests)"),
 )
 SETTINGS: tuple[Setting, ...] = SERVING + STORAGE + GAME_AND_LIMITS

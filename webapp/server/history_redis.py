@@ -9,7 +9,11 @@ Past the budget, the player at the top of the sizes loses their oldest games, as
 history_store.py says. A game stored finding the sizes missing (a store of an earlier
 release) or listing other players than the counts (a rollback meanwhile) builds them
 again from the counts first.
-"""
+
+A game is stored as ``{"player", "entry", "signed"}``: ``signed`` is its signed record,
+stored when the game ends and served as stored. A game stored by a release before
+0.5.0 has none until it is first asked for; it is then written back in place, keeping
+its expiry (signed_history.py)."""
 
 from __future__ import annotations
 
@@ -18,12 +22,14 @@ from typing import cast
 import orjson
 
 from ..game.history import Entry, counted
+from ..game.signed import Data
 from .config import DEFAULTS
 from .redis_batch import BatchedScript, Pipeliner
 from .redis_client import connect, out_of_memory
 from .storage import not_kept
 
 ATTEMPTS = 5
+Signed = tuple[Entry, Data | None]  # a stored game and its signed record, if it has one
 KNOWN_COUNTERS = 2048  # players whose counters a process remembers as it last wrote them
 # KEYS: the player's list of game ids, their set of game ends seen, their counters;
 # the players by their last game's time, their games' count, all players' count, the
@@ -126,15 +132,16 @@ class RedisHistory:
         base = f"{self._ns}history:{player}"
         return base + ":list", base + ":seen", base + ":totals"
 
-    def add(self, player: str, key: str, entry: Entry) -> bool:
-        """Store a finished game once, count it, and drop the oldest past the cap.
+    def add(self, player: str, key: str, entry: Entry, signed: Data | None = None) -> bool:
+        """Store a finished game once (with its signed record), count it, and drop the
+        oldest past the cap.
 
         One round trip when the counters are as this process last wrote them (or the
         player has none yet): the script stores the game and the counted ones only if
         the counters are still those, and else answers with the stored ones to count on.
         """
         listed, seen, totals = self._keys(player)
-        data = orjson.dumps({"player": player, "entry": entry})
+        data = orjson.dumps({"player": player, "entry": entry, "signed": signed})
         before = self._known.pop(player, b"")
         args = (key, entry["id"], data, self._ttl, self.per_player)
         budget = (self.budget, player, self._ns + "history:", self.floor)
@@ -166,17 +173,38 @@ class RedisHistory:
 
     def games(self, player: str) -> list[Entry]:
         """The player's stored games, newest first."""
-        ids = cast(list[bytes], self._redis.lrange(self._keys(player)[0], 0, -1))
-        found = self._redis.mget([self._game_key(i.decode()) for i in ids]) if ids else []
-        return [orjson.loads(data)["entry"] for data in cast(list[bytes | None], found) if data]
+        return [entry for entry, _ in self.signed_games(player)]
 
     def game(self, game_id: str) -> tuple[str, Entry] | None:
         """A game by its share id, with its player; None if unknown."""
+        found = self.signed_game(game_id)
+        return None if found is None else (found[0], found[1][0])
+
+    def signed_games(self, player: str) -> list[Signed]:
+        """The player's stored games, newest first, each with its stored signed record."""
+        ids = cast(list[bytes], self._redis.lrange(self._keys(player)[0], 0, -1))
+        found = self._redis.mget([self._game_key(i.decode()) for i in ids]) if ids else []
+        stored = [orjson.loads(data) for data in cast(list[bytes | None], found) if data]
+        return [(game["entry"], game.get("signed")) for game in stored]
+
+    def signed_game(self, game_id: str) -> tuple[str, Signed] | None:
+        """A game by its share id, with its player and its stored signed record."""
         data = cast(bytes | None, self._redis.get(self._game_key(game_id)))
         if data is None:
             return None
         found = orjson.loads(data)
-        return str(found["player"]), found["entry"]
+        return str(found["player"]), (found["entry"], found.get("signed"))
+
+    def keep_signed(self, game_id: str, signed: Data) -> bool:
+        """Store the signed record of a game stored without one (or signed by a key no
+        longer published), keeping its expiry; False if the game is gone."""
+        name = self._game_key(game_id)
+        data = cast(bytes | None, self._redis.get(name))
+        if data is None:
+            return False
+        found = {**orjson.loads(data), "signed": signed}
+        # XX: a game dropped meanwhile stays dropped; KEEPTTL: it expires as it would have.
+        return bool(self._redis.set(name, orjson.dumps(found), xx=True, keepttl=True))
 
     def counters(self, player: str) -> dict[str, int]:
         """The player's lifetime counters."""

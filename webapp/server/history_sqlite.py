@@ -6,7 +6,11 @@ Each player's row of counters also says how many of their games are stored
 again whenever its sum disagrees with the games stored): past the budget of all
 players' games, the player with the most stored loses their oldest, as history_store.py
 says, found through an index instead of a count of every game.
-"""
+
+Each game against the AI keeps its signed record beside it (``signed``, the envelope's
+JSON, stored when the game ends): it is served as stored, never signed again. A
+database of an earlier release gains that column when it is opened; its games have
+none until they are first asked for (signed_history.py)."""
 
 from __future__ import annotations
 
@@ -18,14 +22,15 @@ from typing import cast
 import orjson
 
 from ..game.history import Entry, counted, games_counted
+from ..game.signed import Data
 from .config import DEFAULTS
-from .sqlite_db import DATABASE_FILE, open_database
+from .sqlite_db import DATABASE_FILE, Handle, open_database
 from .storage import StorageFull, not_kept
 
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS games ("
     " player TEXT NOT NULL, key TEXT NOT NULL, id TEXT NOT NULL UNIQUE,"
-    " ended REAL NOT NULL, data TEXT NOT NULL, PRIMARY KEY (player, key))",
+    " ended REAL NOT NULL, data TEXT NOT NULL, signed TEXT, PRIMARY KEY (player, key))",
     "CREATE INDEX IF NOT EXISTS games_by_player ON games (player, ended)",
     "CREATE TABLE IF NOT EXISTS game_totals ("
     " player TEXT PRIMARY KEY, data TEXT NOT NULL, updated REAL NOT NULL)",
@@ -35,6 +40,21 @@ SCHEMA = (
 # longest idle. Added after SCHEMA, which must still open a database of 0.4.0.
 STORED_COLUMN = "ALTER TABLE game_totals ADD COLUMN stored INTEGER NOT NULL DEFAULT 0"
 BY_SIZE = "CREATE INDEX IF NOT EXISTS game_totals_by_size ON game_totals (stored DESC, updated)"
+
+Signed = tuple[Entry, Data | None]  # a stored game and its signed record, if it has one
+
+
+def add_signed_column(db: Handle) -> None:
+    """Give the games table of a release before 0.5.0 its ``signed`` column (NULL: not
+    signed yet); a release before reads and writes its rows as it did."""
+    with db.lock:
+        columns = {row[1] for row in db.execute("PRAGMA table_info(games)").fetchall()}
+        if "signed" not in columns:
+            db.execute("ALTER TABLE games ADD COLUMN signed TEXT")
+
+
+def _envelope(text: str | None) -> Data | None:
+    return None if text is None else cast(Data, orjson.loads(text))
 
 
 class SQLiteHistory:
@@ -52,6 +72,7 @@ class SQLiteHistory:
         self.per_player, self.idle, self.budget = per_player, idle_seconds, budget
         self.floor = floor
         self._db = open_database(Path(data_dir) / DATABASE_FILE, SCHEMA)
+        add_signed_column(self._db)
         self._lock = self._db.lock
         self._rows = int(self._db.execute("SELECT count(*) FROM games").fetchone()[0])
         with self._lock, contextlib.suppress(StorageFull):  # full: counted at the next start
@@ -71,22 +92,24 @@ class SQLiteHistory:
                 " (SELECT count(*) FROM games WHERE games.player = game_totals.player)"
             )
 
-    def add(self, player: str, key: str, entry: Entry) -> bool:
-        """Store a finished game once, count it, and drop the oldest past the cap; a game
-        ended while the data is at its ceiling is not kept (the log says so once)."""
+    def add(self, player: str, key: str, entry: Entry, signed: Data | None = None) -> bool:
+        """Store a finished game once (with its signed record), count it, and drop the
+        oldest past the cap; a game ended while the data is at its ceiling is not kept
+        (the log says so once)."""
         try:
-            return self._db.write(lambda: self._insert(player, key, entry))
+            return self._db.write(lambda: self._insert(player, key, entry, signed))
         except StorageFull:
             not_kept()
             return False
 
-    def _insert(self, player: str, key: str, entry: Entry) -> bool:
+    def _insert(self, player: str, key: str, entry: Entry, signed: Data | None) -> bool:
         self._db.database.may_grow()
         now = time.time()
         row = (player, key, entry["id"], entry["ended"], orjson.dumps(entry).decode())
         inserted = self._db.execute(
-            "INSERT OR IGNORE INTO games (player, key, id, ended, data) VALUES (?, ?, ?, ?, ?)",
-            row,
+            "INSERT OR IGNORE INTO games (player, key, id, ended, data, signed)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (*row, None if signed is None else orjson.dumps(signed).decode()),
         ).rowcount
         if not inserted:
             return False
@@ -146,20 +169,47 @@ class SQLiteHistory:
 
     def games(self, player: str) -> list[Entry]:
         """The player's stored games, newest first."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT data FROM games WHERE player = ? ORDER BY ended DESC, rowid DESC",
-                (player,),
-            ).fetchall()
-        return [orjson.loads(row[0]) for row in rows]
+        return [entry for entry, _ in self.signed_games(player)]
 
     def game(self, game_id: str) -> tuple[str, Entry] | None:
         """A game by its share id, with its player; None if unknown."""
+        found = self.signed_game(game_id)
+        return None if found is None else (found[0], found[1][0])
+
+    def signed_games(self, player: str) -> list[Signed]:
+        """The player's stored games, newest first, each with its stored signed record."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT data, signed FROM games WHERE player = ? ORDER BY ended DESC, rowid DESC",
+                (player,),
+            ).fetchall()
+        return [(orjson.loads(data), _envelope(signed)) for data, signed in rows]
+
+    def signed_game(self, game_id: str) -> tuple[str, Signed] | None:
+        """A game by its share id, with its player and its stored signed record."""
         with self._lock:
             row = self._db.execute(
-                "SELECT player, data FROM games WHERE id = ?", (game_id,)
+                "SELECT player, data, signed FROM games WHERE id = ?", (game_id,)
             ).fetchone()
-        return None if row is None else (str(row[0]), orjson.loads(row[1]))
+        if row is None:
+            return None
+        return str(row[0]), (orjson.loads(row[1]), _envelope(row[2]))
+
+    def keep_signed(self, game_id: str, signed: Data) -> bool:
+        """Store the signed record of a game stored without one (or signed by a key no
+        longer published); False if the game is gone."""
+        text = orjson.dumps(signed).decode()
+        try:
+            done = self._db.write(
+                lambda: (
+                    self._db.execute(
+                        "UPDATE games SET signed = ? WHERE id = ?", (text, game_id)
+                    ).rowcount
+                )
+            )
+        except StorageFull:  # served signed all the same, and signed again next time
+            return False
+        return bool(done)
 
     def counters(self, player: str) -> dict[str, int]:
         """The player's lifetime counters."""

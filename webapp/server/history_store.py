@@ -25,23 +25,36 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from ..game.history import Entry
+from ..game.signed import Data
 from .history_redis import RedisHistory
-from .history_sqlite import SQLiteHistory
+from .history_sqlite import Signed, SQLiteHistory
+
+__all__ = ["HistoryStore", "Signed", "open_history"]
 
 
 class HistoryStore(Protocol):
     """Finished games and lifetime counters, by player."""
 
-    def add(self, player: str, key: str, entry: Entry) -> bool:
-        """Store a finished game once (False if ``key`` is stored already), count it,
-        and drop the player's oldest games past their cap, and past the budget of all
-        players' games the oldest of the players with the most (never below the floor)."""
+    def add(self, player: str, key: str, entry: Entry, signed: Data | None = None) -> bool:
+        """Store a finished game once (False if ``key`` is stored already), with its
+        signed record if it has one, count it, and drop the player's oldest games past
+        their cap, and past the budget of all players' games the oldest of the players
+        with the most (never below the floor)."""
 
     def games(self, player: str) -> list[Entry]:
         """The player's stored games, newest first."""
 
     def game(self, game_id: str) -> tuple[str, Entry] | None:
         """A game by its share id, with its player; None if unknown."""
+
+    def signed_games(self, player: str) -> list[Signed]:
+        """The player's stored games, newest first, each with its stored signed record."""
+
+    def signed_game(self, game_id: str) -> tuple[str, Signed] | None:
+        """A game by its share id, with its player and its stored signed record."""
+
+    def keep_signed(self, game_id: str, signed: Data) -> bool:
+        """Store the signed record of a game stored without one; False if it is gone."""
 
     def counters(self, player: str) -> dict[str, int]:
         """The player's lifetime counters."""

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..game.history import kind_of, reviewed, summary, totals_from, under_way
+from ..game.history import reviewed, summary, totals_from, under_way
 from ..game.match import Match, MatchError
 from .history_store import HistoryStore
 from .protocol import ErrorCode
-from .snapshot import Sign
+from .signed_history import signed_record
+from .signing import Signer
 from .targets import figures
 
 
@@ -33,14 +34,14 @@ def history_of(
 
 
 def history_game(
-    history: HistoryStore | None, sign: Sign | None, player: str, game_id: object
+    history: HistoryStore | None, signer: Signer | None, player: str, game_id: object
 ) -> dict[str, Any]:
-    """One of the player's finished games, whole, with its review; ``sign`` puts a game
-    against the AI in its signed envelope."""
-    found = history.game(game_id) if history and isinstance(game_id, str) else None
-    if found is None or found[0] != player:
+    """One of the player's finished games, whole, with its review; a game against the
+    AI with its signed record as stored (signed_history.py)."""
+    found = history.signed_game(game_id) if history and isinstance(game_id, str) else None
+    if history is None or found is None or found[0] != player:
         raise MatchError(ErrorCode.GAME_NOT_FOUND, "no such game in your history")
-    entry = found[1]
+    entry = found[1][0]
     # A game with a friend has no dice and no signature: the server played no part.
-    signed = sign(entry["record"]) if sign and kind_of(entry) == "ai" else None
+    signed = signed_record(history, signer, found[1]) if signer else None
     return {"game": entry, "signed_record": signed, "review": reviewed(entry)}

@@ -28,6 +28,7 @@ from ..game.match import (
     take_back,
 )
 from .connections import SocketCaps, check_release, match_key_for, refused
+from .costly import CostlyAnswers, message
 from .events import Handler, attach, checked, player_id, players_of, socket_id
 from .history_view import history_game, history_of
 from .limits import RateLimits
@@ -53,6 +54,8 @@ def register(
     max_payload: int,
     odds: Odds,
     rooms: RoomService,
+    *,
+    costly: CostlyAnswers,
 ) -> None:
     """Attach the protocol's handlers to ``socketio``."""
 
@@ -182,11 +185,16 @@ def register(
 
     @on(Event.HISTORY)
     def on_history(fields: dict[str, Any]) -> Ack:
+        environ = socketio.server.get_environ(socket_id()) or {}
+        wait = costly.retry_after(player_id(), environ.get("REMOTE_ADDR"))
+        if wait:
+            raise MatchError(ErrorCode.RATE_LIMITED, message("Your history", wait))
         return {**OK, **history_of(service.history, player_id(), service.open(match_key()))}
 
     @on(Event.HISTORY_GAME)
     def on_history_game(fields: dict[str, Any]) -> Ack:
-        return {**OK, **history_game(service.history, service.sign, player_id(), fields.get("id"))}
+        found = history_game(service.history, service.signer, player_id(), fields.get("id"))
+        return {**OK, **found}
 
     @socketio.on("*")
     def on_unknown(event: object, *_: object) -> Ack:

@@ -59,6 +59,7 @@ class MatchService:
     ) -> None:
         self.store = store
         self.history = history
+        self.signer = signer
         self.sign = signer.sign if signer else None
         self.socketio = socketio
         # Each game's secret server seed: from the system's randomness, unless a test
@@ -235,4 +236,6 @@ class MatchService:
         if before is not None and (before.game.turn is None or before is after):
             return
         entry = finished_game(after, game_id=secrets.token_urlsafe(16), ended=time.time())
-        self.history.add(player, game_key(after), entry)
+        # Signed once, here, and stored with it: every answer serves the stored bytes.
+        signed = self.sign(entry["record"]) if self.sign else None
+        self.history.add(player, game_key(after), entry, signed)

@@ -9,6 +9,7 @@ Redis.
 
 from __future__ import annotations
 
+import functools
 import math
 import secrets
 
@@ -34,12 +35,14 @@ from .health import OK
 from .limits import address_key
 from .protocol import MODE_CHOICES, PRESET_CHOICES, ErrorCode
 from .rooms import ONLINE_ID, RoomService, TooManyNewRooms
+from .signed_history import signed_game
 from .signing import KEYS_PATH
 from .tally import Tally
 from .targets import PAGE_TARGET_PERCENT
 
 pages = Blueprint("pages", __name__)
 MINUTE = 60.0
+QR_CODES_KEPT = 1024  # invite links whose QR code is kept drawn
 TOO_MANY_NEW_PLAYERS = """<!doctype html>
 <html lang="en">
 <meta charset="utf-8">
@@ -127,12 +130,11 @@ def history_replay(game_id: str) -> ResponseReturnValue:
 @pages.get("/g/<game_id>")
 def shared_game(game_id: str) -> ResponseReturnValue:
     """A finished game's read-only replay by its share link: for anyone, no cookie needed."""
-    history = current_app.extensions["history"]
-    found = history.game(game_id) if ONLINE_ID.fullmatch(game_id) else None
+    history, signer = current_app.extensions["history"], current_app.extensions["signing"]
+    found = signed_game(history, signer, game_id) if ONLINE_ID.fullmatch(game_id) else None
     if found is None or kind_of(found[1]) != "ai":  # a game with a friend is not shared
         return _render("game_missing.html"), 404
-    entry = found[1]
-    signed = current_app.extensions["signing"].sign(entry["record"])
+    entry, signed = found[1], found[2]
     data = {"game": entry, "signed_record": signed, "review": reviewed(entry)}
     # Its own player is told "you"; anyone else reads of "the player".
     mine = session.get("player") == found[0]
@@ -189,8 +191,14 @@ def room_page(room_id: str) -> ResponseReturnValue:
         reason = "This invite link is unknown, or its room has expired."
         return _render("room_missing.html", reason=reason), 404
     invite = url_for("pages.room_page", room_id=room_id, _external=True)
-    qr = segno.make(invite, error="m")
-    return _render("room.html", room=room_id, kind="online", invite=invite, qr=qr_path(qr))
+    return _render("room.html", room=room_id, kind="online", invite=invite, qr=invite_qr(invite))
+
+
+@functools.lru_cache(maxsize=QR_CODES_KEPT)
+def invite_qr(invite: str) -> dict[str, object]:
+    """An invite link's QR code, drawn once: a room's page is opened and reloaded often,
+    and drawing the code costs more than the rest of the page."""
+    return qr_path(segno.make(invite, error="m"))
 
 
 def qr_path(qr: segno.QRCode) -> dict[str, object]:

@@ -9,6 +9,7 @@ stay published, so that records signed before a rotation still verify.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,6 +29,7 @@ KEYS_KIND = "tictactoe-hp-keys"
 KEYS_PATH = "/.well-known/tictactoe-keys.json"
 ALGORITHM = "Ed25519"
 HEX_KEY = re.compile(r"[0-9a-f]{64}")
+SIGNATURES_KEPT = 1024  # the newest records signed, whose state is shown again signed
 
 
 def _raw(public: Ed25519PublicKey) -> bytes:
@@ -52,11 +54,14 @@ class Signer:
         earlier = [key for key in fallbacks if key != self.public]
         self.keys: dict[str, bytes] = {self.key: self.public}
         self.keys.update((key_id(key), key) for key in earlier)
+        # Ed25519 signs the same bytes the same way: a finished game's state, sent again
+        # on each reconnect, reuses the signature its end made (history keeps its own).
+        self._signature = functools.lru_cache(maxsize=SIGNATURES_KEPT)(self.private.sign)
 
     def sign(self, record: Data) -> Data:
         """``record`` in its signed envelope: its JSON bytes and their signature."""
         payload = payload_of(record)
-        return envelope(payload, self.key, self.private.sign(payload))
+        return envelope(payload, self.key, self._signature(payload))
 
     def published(self) -> Data:
         """The document served at ``KEYS_PATH``: every key, the current one first."""

@@ -15,8 +15,9 @@ import orjson
 from flask import Blueprint, Response, current_app, request, session
 from flask.typing import ResponseReturnValue
 
-from ..game.history import kind_of
+from .costly import refused
 from .matches import practice_key
+from .signed_history import signed_games
 
 your_data = Blueprint("your_data", __name__)
 
@@ -28,14 +29,14 @@ def _player() -> str | None:
 
 @your_data.get("/history/games.json")
 def download() -> ResponseReturnValue:
-    """All the player's stored games, newest first, as one JSON file."""
+    """All the player's stored games, newest first, as one JSON file, each with its
+    signed record as stored; limited per player and per address (costly.py)."""
     player = _player()
-    games = current_app.extensions["history"].games(player) if player else []
-    sign = current_app.extensions["signing"].sign
-    games = [
-        {**game, "signed_record": sign(game["record"]) if kind_of(game) == "ai" else None}
-        for game in games
-    ]
+    wait = current_app.extensions["costly"].retry_after(player, request.remote_addr)
+    if wait:
+        return refused(request, "All your games", wait)
+    history, signer = current_app.extensions["history"], current_app.extensions["signing"]
+    games = signed_games(history, signer, player) if player else []
     body = orjson.dumps({"kind": "tictactoe-hp-history", "format": 1, "games": games})
     headers = {
         "Content-Disposition": 'attachment; filename="tictactoe-games.json"',
