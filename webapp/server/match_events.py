@@ -28,7 +28,7 @@ from ..game.match import (
     take_back,
 )
 from .connections import SocketCaps, check_release, match_key_for, refused
-from .events import Handler, attach, checked, player_id, players_of, socket_id
+from .events import Handler, attach, checked, player_id, players_of, socket_id, was_deleted
 from .history_view import history_game, history_of
 from .limits import RateLimits
 from .matches import MatchService
@@ -70,6 +70,8 @@ def register(
             raise refused(RefusalCode.NO_SESSION, "no session: load the page first")
         check_release(auth)
         player = player_id()
+        if was_deleted(socketio, player):  # a cookie kept from before "Delete everything"
+            raise refused(RefusalCode.PLAYER_DELETED, "this player's data was deleted: reload")
         eio_sid = socketio.server.manager.eio_sid_from_sid(socket_id(), "/")
         wait = limits.cooldown_left(player)
         if wait:

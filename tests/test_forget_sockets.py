@@ -1,0 +1,147 @@
+"""After "Delete everything" the player's open sockets are gone: each, in every process, is
+told ``player_deleted`` and disconnected, and nothing sent from it or with its cookie
+stores anything under the deleted id again (no match, no seat)."""
+
+from __future__ import annotations
+
+import secrets
+import urllib.request
+from collections.abc import Callable
+from http.cookiejar import CookieJar
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+from flask.testing import FlaskClient
+from support.live import (
+    PAGE,
+    LiveSocket,
+    connect,
+    events,
+    live_server,
+    player_of,
+    server_environment,
+    session_of,
+    states,
+)
+from support.testing import ServerProcess
+from test_forget import forget
+
+from webapp import __version__
+from webapp.server.app import create_app
+
+ORIGIN = {"Origin": "http://localhost"}
+DELETED = "player_deleted"  # the push, the refusal and the error code alike
+
+
+def code(ack: Any) -> str | None:
+    """The error code of an ack, or None when it was accepted."""
+    return None if ack.get("ok") else str(ack["error"]["code"])
+
+
+def seated_in_a_friends_room(app: Flask, sock: LiveSocket) -> str:
+    """A room made by another player, in which ``sock``'s player holds the second seat."""
+    friend = app.test_client()
+    assert friend.get("/").status_code == 200
+    made = friend.post("/r", headers=ORIGIN)
+    assert made.status_code == 303
+    room = str(made.headers["Location"]).rsplit("/", 1)[1]
+    joined = sock.emit("room_join", {"room": room}, callback=True)
+    assert joined["ok"] and joined["you"] is not None, joined
+    return room
+
+
+def seats(app: Flask, room: str) -> list[str | None]:
+    """Who holds each seat of ``room``, as stored."""
+    found = app.extensions["rooms"].load(room)
+    assert found is not None
+    return list(found.seats)
+
+
+def page_player(url: str, cookie: str) -> str:
+    """The session cookie that ``GET /`` sets for a browser sending ``cookie``."""
+    jar = CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    request = urllib.request.Request(url + "/", headers={"Cookie": cookie})
+    with opener.open(request) as reply:
+        assert reply.status == 200
+    return "; ".join(f"{c.name}={c.value}" for c in jar)
+
+
+def check_detached(app: Flask, web: FlaskClient, urls: list[str]) -> None:
+    """Open a socket of one player on each of ``urls``, seat the player in a friend's
+    room, delete the player on the last; then act from every old socket."""
+    player, cookie = player_of(web), session_of(app, web)
+    auth = {"release": __version__, "view": "match"}
+    sockets = [LiveSocket(url, cookie, auth, headers={}) for url in urls]
+    assert all(sock.connected for sock in sockets)
+    room = seated_in_a_friends_room(app, sockets[0])
+    assert player in seats(app, room)
+
+    assert forget(urls[-1], cookie) == 204
+    for sock in sockets:  # what an old tab sends, whether or not it has read the push yet
+        sock.emit("move", {"cell": 4})
+        sock.emit("room_sit", {"room": room})
+    for sock in sockets:
+        assert len(list(events(sock, DELETED))) == 1
+        assert not sock.is_connected()
+
+    service = app.extensions["tictactoe"]
+    assert service.store.load(player) is None, "a match row was stored for the deleted id"
+    assert player not in seats(app, room), "the deleted player took a seat again"
+    again = LiveSocket(urls[0], cookie, auth, headers={})  # the cookie kept from before
+    assert not again.connected and again.refusal is not None
+    assert again.refusal["data"]["code"] == DELETED
+    assert service.store.load(player) is None
+    fresh = page_player(urls[0], cookie)  # the page gives a new player in its place
+    assert fresh and fresh != cookie
+    assert not app.extensions["history"].games(player)
+
+
+def test_sockets_of_a_deleted_player_are_told_and_detached_on_sqlite(
+    app: Flask, client: FlaskClient
+) -> None:
+    url = live_server(app).url
+    check_detached(app, client, [url, url])
+
+
+def test_sockets_on_two_processes_are_told_and_detached_on_redis(
+    tmp_path: Path, server_factory: Callable[..., ServerProcess], redis_url: str
+) -> None:
+    settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "RATE_BURST": 10_000}
+    key = secrets.token_hex(16)
+    app = create_app({"TESTING": True, "REDIS_URL": redis_url, "SECRET_KEY": key, **settings})
+    first = live_server(app)
+    second = server_factory(**server_environment(app), TICTACTOE_SECRET_KEY=key)
+    web = app.test_client()
+    assert web.get("/").status_code == 200
+    check_detached(app, web, [first.url, second.url])
+
+
+def test_an_event_racing_the_push_is_refused_and_changes_nothing(
+    app: Flask, client: FlaskClient, socket_client: LiveSocket
+) -> None:
+    player = player_of(client)
+    room = seated_in_a_friends_room(app, socket_client)
+    service = app.extensions["tictactoe"]
+    before = service.store.load(player)
+    assert before is not None
+    free = states(socket_client)[-1]["board"].index(".")
+    room_before = seats(app, room)
+    # The player is deleted, and its seat freed, but the push has not reached this socket.
+    app.extensions["forgotten"].add(player)
+    app.extensions["rooms"].leave_all(player)
+    assert player not in seats(app, room)
+    for event, payload in [
+        ("move", {"cell": free}),
+        ("room_sit", {"room": room}),
+        ("new_match", {}),
+    ]:
+        ack = socket_client.emit(event, payload, callback=True)
+        if ack is not None:  # else the socket was closed first, which is as good
+            assert code(ack) == DELETED, (event, ack)
+    assert service.store.load(player) == before
+    assert player not in seats(app, room) and room_before[0] in seats(app, room)
+    assert not socket_client.is_connected()
+    late = connect(app, client, auth=PAGE)
+    assert late.refusal is not None and late.refusal["data"]["code"] == DELETED
