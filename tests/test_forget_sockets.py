@@ -5,9 +5,9 @@ stores anything under the deleted id again (no match, no seat)."""
 from __future__ import annotations
 
 import secrets
-import urllib.request
+import sqlite3
+import time
 from collections.abc import Callable
-from http.cookiejar import CookieJar
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +24,11 @@ from support.live import (
     session_of,
     states,
 )
-from support.testing import ServerProcess
-from test_forget import forget
+from support.testing import ServerProcess, delete_everything, session_cookie
 
 from webapp import __version__
 from webapp.server.app import create_app
+from webapp.server.sqlite_db import DATABASE_FILE
 
 ORIGIN = {"Origin": "http://localhost"}
 DELETED = "player_deleted"  # the push, the refusal and the error code alike
@@ -58,14 +58,16 @@ def seats(app: Flask, room: str) -> list[str | None]:
     return list(found.seats)
 
 
-def page_player(url: str, cookie: str) -> str:
-    """The session cookie that ``GET /`` sets for a browser sending ``cookie``."""
-    jar = CookieJar()
-    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-    request = urllib.request.Request(url + "/", headers={"Cookie": cookie})
-    with opener.open(request) as reply:
-        assert reply.status == 200
-    return "; ".join(f"{c.name}={c.value}" for c in jar)
+def pushes_until_closed(sock: LiveSocket) -> int:
+    """How many ``player_deleted`` pushes ``sock`` gets, read until the server closes it
+    (or 5 s have passed)."""
+    told, deadline = 0, time.monotonic() + 5
+    while time.monotonic() < deadline:
+        told += len(list(events(sock, DELETED)))
+        if not sock.is_connected():
+            return told + len(list(events(sock, DELETED)))
+        time.sleep(0.05)
+    return told
 
 
 def check_detached(app: Flask, web: FlaskClient, urls: list[str]) -> None:
@@ -78,13 +80,13 @@ def check_detached(app: Flask, web: FlaskClient, urls: list[str]) -> None:
     room = seated_in_a_friends_room(app, sockets[0])
     assert player in seats(app, room)
 
-    assert forget(urls[-1], cookie) == 204
-    for sock in sockets:  # what an old tab sends, whether or not it has read the push yet
+    assert delete_everything(urls[-1], cookie) == 204
+    told = [pushes_until_closed(sock) for sock in sockets]
+    for sock in sockets:  # what an old tab sends next, if it still can
         sock.emit("move", {"cell": 4})
         sock.emit("room_sit", {"room": room})
-    for sock in sockets:
-        assert len(list(events(sock, DELETED))) == 1
-        assert not sock.is_connected()
+    assert told == [1, 1], "each socket is told once"
+    assert not any(sock.is_connected() for sock in sockets)
 
     service = app.extensions["tictactoe"]
     assert service.store.load(player) is None, "a match row was stored for the deleted id"
@@ -93,7 +95,7 @@ def check_detached(app: Flask, web: FlaskClient, urls: list[str]) -> None:
     assert not again.connected and again.refusal is not None
     assert again.refusal["data"]["code"] == DELETED
     assert service.store.load(player) is None
-    fresh = page_player(urls[0], cookie)  # the page gives a new player in its place
+    fresh = session_cookie(urls[0], cookie)  # the page gives a new player in its place
     assert fresh and fresh != cookie
     assert not app.extensions["history"].games(player)
 
@@ -145,3 +147,19 @@ def test_an_event_racing_the_push_is_refused_and_changes_nothing(
     assert not socket_client.is_connected()
     late = connect(app, client, auth=PAGE)
     assert late.refusal is not None and late.refusal["data"]["code"] == DELETED
+
+
+def test_a_database_of_the_release_before_gains_the_list_of_deleted_players(
+    tmp_path: Path,
+) -> None:
+    settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "TESTING": True}
+    create_app(settings)
+    with sqlite3.connect(tmp_path / DATABASE_FILE) as db:  # as 0.5.0.dev0 left it
+        db.execute("DROP TABLE forgotten_players")
+    app = create_app(settings)
+    web = app.test_client()
+    assert web.get("/").status_code == 200
+    player = player_of(web)
+    assert web.post("/history/forget", headers=ORIGIN).status_code == 204
+    assert app.extensions["forgotten"].holds(player)
+    assert create_app(settings).extensions["forgotten"].holds(player)  # kept on restart

@@ -89,7 +89,12 @@ def register(
         service.schedule_ai(key, match)
 
     @socketio.on("disconnect")
-    def on_disconnect(*_: object) -> None:
+    def on_disconnect(reason: object = None, *_: object) -> None:
+        if reason == socketio.server.reason.SERVER_DISCONNECT:
+            # Sent away (a deleted player): its Engine.IO connection goes too, so that
+            # nothing is left open to join again on.
+            eio_sid = socketio.server.manager.eio_sid_from_sid(socket_id(), "/")
+            socketio.start_background_task(socketio.server.eio.disconnect, eio_sid)
         caps.leave(player_id(), str(request.remote_addr), socket_id())
         views.pop(socket_id(), None)
         players_of(socketio).pop(socket_id(), None)

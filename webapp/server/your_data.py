@@ -15,6 +15,7 @@ deleted again a few seconds later, to take that away too.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import orjson
@@ -26,6 +27,7 @@ from .connections import detach
 from .matches import practice_key
 
 your_data = Blueprint("your_data", __name__)
+log = logging.getLogger(__name__)
 SWEEP_SECONDS = 5.0  # after this, an event under way at the deletion has written, if at all
 
 
@@ -81,4 +83,7 @@ def _erase(extensions: dict[str, Any], player: str) -> None:
 def _erase_later(extensions: dict[str, Any], player: str) -> None:
     """Erase again once what was under way at the deletion has ended."""
     extensions["tictactoe"].socketio.sleep(SWEEP_SECONDS)
-    _erase(extensions, player)
+    try:
+        _erase(extensions, player)
+    except Exception as err:  # the store went away meanwhile (a stopping process)
+        log.warning("a deleted player's data could not be erased again: %s", type(err).__name__)
