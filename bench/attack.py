@@ -18,6 +18,9 @@ and at its peak; and what the attacker got.
              addresses, then visitors who each make a move: rows stored
   spread     256 players' sockets from one address, each sending 19 events a second
              (just under the rate)
+  deleted    100 players, each with two sockets and a seat in a friend's room, delete
+             everything, then send a move and room_sit from both old sockets at once
+             and connect again with the kept cookie: what they were told and stored
   odds       one connection asking for the odds of 20 new hard rule sets one at a time,
              then of 10 refused ones (too many HP states), each twice: round trips; then
              16 connections, each from its own address, asking for new ones non-stop
@@ -64,6 +67,7 @@ from players import ONE_ADDRESS_FOR_ALL, Server
 from webapp import __version__
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support
+from attack_deleted import attack_deleted  # after tests/support is on the path
 from support.testing import (
     HOST,
     Player,
@@ -781,6 +785,7 @@ ATTACKS = (
     Attack("disk", "cookie-less visitors; visitors who move", 120, attack_disk),
     Attack("spread", "256 players from 1 address, each 19 events/s", 45, attack_spread),
     Attack("odds", "odds of new rule sets: one at a time, then 16 connections", 90, attack_odds),
+    Attack("deleted", "deleted players' old tabs: a move, room_sit, reconnect", 90, attack_deleted),
 )
 BY_NAME = {attack.name: attack for attack in ATTACKS}
 
