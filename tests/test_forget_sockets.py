@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from support.live import (
@@ -28,6 +29,7 @@ from support.testing import ServerProcess, delete_everything, session_cookie
 
 from webapp import __version__
 from webapp.server.app import create_app
+from webapp.server.forgotten import RedisForgotten, SQLiteForgotten
 from webapp.server.sqlite_db import DATABASE_FILE
 
 ORIGIN = {"Origin": "http://localhost"}
@@ -163,3 +165,24 @@ def test_a_database_of_the_release_before_gains_the_list_of_deleted_players(
     assert web.post("/history/forget", headers=ORIGIN).status_code == 204
     assert app.extensions["forgotten"].holds(player)
     assert create_app(settings).extensions["forgotten"].holds(player)  # kept on restart
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_the_list_of_deleted_players_is_bounded_in_count_and_time(
+    tmp_path: Path, kind: str, request: pytest.FixtureRequest
+) -> None:
+    now = [1000.0]
+    options: dict[str, Any] = {"keep_seconds": 60.0, "cap": 3, "clock": lambda: now[0]}
+    forgotten = (
+        SQLiteForgotten(tmp_path, **options)
+        if kind == "sqlite"
+        else RedisForgotten(request.getfixturevalue("redis_url"), **options)
+    )
+    for index in range(5):
+        now[0] += 1
+        forgotten.add(f"p{index}")
+    assert [forgotten.holds(f"p{index}") for index in range(5)] == [False, False] + [True] * 3
+    now[0] += 58  # p2 was kept until 1063, p3 until 1064
+    assert [forgotten.holds(f"p{index}") for index in range(2, 5)] == [False, True, True]
+    now[0] += 3
+    assert not any(forgotten.holds(f"p{index}") for index in range(5))

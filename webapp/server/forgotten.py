@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from .redis_client import connect
+from .redis_client import connect, out_of_memory
 from .sqlite_db import DATABASE_FILE, open_database
 from .storage import StorageFull
 
@@ -94,12 +94,15 @@ class RedisForgotten:
     def add(self, player: str) -> None:
         """Keep ``player`` as deleted from now on (the oldest past the cap are dropped)."""
         now = self.clock()
-        with self.redis.pipeline(transaction=True) as pipe:
-            pipe.zremrangebyscore(KEY, "-inf", now)
-            pipe.zadd(KEY, {player: now + self.keep})
-            pipe.zremrangebyrank(KEY, 0, -self.cap - 1)
-            pipe.expire(KEY, int(self.keep) + 1)
-            pipe.execute()
+        try:
+            with self.redis.pipeline(transaction=True) as pipe:
+                pipe.zremrangebyscore(KEY, "-inf", now)
+                pipe.zadd(KEY, {player: now + self.keep})
+                pipe.zremrangebyrank(KEY, 0, -self.cap - 1)
+                pipe.expire(KEY, int(self.keep) + 1)
+                pipe.execute()
+        except out_of_memory():  # at Redis's maxmemory: the rows are deleted all the same
+            log.warning("a deleted player's id could not be kept: Redis is at its maxmemory")
 
     def holds(self, player: str) -> bool:
         """Whether ``player`` was deleted."""
