@@ -90,10 +90,11 @@ def register(
 
     @socketio.on("disconnect")
     def on_disconnect(reason: object = None, *_: object) -> None:
-        if reason == socketio.server.reason.SERVER_DISCONNECT:
+        eio_sid = socketio.server.manager.eio_sid_from_sid(socket_id(), "/")
+        if reason == socketio.server.reason.SERVER_DISCONNECT and eio_sid:
             # Sent away (a deleted player): its Engine.IO connection goes too, so that
-            # nothing is left open to join again on.
-            eio_sid = socketio.server.manager.eio_sid_from_sid(socket_id(), "/")
+            # nothing is left open to join again on. (Without an id, Engine.IO's
+            # disconnect would close every connection.)
             socketio.start_background_task(socketio.server.eio.disconnect, eio_sid)
         caps.leave(player_id(), str(request.remote_addr), socket_id())
         views.pop(socket_id(), None)
