@@ -18,6 +18,9 @@ and at its peak; and what the attacker got.
              addresses, then visitors who each make a move: rows stored
   spread     256 players' sockets from one address, each sending 19 events a second
              (just under the rate)
+  deleted    100 players, each with two sockets and a seat in a friend's room, delete
+             everything, then send a move and room_sit from both old sockets at once
+             and connect again with the kept cookie: what they were told and stored
   odds       one connection asking for the odds of 20 new hard rule sets one at a time,
              then of 10 refused ones (too many HP states), each twice: round trips; then
              16 connections, each from its own address, asking for new ones non-stop
@@ -68,6 +71,7 @@ from players import ONE_ADDRESS_FOR_ALL, Server
 from webapp import __version__
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support
+from attack_deleted import attack_deleted  # after tests/support is on the path
 from attack_pages import attack_pages
 from support.testing import (
     HOST,
@@ -788,6 +792,7 @@ ATTACKS = (
     Attack("odds", "odds of new rule sets: one at a time, then 16 connections", 90, attack_odds),
     Attack("rooms", "rooms from 1 address: 30 players, 6 rooms each", 60, attack_rooms),
     Attack("pages", "a 500-game player's games.json, 4 threads, 10 s", 60, attack_pages),
+    Attack("deleted", "deleted players' old tabs: a move, room_sit, reconnect", 90, attack_deleted),
 )
 BY_NAME = {attack.name: attack for attack in ATTACKS}
 

@@ -104,6 +104,10 @@ def test_forget_then_the_old_cookie_never_shows_a_seed_again(
     assert client.post("/history/forget", headers=ORIGIN).status_code == 204
     with client.session_transaction() as session:  # the cookie the player kept
         session["player"] = cookie
+    kept = connect(app, client)
+    assert kept.refusal is not None and kept.refusal["data"]["code"] == "player_deleted"
+    assert client.get("/").status_code == 200  # the page: a new player in its place
+    assert player_of(client) != cookie
     again = Actions(connect(app, client))
     assert not commitments(again.state) & shown
     assert not {seed_of(finish(again)["record"])} & revealed
@@ -111,12 +115,12 @@ def test_forget_then_the_old_cookie_never_shows_a_seed_again(
 
 @pytest.mark.parametrize("players", [2])
 def test_every_fresh_match_draws_its_own_seeds(tmp_path: Path, players: int) -> None:
-    # Two servers with the same secret key show two players, or one player twice after
-    # a delete, different seeds: none is derived from the player's id.
-    config = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "TESTING": True}
+    # Two servers with the same secret key show one player id, deleted on the first,
+    # different seeds: none is derived from the player's id.
+    config = {"AI_DELAY_MS": 0, "TESTING": True, "SECRET_KEY": "one key for both"}
     seen: list[set[str]] = []
-    for _ in range(players):
-        app = create_app(dict(config))
+    for index in range(players):
+        app = create_app({**config, "DATA_DIR": str(tmp_path / str(index))})
         client = app.test_client()
         client.get("/")
         with client.session_transaction() as session:

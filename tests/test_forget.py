@@ -9,9 +9,16 @@ import urllib.request
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from support.testing import Player, ServerProcess, session_cookie
+from support.testing import (
+    Player,
+    Refused,
+    ServerProcess,
+    delete_everything,
+    session_cookie,
+)
 
 from webapp.server.matches import practice_key
 
@@ -34,15 +41,6 @@ def shown(state: dict[str, Any]) -> set[str]:
     return {dice["commitment"], state["next_commitment"], dice["server_seed"]} - {None}
 
 
-def forget(url: str, cookie: str) -> int:
-    """Delete everything, as the page's form does; the status."""
-    request = urllib.request.Request(
-        url + "/history/forget", method="POST", headers={"Cookie": cookie, "Origin": url}
-    )
-    with urllib.request.urlopen(request) as reply:
-        return int(reply.status)
-
-
 def games_json(url: str, cookie: str) -> list[Any]:
     """The player's games as the download offers them."""
     request = urllib.request.Request(url + "/history/games.json", headers={"Cookie": cookie})
@@ -61,11 +59,16 @@ def check_forgotten_everywhere(first: ServerProcess, second: ServerProcess) -> N
     assert len(player.call("history")["games"]) == 1
     player.close()
 
-    assert forget(second.url, cookie) == 204
+    assert delete_everything(second.url, cookie) == 204
+    fresh = session_cookie(first.url, cookie)  # a page loaded with the kept cookie: a new player
+    assert fresh != cookie
     after: list[set[str]] = []
     for server in (first, second):  # the cookie the player kept, on every process
         assert games_json(server.url, cookie) == []
-        again = Player(server.url, cookie)
+        with pytest.raises(Refused) as refused:
+            Player(server.url, cookie)
+        assert refused.value.data["code"] == "player_deleted"
+        again = Player(server.url, fresh)
         state = again.wait_for(lambda s: s["turn"] == "human")
         assert not shown(state) & seen, "a seed or commitment of the deleted player was shown"
         assert state["match"]["games"] == 0

@@ -4,6 +4,8 @@ import { REFUSALS, SERVER_EVENTS } from "./protocol.js";
 
 const ACK_TIMEOUT_MS = 5000;
 
+const reload = () => window.location.reload();
+
 const meta = (name, fallback) =>
   document.querySelector(`meta[name="${name}"]`)?.content || fallback;
 
@@ -11,9 +13,11 @@ const meta = (name, fallback) =>
  * Connect on the page's origin. `onState(snapshot)` gets every `state`,
  * `onRoom(snapshot)` every `room`, and `onNotice({code, message})` every `notice`;
  * `onStatus("online" | "offline" | "refused", message)` follows the socket, with the
- * server's reason when it refused.
+ * server's reason when it refused. `onDeleted()` runs once the player's data was
+ * deleted ("Delete everything", maybe in another tab): by default the page reloads, as
+ * the new player this browser now is.
  */
-export function connect({ onState, onRoom, onStatus, onNotice }) {
+export function connect({ onState, onRoom, onStatus, onNotice, onDeleted = reload }) {
   // The server says which transports it allows: websocket alone by default, so that
   // several server processes need no sticky sessions; polling only where configured.
   const transports = meta("socket-transports", "websocket").split(",");
@@ -27,12 +31,20 @@ export function connect({ onState, onRoom, onStatus, onNotice }) {
   if (onState) socket.on(SERVER_EVENTS.state, onState);
   if (onRoom) socket.on(SERVER_EVENTS.room, onRoom);
   socket.on(SERVER_EVENTS.notice, (notice) => onNotice?.(notice));
+  socket.on(SERVER_EVENTS.playerDeleted, () => {
+    socket.disconnect(); // the server detaches this socket: no reconnecting as the old player
+    onDeleted();
+  });
   socket.on("connect", () => onStatus("online"));
   socket.on("disconnect", () => onStatus("offline"));
   socket.on("connect_error", (err) => {
     const code = err?.data?.code;
     if (code === REFUSALS.reload) {
       window.location.reload();
+      return;
+    }
+    if (code === REFUSALS.playerDeleted) {
+      onDeleted();
       return;
     }
     if (code === REFUSALS.cooldown) {

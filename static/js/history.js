@@ -224,7 +224,9 @@ function start() {
     if (status !== "online") $("connection-text").textContent = message || "Reconnecting…";
     if (status === "online") load();
   };
-  ({ send } = connect({ onStatus }));
+  // Deleted from this page, or another tab: home, as after this page's own "Delete everything".
+  const home = $("forget-dialog").dataset.home;
+  ({ send } = connect({ onStatus, onDeleted: () => window.location.assign(home) }));
   wireControls();
   $("share-copy").addEventListener("click", copyShareLink);
   wireDownload();

@@ -32,6 +32,7 @@ export const SERVER_EVENTS = Object.freeze({
   room: "room",
   problem: "problem",
   notice: "notice",
+  playerDeleted: "player_deleted",
 });
 
 /** What each refusal means to a player, by error code. */
@@ -63,6 +64,7 @@ export const ERROR_MESSAGES = Object.freeze({
   bad_board: "That board cannot arise in a game",
   too_costly: "That search is too large to show here",
   bad_step: "That step is not in this search",
+  player_deleted: "Your data was deleted: reload the page",
   internal: "The server failed: try again",
 });
 
@@ -85,6 +87,7 @@ export const REFUSALS = Object.freeze({
   reload: "reload",
   cooldown: "cooldown",
   tooManySockets: "too_many_sockets",
+  playerDeleted: "player_deleted",
 });
 
 /** What the server's `notice` events are about (their `code`). */

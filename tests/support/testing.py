@@ -286,11 +286,13 @@ class RedisServer:
 # --- a protocol client -------------------------------------------------------------------
 
 
-def session_cookie(url: str) -> str:
-    """Load the page like a browser and return the Cookie header it would send."""
+def session_cookie(url: str, kept: str = "") -> str:
+    """Load the page like a browser (one that sends the Cookie header ``kept``, if any)
+    and return the Cookie header it would send."""
     jar = CookieJar()
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-    with opener.open(url + "/") as reply:
+    page = urllib.request.Request(url + "/", headers={"Cookie": kept} if kept else {})
+    with opener.open(page) as reply:
         assert reply.status == 200
     return "; ".join(f"{c.name}={c.value}" for c in jar)
 
@@ -347,6 +349,15 @@ def local_room_from(source: str, port: int, cookie: str) -> dict[str, Any]:
         raise ConnectionError("the socket closed before the ack")
     finally:
         raw.close()
+
+
+def delete_everything(url: str, cookie: str) -> int:
+    """Delete everything about the player of ``cookie``, as the History page does; the status."""
+    request = urllib.request.Request(
+        url + "/history/forget", method="POST", headers={"Cookie": cookie, "Origin": url}
+    )
+    with urllib.request.urlopen(request) as reply:
+        return int(reply.status)
 
 
 class Refused(ConnectionError):

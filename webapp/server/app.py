@@ -20,6 +20,8 @@ from .codec import Json, JsonPacket
 from .compress import StaticGzip
 from .connections import SocketCaps
 from .costly import CostlyAnswers
+from .events import refuse_forgotten
+from .forgotten import open_forgotten
 from .guard import guard_messages
 from .health import Health
 from .history_store import open_history
@@ -174,6 +176,8 @@ def _add_socketio(app: Flask) -> None:
     )
     history = open_history(app.config)
     app.extensions["history"] = history
+    forgotten = app.extensions["forgotten"] = open_forgotten(app.config)
+    refuse_forgotten(socketio, forgotten)
     service = MatchService(
         app.config, open_store(app.config), socketio, history, app.extensions["signing"]
     )

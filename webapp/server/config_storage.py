@@ -80,6 +80,13 @@ STORAGE: tuple[Setting, ...] = (
         " when every player is down to it, the cap waits for idle players to expire",
     ),
     Setting(
+        "MAX_FORGOTTEN_PLAYERS",
+        100_000,
+        integer(1, 1_000_000_000),
+        "deleted players' ids kept (for `IDLE_DAYS`) so that an old tab or cookie cannot act"
+        " as them again; past it the oldest are dropped",
+    ),
+    Setting(
         "ROOM_IDLE_HOURS",
         24.0,
         number(0.01, 24 * 365),

@@ -1,15 +1,16 @@
 """Who may open a socket, and what it shows: caps per player and per address, the page's
-release, and the match it views (the player's own, or their practice game)."""
+release, and the match it views (the player's own, or their practice game); and the
+sockets of a deleted player detached."""
 
 from __future__ import annotations
 
-from flask_socketio import ConnectionRefusedError
+from flask_socketio import ConnectionRefusedError, SocketIO
 
 from .. import __version__
 from .limits import address_key
 from .matches import practice_key
 from .presence import Presence
-from .protocol import RefusalCode
+from .protocol import RefusalCode, ServerEvent
 
 
 class SocketCaps:
@@ -59,3 +60,17 @@ def check_release(auth: object) -> None:
     release = auth.get("release") if isinstance(auth, dict) else None
     if release != __version__:
         raise refused(RefusalCode.RELOAD, "the server was updated: reload", release=__version__)
+
+
+def detach(socketio: SocketIO, presence: Presence, player: str) -> None:
+    """Tell every socket of a deleted ``player``, in every process, then disconnect it.
+
+    Every socket of a player is in the room of the match it shows (the player's own, or
+    their practice game), so one push reaches each; the disconnects follow it through
+    the same message queue, in order, so each socket is told before it is closed.
+    """
+    told = {"message": "this player's data was deleted: the page starts afresh"}
+    for room in (player, practice_key(player)):
+        socketio.emit(ServerEvent.PLAYER_DELETED, told, to=room)
+    for sid in presence.members(f"player:{player}"):
+        socketio.server.disconnect(sid)

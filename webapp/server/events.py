@@ -20,6 +20,7 @@ from flask import request, session
 from flask_socketio import SocketIO
 
 from ..game.board import RuleError
+from .forgotten import Forgotten
 from .payload import payload_object, payload_size
 from .protocol import Ack, ErrorCode, Event, error
 from .store import Conflict
@@ -53,6 +54,21 @@ def players_of(socketio: SocketIO) -> dict[str, str]:
     return _PLAYERS.setdefault(socketio.server, {})
 
 
+# Each server's list of deleted players, whose sockets' events are all refused.
+_FORGOTTEN: weakref.WeakKeyDictionary[Any, Forgotten] = weakref.WeakKeyDictionary()
+
+
+def refuse_forgotten(socketio: SocketIO, forgotten: Forgotten) -> None:
+    """Refuse every event ``attach`` dispatches from a socket whose player was deleted."""
+    _FORGOTTEN[socketio.server] = forgotten
+
+
+def was_deleted(socketio: SocketIO, player: str) -> bool:
+    """Whether ``player`` was deleted ("Delete everything"): nothing may act as them."""
+    forgotten = _FORGOTTEN.get(socketio.server)
+    return forgotten is not None and forgotten.holds(player)
+
+
 def attach(socketio: SocketIO, event: Event, handler: Callable[..., Ack]) -> None:
     """Handle ``event`` with ``handler``, registered on python-socketio's server itself.
 
@@ -60,6 +76,9 @@ def attach(socketio: SocketIO, event: Event, handler: Callable[..., Ack]) -> Non
     the costliest part of a small one; these handlers need only the socket and its
     player, whom the connect handler keeps (``players_of``). Connecting and
     disconnecting still go through Flask-SocketIO, with the request context they use.
+
+    A socket whose player was deleted (an old tab, or one that raced the push telling
+    it) is refused ``player_deleted`` before its handler runs, and disconnected.
     """
     server, players = socketio.server, players_of(socketio)
 
@@ -67,6 +86,9 @@ def attach(socketio: SocketIO, event: Event, handler: Callable[..., Ack]) -> Non
         player = players.get(sid)
         if player is None:
             return error(ErrorCode.INTERNAL, "this connection has no session: reload the page")
+        if was_deleted(socketio, player):
+            server.start_background_task(server.disconnect, sid)
+            return error(ErrorCode.PLAYER_DELETED, "this player's data was deleted: reload")
         token = _AT.set((sid, str(player)))
         try:
             return handler(*args)

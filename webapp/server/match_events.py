@@ -29,7 +29,7 @@ from ..game.match import (
 )
 from .connections import SocketCaps, check_release, match_key_for, refused
 from .costly import CostlyAnswers, message
-from .events import Handler, attach, checked, player_id, players_of, socket_id
+from .events import Handler, attach, checked, player_id, players_of, socket_id, was_deleted
 from .history_view import history_game, history_of
 from .limits import RateLimits
 from .matches import MatchService
@@ -73,6 +73,8 @@ def register(
             raise refused(RefusalCode.NO_SESSION, "no session: load the page first")
         check_release(auth)
         player = player_id()
+        if was_deleted(socketio, player):  # a cookie kept from before "Delete everything"
+            raise refused(RefusalCode.PLAYER_DELETED, "this player's data was deleted: reload")
         eio_sid = socketio.server.manager.eio_sid_from_sid(socket_id(), "/")
         wait = limits.cooldown_left(player)
         if wait:
@@ -90,7 +92,13 @@ def register(
         service.schedule_ai(key, match)
 
     @socketio.on("disconnect")
-    def on_disconnect(*_: object) -> None:
+    def on_disconnect(reason: object = None, *_: object) -> None:
+        eio_sid = socketio.server.manager.eio_sid_from_sid(socket_id(), "/")
+        if reason == socketio.server.reason.SERVER_DISCONNECT and eio_sid:
+            # Sent away (a deleted player): its Engine.IO connection goes too, so that
+            # nothing is left open to join again on. (Without an id, Engine.IO's
+            # disconnect would close every connection.)
+            socketio.start_background_task(socketio.server.eio.disconnect, eio_sid)
         caps.leave(player_id(), str(request.remote_addr), socket_id())
         views.pop(socket_id(), None)
         players_of(socketio).pop(socket_id(), None)

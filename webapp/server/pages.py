@@ -78,7 +78,11 @@ def _new_players() -> NewPlayers:
 
 
 def _player() -> Response | None:
-    """Give a new browser its player id; a 429 page if its address started too many."""
+    """Give a new browser its player id, or one whose player was deleted a new one; a 429
+    page if its address started too many."""
+    player = session.get("player")
+    if player is not None and current_app.extensions["forgotten"].holds(str(player)):
+        session.clear()  # a cookie kept from before "Delete everything": a new player
     if "player" not in session:
         wait = _new_players().retry_after(request.remote_addr)
         if wait:

@@ -30,6 +30,9 @@ class Presence(Protocol):
     def count(self, key: str) -> int:
         """Sockets counted under ``key`` now."""
 
+    def members(self, key: str) -> list[str]:
+        """The ids of the sockets counted under ``key`` now, in every process."""
+
 
 class LocalPresence:
     """Counts in this process's memory: right for one process."""
@@ -56,6 +59,10 @@ class LocalPresence:
     def count(self, key: str) -> int:
         """Sockets counted under ``key`` now."""
         return len(self.sockets.get(key, ()))
+
+    def members(self, key: str) -> list[str]:
+        """The ids of the sockets counted under ``key`` now."""
+        return sorted(self.sockets.get(key, ()))
 
 
 # Drop expired members, then add this one unless the cap is reached; renew the key.
@@ -105,6 +112,11 @@ class RedisPresence:
     def count(self, key: str) -> int:
         """Sockets counted under ``key`` now."""
         return int(self.redis.zcount(PREFIX + key, self.clock(), "+inf"))
+
+    def members(self, key: str) -> list[str]:
+        """The ids of the sockets counted under ``key`` now, in every process."""
+        found = self.redis.zrangebyscore(PREFIX + key, self.clock(), "+inf")
+        return [member.decode() if isinstance(member, bytes) else str(member) for member in found]
 
     def renew(self) -> None:
         """Push the expiry of this process's open sockets forward."""

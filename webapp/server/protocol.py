@@ -51,6 +51,7 @@ class ServerEvent(StrEnum):
     ROOM = "room"
     PROBLEM = "problem"
     NOTICE = "notice"
+    PLAYER_DELETED = "player_deleted"
 
 
 class ErrorCode(StrEnum):
@@ -83,6 +84,7 @@ class ErrorCode(StrEnum):
     BAD_BOARD = "bad_board"
     TOO_COSTLY = "too_costly"
     BAD_STEP = "bad_step"
+    PLAYER_DELETED = "player_deleted"
     INTERNAL = "internal"
 
 
@@ -93,6 +95,7 @@ class RefusalCode(StrEnum):
     RELOAD = "reload"
     COOLDOWN = "cooldown"
     TOO_MANY_SOCKETS = "too_many_sockets"
+    PLAYER_DELETED = "player_deleted"
 
 
 class NoticeCode(StrEnum):

@@ -5,21 +5,31 @@ Both go by the session cookie. Deleting takes a POST from this site's own page (
 lifetime figures, their match and their practice game, their room on this device and
 their seats in rooms with friends, from the store every process reads, and from this
 process's copies; the cookie is cleared, so the browser starts afresh as a new player.
-The player's id shows nothing of it again: a match is never derived from an id, so one
-kept cookie is given a new match, on new seeds.
+
+The id is kept as deleted first (forgotten.py), so that nothing acts as it again: every
+socket of the player, in every process, is told ``player_deleted`` and disconnected, an
+event from one that raced the push is refused, and a kept cookie gets a new player. An
+event already under way when the id was kept may still write once: the player's data is
+deleted again a few seconds later, to take that away too.
 """
 
 from __future__ import annotations
+
+import logging
+from typing import Any
 
 import orjson
 from flask import Blueprint, Response, current_app, request, session
 from flask.typing import ResponseReturnValue
 
+from .connections import detach
 from .costly import refused
 from .matches import practice_key
 from .signed_history import signed_games
 
 your_data = Blueprint("your_data", __name__)
+log = logging.getLogger(__name__)
+SWEEP_SECONDS = 5.0  # after this, an event under way at the deletion has written, if at all
 
 
 def _player() -> str | None:
@@ -52,10 +62,29 @@ def forget() -> ResponseReturnValue:
         return Response("This form must be sent from this site's own page.", 403)
     player = _player()
     if player is not None:
-        current_app.extensions["history"].forget(player)
-        service = current_app.extensions["tictactoe"]
-        service.store.delete(player)
-        service.store.delete(practice_key(player))
-        current_app.extensions["rooms"].leave_all(player)
+        extensions = current_app.extensions
+        extensions["forgotten"].add(player)
+        _erase(extensions, player)
+        socketio = extensions["tictactoe"].socketio
+        detach(socketio, extensions["presence"], player)
+        socketio.start_background_task(_erase_later, dict(extensions), player)
     session.clear()
     return Response(status=204)
+
+
+def _erase(extensions: dict[str, Any], player: str) -> None:
+    """Delete the player's history, match, practice game, room and seats."""
+    extensions["history"].forget(player)
+    service = extensions["tictactoe"]
+    service.store.delete(player)
+    service.store.delete(practice_key(player))
+    extensions["rooms"].leave_all(player)
+
+
+def _erase_later(extensions: dict[str, Any], player: str) -> None:
+    """Erase again once what was under way at the deletion has ended."""
+    extensions["tictactoe"].socketio.sleep(SWEEP_SECONDS)
+    try:
+        _erase(extensions, player)
+    except Exception as err:  # the store went away meanwhile (a stopping process)
+        log.warning("a deleted player's data could not be erased again: %s", type(err).__name__)
