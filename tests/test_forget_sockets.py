@@ -113,8 +113,9 @@ def test_sockets_on_two_processes_are_told_and_detached_on_redis(
     tmp_path: Path, server_factory: Callable[..., ServerProcess], redis_url: str
 ) -> None:
     settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "RATE_BURST": 10_000}
-    key = secrets.token_hex(16)
-    app = create_app({"TESTING": True, "REDIS_URL": redis_url, "SECRET_KEY": key, **settings})
+    key, signing = secrets.token_hex(16), secrets.token_hex(32)
+    keys = {"SECRET_KEY": key, "SIGNING_KEY": signing}
+    app = create_app({"TESTING": True, "REDIS_URL": redis_url, **keys, **settings})
     first = live_server(app)
     second = server_factory(**server_environment(app), TICTACTOE_SECRET_KEY=key)
     web = app.test_client()
