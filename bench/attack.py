@@ -21,6 +21,7 @@ and at its peak; and what the attacker got.
   odds       one connection asking for the odds of 20 new hard rule sets one at a time,
              then of 10 refused ones (too many HP states), each twice: round trips; then
              16 connections, each from its own address, asking for new ones non-stop
+  packets, unjoined, empty, polling: below the events (bench/attack_wire.py)
 
 One server per run on a free loopback port with its own temporary data dir (AI delay 0,
 every other setting its default): this checkout's, or ``--server-command``'s (another
@@ -64,6 +65,7 @@ from players import ONE_ADDRESS_FOR_ALL, Server
 from webapp import __version__
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support
+from attack_wire import attack_empty, attack_packets, attack_polling, attack_unjoined
 from support.testing import (
     HOST,
     Player,
@@ -781,6 +783,10 @@ ATTACKS = (
     Attack("disk", "cookie-less visitors; visitors who move", 120, attack_disk),
     Attack("spread", "256 players from 1 address, each 19 events/s", 45, attack_spread),
     Attack("odds", "odds of new rule sets: one at a time, then 16 connections", 90, attack_odds),
+    Attack("packets", "256 joined sockets of 1 address, Engine.IO packets", 120, attack_packets),
+    Attack("unjoined", "1,000 unjoined sockets of 1 address, reopened", 60, attack_unjoined),
+    Attack("empty", "an upgrade, then an empty text frame, 4 threads", 40, attack_empty),
+    Attack("polling", "long-polling off; on: POSTs of 17 and 16 packets", 90, attack_polling),
 )
 BY_NAME = {attack.name: attack for attack in ATTACKS}
 
