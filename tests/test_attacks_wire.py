@@ -23,7 +23,8 @@ from support.testing import Player, RawWebSocket, ServerProcess, session_cookie
 from test_attacks import PAUSE_SECONDS
 
 from webapp.server.limits import QuietLog
-from webapp.server.websocket_guard import WebSocketGuard, unreadable
+from webapp.server.polling_guard import unreadable
+from webapp.server.websocket_guard import WebSocketGuard
 
 UPGRADE = RawWebSocket.frame("5")  # Engine.IO's upgrade packet: answered with a noop
 TOO_MANY_PACKETS = 1008

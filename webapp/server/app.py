@@ -29,6 +29,7 @@ from .match_events import register
 from .matches import MatchService
 from .odds import odds_for
 from .pages import pages
+from .polling_guard import PollingGuard
 from .practice import practice
 from .presence import LocalPresence, RedisPresence
 from .protocol import ErrorCode, ServerEvent, error, problem
@@ -49,7 +50,7 @@ from .security import (
 from .signing import signer
 from .store import open_store
 from .tally import LocalTally, RedisTally
-from .websocket_guard import PollingGuard, WebSocketGuard
+from .websocket_guard import WebSocketGuard
 from .your_data import your_data
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent

@@ -38,21 +38,18 @@ socket behind a ``FrameGuard``, which follows the frames in the bytes as they ar
 A new websocket's handshake is paid too (``HANDSHAKE_PACKETS``), and refused with 429
 while its address is more than ``longest`` seconds in debt. Anything else that goes
 wrong once the connection is a websocket ends it with 1011 and one short line in the
-log now and then, never a 500 written onto the websocket. ``PollingGuard`` does the
+log now and then, never a 500 written onto the websocket. polling_guard.py does the
 same for long-polling requests (when they are served at all).
 """
 
 from __future__ import annotations
 
 import contextlib
-import io
 import socket
 import struct
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
-
-from engineio.payload import Payload
 
 from .limits import AddressPackets, QuietLog, TokenBucket
 
@@ -146,7 +143,7 @@ class FrameGuard:
         self._head = bytearray()  # the header being read
         self._skip = 0  # payload bytes of the current frame still to come
         self._message = 0  # bytes announced so far by the current message's frames
-        self._mask: bytes | None = None  # the current data frame's masking key
+        self._mask = -1  # the first byte of the current data frame's mask (-1: not data)
         self._first = False  # a text message whose first byte is still to come
         self._read = 0  # frames begun in the last read
         self.refused = 0  # the close code this guard refused the peer with (0: none)
@@ -206,9 +203,9 @@ class FrameGuard:
         at, size = 0, len(data)
         while at < size:
             if self._skip:
-                if self._first and self._mask is not None:  # a text message's first byte
+                if self._first and self._mask >= 0:  # a text message's first byte
                     self._first = False
-                    if data[at] ^ self._mask[0] not in PACKET_TYPES:
+                    if data[at] ^ self._mask not in PACKET_TYPES:
                         return UNREADABLE
                 step = min(self._skip, size - at)
                 self._skip -= step
@@ -234,14 +231,14 @@ class FrameGuard:
         self._read += 1
         if self._frames is not None:
             self._frames.spend(1)
-        self._mask = None
+        self._mask = -1
         if opcode <= BINARY:  # text, binary or a continuation
             self._message += length
             if self._message > self.limit:
                 return TOO_BIG
             if self._first and not self._message and head[0] & FIN:
                 return UNREADABLE  # an empty text message
-            self._mask = bytes(head[-4:]) if head[1] & MASKED else b"\0\0\0\0"
+            self._mask = head[-4] if head[1] & MASKED else 0
         self._skip = length
         return 0
 
@@ -344,82 +341,3 @@ class WebSocketGuard:
             self.log.warning("websocket errors", f"{type(err).__name__}: {err} at {place}")
         elif code in CAUSES:
             self.log.warning(CAUSES[code], f"from {address}")
-
-
-class PollingGuard:
-    """WSGI middleware: long-polling requests paid from their address's packets.
-
-    A GET (a poll, or a new connection) is one packet; a POST's body is counted, packet by
-    packet, before Engine.IO decodes it: more than Engine.IO decodes in one body (16), or
-    a packet that is empty, not UTF-8, or not of a type a client sends, is answered 400;
-    while the address is more than ``LONGEST_WAIT`` seconds in debt, 429.
-    """
-
-    def __init__(
-        self,
-        app: Any,
-        limit: int,
-        *,
-        path: str = "/socket.io",
-        packets: AddressPackets | None = None,
-        log: QuietLog | None = None,
-    ) -> None:
-        self.app, self.limit, self.path, self.packets, self.log = app, limit, path, packets, log
-
-    def __call__(self, environ: dict[str, Any], start_response: Respond) -> Any:
-        """Count a long-polling request's packets; refuse it, or pass it on."""
-        if (
-            "transport=polling" not in environ.get("QUERY_STRING", "")
-            or not environ.get("PATH_INFO", "").rstrip("/").endswith(self.path)
-            or environ.get("REQUEST_METHOD") not in ("GET", "POST")
-        ):
-            return self.app(environ, start_response)
-        count, problem = 1, ""
-        if environ["REQUEST_METHOD"] == "POST":
-            count, problem = self._read_body(environ)
-        if problem:
-            if self.log is not None:
-                self.log.warning("long-polling bodies refused", problem)
-            return refuse_request(start_response, "400 Bad Request", problem)
-        address = environ.get("REMOTE_ADDR")
-        shared = self.packets.enter(address) if self.packets else None
-        try:
-            if shared is not None and shared.debt_seconds() > LONGEST_WAIT:
-                if self.log is not None:
-                    self.log.warning("long-polling requests refused", f"from {address}")
-                return refuse_request(start_response, "429 Too Many Requests", "too many packets")
-            if shared is not None:
-                shared.spend(count)
-        finally:
-            if self.packets:
-                self.packets.leave(address)
-        return self.app(environ, start_response)
-
-    def _read_body(self, environ: dict[str, Any]) -> tuple[int, str]:
-        """The body's packets and what is wrong with them ("": nothing); the body is put
-        back for Engine.IO to read."""
-        try:
-            length = int(environ.get("CONTENT_LENGTH") or 0)
-        except ValueError:
-            return 0, "a Content-Length that is not a number"
-        if length > self.limit or length < 0:
-            return 0, ""  # Engine.IO refuses it by its length, unread
-        body = environ["wsgi.input"].read(length)
-        environ["wsgi.input"] = io.BytesIO(body)
-        packets = body.split(b"\x1e") if body else []
-        return len(packets), unreadable(packets)
-
-
-def unreadable(packets: Iterable[bytes]) -> str:
-    """What makes a long-polling body's packets unreadable ("": nothing)."""
-    packets = list(packets)
-    if len(packets) > Payload.max_decode_packets:
-        return f"too many packets: {len(packets)} in one body, over {Payload.max_decode_packets}"
-    for packet in packets:
-        if not packet or packet[0] not in PACKET_TYPES:
-            return "not an Engine.IO packet"
-        try:
-            packet.decode()
-        except UnicodeDecodeError:
-            return "not UTF-8"
-    return ""
