@@ -234,3 +234,22 @@ def test_an_error_after_the_upgrade_closes_the_websocket_with_1011_not_a_500(
 )
 def test_a_long_polling_body_is_read_packet_by_packet(body: bytes, problem: str) -> None:
     assert unreadable(body.split(b"\x1e")) == problem
+
+
+def test_long_polling_packets_are_paid_from_the_address_budget(
+    server_factory: Callable[..., ServerProcess],
+) -> None:
+    # POSTs of 16 packets, the most a body may hold, were never counted: 190,000 packets
+    # in 20 s. Now they are paid from the address's 400 a second (bursts of 800), and
+    # past 2 s of debt a request is refused 429.
+    server = server_factory(TICTACTOE_POLLING="1")
+    polling = server.url + "/socket.io/?EIO=4&transport=polling"
+    sid = json.loads(http(polling)[1].decode()[1:])["sid"]
+    body, taken, statuses = b"\x1e".join([b"3"] * 16), 0, []
+    started = time.monotonic()
+    while 429 not in statuses and len(statuses) < 1000:
+        statuses.append(http(f"{polling}&sid={sid}", body)[0])
+        taken += 16 if statuses[-1] == 200 else 0
+    elapsed = time.monotonic() - started
+    assert 429 in statuses and set(statuses) == {200, 429}, statuses
+    assert taken <= 800 + 400 * elapsed + 800 + 16, (taken, elapsed)
