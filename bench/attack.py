@@ -27,6 +27,7 @@ and at its peak; and what the attacker got.
   rooms      one address's 30 new players each opening 5 rooms with a friend and one on
              one device; then one room from another address (bench/attack_caps.py)
   pages      a 500-game player's /history/games.json asked for by 4 threads (attack_pages.py)
+  packets, unjoined, empty, polling: below the events (bench/attack_wire.py)
 
 One server per run on a free loopback port with its own temporary data dir (AI delay 0,
 every other setting its default): this checkout's, or ``--server-command``'s (another
@@ -73,6 +74,7 @@ from webapp import __version__
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support
 from attack_deleted import attack_deleted  # after tests/support is on the path
 from attack_pages import attack_pages
+from attack_wire import attack_empty, attack_packets, attack_polling, attack_unjoined
 from support.testing import (
     HOST,
     Player,
@@ -793,6 +795,10 @@ ATTACKS = (
     Attack("rooms", "rooms from 1 address: 30 players, 6 rooms each", 60, attack_rooms),
     Attack("pages", "a 500-game player's games.json, 4 threads, 10 s", 60, attack_pages),
     Attack("deleted", "deleted players' old tabs: a move, room_sit, reconnect", 90, attack_deleted),
+    Attack("packets", "256 joined sockets of 1 address, Engine.IO packets", 120, attack_packets),
+    Attack("unjoined", "1,000 unjoined sockets of 1 address, reopened", 60, attack_unjoined),
+    Attack("empty", "an upgrade, then an empty text frame, 4 threads", 40, attack_empty),
+    Attack("polling", "long-polling off; on: POSTs of 17 and 16 packets", 90, attack_polling),
 )
 BY_NAME = {attack.name: attack for attack in ATTACKS}
 

@@ -6,7 +6,14 @@ import logging
 
 import pytest
 
-from webapp.server.limits import QuietLog, RateLimits, TokenBucket, Verdict, address_key
+from webapp.server.limits import (
+    AddressPackets,
+    QuietLog,
+    RateLimits,
+    TokenBucket,
+    Verdict,
+    address_key,
+)
 
 
 class Clock:
@@ -116,3 +123,20 @@ def test_one_cause_is_logged_once_then_counted(
         "unreadable packets: " + "x" * 200,
         "unreadable packets: again (4 more since the last line)",
     ]
+
+
+def test_an_address_pays_packets_from_one_bucket_kept_while_in_debt(clock: Clock) -> None:
+    packets = AddressPackets(10.0, clock=clock)
+    first, second = packets.enter("203.0.113.7"), packets.enter("203.0.113.7")
+    assert first is second is not None  # shared by the address's transports
+    first.spend(30)  # 20 of burst, 10 into debt: a second's wait
+    packets.leave("203.0.113.7")
+    packets.leave("203.0.113.7")
+    again = packets.enter("203.0.113.7")  # a new socket gets no new budget
+    assert again is first and again.debt_seconds() == pytest.approx(1.0)
+    packets.leave("203.0.113.7")
+    clock.now += 3  # paid back and refilled: forgotten with its last transport
+    packets.enter("203.0.113.7")
+    packets.leave("203.0.113.7")
+    assert packets.buckets == {} and packets.open == {}
+    assert AddressPackets(0.0).enter("203.0.113.7") is None  # no limit

@@ -27,11 +27,12 @@ from .health import Health
 from .history_store import open_history
 from .lab import Lab
 from .lab_events import register_lab
-from .limits import QuietLog, RateLimits
+from .limits import AddressPackets, QuietLog, RateLimits
 from .match_events import register
 from .matches import MatchService
 from .odds import odds_for
 from .pages import pages
+from .polling_guard import PollingGuard
 from .practice import practice
 from .presence import LocalPresence, RedisPresence
 from .protocol import ErrorCode, ServerEvent, error, problem
@@ -132,6 +133,29 @@ def direct(layer: Any) -> Any:
     return layer if isinstance(layer, FunctionType | MethodType) else layer.__call__
 
 
+def _add_transport_guards(app: Flask) -> None:
+    """Each transport's packets counted per address before Engine.IO reads them; a
+    websocket's socket guarded before anything reads from it (websocket_guard.py)."""
+    limit = transport_limit(app.config["MAX_PAYLOAD_BYTES"])
+    pace = FRAME_PACE * float(app.config["RATE_PER_SECOND"])
+    packets = AddressPackets(FRAME_PACE * float(app.config["RATE_PER_ADDRESS"]))
+    log = QuietLog(logging.getLogger("webapp.server.transport"))
+    if app.config["POLLING"]:
+        polling = PollingGuard(direct(app.wsgi_app), limit, packets=packets, log=log)
+        app.wsgi_app = polling.__call__  # type: ignore[method-assign]
+    unjoined = int(app.config["UNJOINED_PACKETS"])
+    guard = WebSocketGuard(
+        direct(app.wsgi_app),
+        limit,
+        LIVELY_SECONDS,
+        pace=pace,
+        packets=packets,
+        unjoined=unjoined,
+        log=log,
+    )
+    app.wsgi_app = guard.__call__  # type: ignore[method-assign]
+
+
 def _add_socketio(app: Flask) -> None:
     check = origin_check(allowed_origins(app.config["ALLOWED_ORIGINS"]))
     app.extensions["origin_check"] = check
@@ -143,20 +167,18 @@ def _add_socketio(app: Flask) -> None:
         async_handlers=False,
         cors_allowed_origins=check,
         max_http_buffer_size=transport_limit(app.config["MAX_PAYLOAD_BYTES"]),
+        # Engine.IO answers 400 to the transports not listed (its default lists both).
+        transports=None if app.config["POLLING"] else ["websocket"],
         json=Json,
         serializer=JsonPacket,
         **message_queue(app.config["REDIS_URL"]),
     )
     if app.config["BASE_PATH"]:
         app.wsgi_app = UnderPath(direct(app.wsgi_app), app.config["BASE_PATH"]).__call__  # type: ignore[method-assign]
-    if app.config["TRUST_PROXY"]:
-        trust_proxy(app)
     app.wsgi_app = SecurityHeaders(direct(app.wsgi_app)).__call__  # type: ignore[method-assign]
-    # Outermost: a websocket's socket is guarded before anything reads from it.
-    limit = transport_limit(app.config["MAX_PAYLOAD_BYTES"])
-    pace = FRAME_PACE * float(app.config["RATE_PER_SECOND"])
-    guard = WebSocketGuard(direct(app.wsgi_app), limit, LIVELY_SECONDS, pace=pace)
-    app.wsgi_app = guard.__call__  # type: ignore[method-assign]
+    _add_transport_guards(app)
+    if app.config["TRUST_PROXY"]:
+        trust_proxy(app)  # outermost: the guards count packets by the client's address
     redis_url = app.config["REDIS_URL"]
     tally = app.extensions["tally"] = RedisTally(redis_url) if redis_url else LocalTally()
     limits = RateLimits(

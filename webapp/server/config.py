@@ -43,6 +43,13 @@ GAME_AND_LIMITS: tuple[Setting, ...] = (
         " per process (0: no limit)",
     ),
     Setting(
+        "UNJOINED_PACKETS",
+        8,
+        integer(1, 10_000),
+        "packets a connection may send before it joins the game (it is closed past them,"
+        " or after `TICTACTOE_HANDSHAKE_TIMEOUT`)",
+    ),
+    Setting(
         "ODDS_MS_PER_SECOND",
         100.0,
         number(1, 1_000_000),

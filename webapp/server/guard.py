@@ -55,13 +55,19 @@ def guard_messages(
     """Route every Engine.IO message of ``server`` (a socketio.Server) through ``limits``.
 
     Buckets are dropped on Engine.IO's disconnect, which no client packet can trigger.
+    A websocket's transport is told when its connection joins the game, which ends the
+    small allowance of packets it has until then.
     """
+    unjoined: dict[str, Callable[[], None]] = {}  # eio sid -> its transport's ``joined``
 
     def wrap(
         connected: EioHandler, handle: EioHandler, disconnected: EioHandler
     ) -> tuple[EioHandler, ...]:
         def on_connect(eio_sid: str, environ: dict[str, Any], *args: Any) -> Any:
             limits.open(eio_sid, environ.get("REMOTE_ADDR"))
+            mark = getattr(environ.get("gunicorn.socket"), "joined", None)
+            if callable(mark):  # a websocket's FrameGuard (websocket_guard.py)
+                unjoined[eio_sid] = mark
             call_later(server, handshake_seconds, close_unless_joined, eio_sid)
             return connected(eio_sid, environ, *args)
 
@@ -75,6 +81,8 @@ def guard_messages(
                 problem = _unreadable(data) or _unjoined(server, eio_sid, data)
                 problem = problem or _handled(handle, eio_sid, data)
                 if problem is None:
+                    if eio_sid in unjoined and server.manager.sid_from_eio_sid(eio_sid, "/"):
+                        unjoined.pop(eio_sid)()  # its transport's allowance ends
                     return
                 verdict = limits.malformed(eio_sid)
                 log.warning("unreadable packets", problem)
@@ -89,6 +97,7 @@ def guard_messages(
                 server.start_background_task(server.eio.disconnect, eio_sid)
 
         def on_disconnect(eio_sid: str, *args: Any) -> None:
+            unjoined.pop(eio_sid, None)
             try:
                 disconnected(eio_sid, *args)
             finally:

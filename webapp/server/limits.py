@@ -209,6 +209,53 @@ class RateLimits:
             del self.addresses[connection.address]
 
 
+class AddressPackets:
+    """One bucket of Engine.IO packets per client address, shared by all its transports.
+
+    Every packet an address sends (a websocket frame of any kind, a long-polling
+    request's packets, a new connection's handshake) is paid from its bucket, before
+    Engine.IO decodes it. A bucket is kept while a transport of its address is open or
+    while it is in debt, so that closing a connection and opening another gives no new
+    budget; full buckets of addresses with nothing open are dropped.
+    """
+
+    def __init__(self, rate: float, *, clock: Clock = time.monotonic) -> None:
+        self.rate, self.clock = rate, clock
+        self.buckets: dict[str, TokenBucket] = {}
+        self.open: dict[str, int] = {}  # address -> its transports open now
+        self._prune_at = 64
+
+    def enter(self, address: str | None) -> TokenBucket | None:
+        """The bucket of ``address`` (None: no limit), for one more open transport."""
+        if not self.rate:
+            return None
+        name = address_key(address)
+        bucket = self.buckets.get(name)
+        if bucket is None:
+            if len(self.buckets) >= self._prune_at:
+                self._prune()
+            bucket = self.buckets[name] = TokenBucket(self.rate, 2 * self.rate, clock=self.clock)
+        self.open[name] = self.open.get(name, 0) + 1
+        return bucket
+
+    def leave(self, address: str | None) -> None:
+        """One transport of ``address`` closed."""
+        name = address_key(address)
+        left = self.open.get(name, 0) - 1
+        if left > 0:
+            self.open[name] = left
+            return
+        self.open.pop(name, None)
+        bucket = self.buckets.get(name)
+        if bucket is not None and bucket.full():
+            del self.buckets[name]
+
+    def _prune(self) -> None:
+        for name in [n for n, b in self.buckets.items() if n not in self.open and b.full()]:
+            del self.buckets[name]
+        self._prune_at = max(64, 2 * len(self.buckets))
+
+
 class QuietLog:
     """Logs the first occurrence of each cause as one line, then only a count per period."""
 
