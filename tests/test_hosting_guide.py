@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 from playwright.sync_api import Browser, Page, expect
 from support.guide import (
     BACKUP,
@@ -44,6 +45,7 @@ from support.guide import (
     commands,
     env_file,
     fill,
+    releases,
     sub_path_site,
     unit_keys,
 )
@@ -477,16 +479,22 @@ def test_the_backup_command_names_every_file_it_copies(capsys: pytest.CaptureFix
 
 
 def test_the_guides_sample_log_line_is_the_servers_own() -> None:
+    """The line as the server writes it, naming a release: the one this checkout is or
+    leads to (0.5.0 for 0.5.0.dev0), or one CHANGELOG.md lists, as after a release."""
     from webapp.server.serve import LOG_DATE_FORMAT, LOG_FORMAT
 
     (sample,) = [line for line in GUIDE.read_text().splitlines() if "server.serve: " in line]
+    named = re.search(r" tictactoe (\S+) on ", sample)
+    assert named, sample
+    released = {release.version for release in releases()}
+    assert named[1] in released | {Version(__version__).base_version}, named[1]
     record = logging.LogRecord(
         "webapp.server.serve",
         logging.INFO,
         __file__,
         1,
         "tictactoe %s on %s with %d worker(s)",
-        (__version__, "http://127.0.0.1:5000", 1),
+        (named[1], "http://127.0.0.1:5000", 1),
         None,
     )
     record.created, record.process = 1795400122.0, 13005

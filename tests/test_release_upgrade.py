@@ -2,11 +2,14 @@
 this checkout and back, on real server processes, with players' matches checked at each
 step.
 
-The previous release is the newest in CHANGELOG.md, found by the commit it names (a clone
-needs no tags): the rollback archives that commit. A scratch "upstream" repository holds
-it and this checkout (its files as they are, committed on top) under the tag the
-upgrade names; the scratch source folder is a clone of it, so the upgrade's `git fetch
---tags` brings the new release. The previous release is installed as its own guide said,
+No tags: the rollback archives the commit CHANGELOG.md names for the previous release,
+and the upgrade's ``release=`` line reads the new release's commit from main's
+CHANGELOG.md. A scratch "upstream" repository, cloned without tags, releases this
+checkout as the project does: its files as they are, committed on top, then a commit
+whose CHANGELOG.md names that one under the version the upgrade names (once this
+checkout comes after that release, its CHANGELOG.md names the real commit, and the
+upgrade takes that). The scratch source folder is a clone of it, so the upgrade's
+``git fetch`` brings the new release. The previous release is installed as its own guide said,
 with the pin for its lock this guide's rollback gives; the guide's paths move into the
 scratch folder, `systemctl` becomes the test's own start and stop of `tictactoe serve`,
 and the public URL the server's own. `python3` is Debian 12's own (3.11.2, below the
@@ -34,6 +37,7 @@ from support.guide import (
     ENV_FILE,
     INSTALL,
     ROLLBACK,
+    SOURCE,
     UPGRADE,
     Release,
     block,
@@ -45,7 +49,6 @@ from support.testing import HOST, Player, Refused, ServerProcess, free_port, ses
 from test_pythons import version_of
 
 from webapp import __version__
-from webapp.game.records import SCHEMA
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 SECONDS = 600  # one step's limit; the whole test takes about two minutes
@@ -56,17 +59,34 @@ POSITION = ("mode", "board", "human", "ai", "first", "turn", "status", "history"
 FIGURES = ("human_hp", "ai_hp", "difficulty", "over", "game", "games", "record", "locked")
 
 
-def previous_release() -> Release:
-    """The newest release in CHANGELOG.md that is not this checkout's version."""
-    return next(r for r in releases() if r.version != __version__)
-
-
-def archived_tag(name: str) -> str:
-    """The tag (or commit) a guide block exports with ``git ... archive TAG``."""
+def archived(name: str) -> str:
+    """What a guide block exports with ``git ... archive WHAT``."""
     found = re.search(r"\barchive (\S+) ", block(name))
     if not found:
-        raise ValueError(f"the guide's {name} block exports no tag with git archive")
+        raise ValueError(f"the guide's {name} block exports nothing with git archive")
     return found[1]
+
+
+def release_line(name: str) -> str:
+    """The ``release=`` line of a guide block: it reads a release's commit from main's
+    CHANGELOG.md."""
+    (line,) = [line for line in commands(block(name)) if line.startswith("release=")]
+    return line
+
+
+def upgraded_to() -> str:
+    """The version whose commit the upgrade's ``release=`` line reads."""
+    found = re.search(r"/\^## ([0-9\\.]+) /", release_line(UPGRADE))
+    if not found:
+        raise ValueError("the upgrade's release= line names no version's heading")
+    return found[1].replace("\\", "")
+
+
+def rolled_back_to() -> Release:
+    """The release whose commit, as CHANGELOG.md names it, the rollback archives."""
+    commit = archived(ROLLBACK)
+    (release,) = [r for r in releases() if r.commit and r.commit.startswith(commit)]
+    return release
 
 
 def rollback_pin() -> list[str]:
@@ -159,8 +179,11 @@ class Machine:
         """The project's repository, without its tags."""
         git("clone", "--quiet", "--bare", "--no-tags", str(CHECKOUT), str(self.upstream))
 
-    def tag_this_checkout(self, tag: str) -> None:
-        """This checkout's files, as they are, committed upstream on top and tagged."""
+    def release_this_checkout(self, version: str) -> tuple[str, str]:
+        """This checkout released upstream as ``version``, as the project releases: its
+        files committed on top, then, unless its CHANGELOG.md names that release's commit
+        already, a commit whose CHANGELOG.md names it. Upstream's main is the last of
+        them. Returns the commit released and the version it says it is."""
         tree = self.root / "this-checkout"
         listed = git("ls-files", "-z")
         for name in filter(None, listed.split("\0")):
@@ -180,7 +203,39 @@ class Machine:
         git("add", "-A", cwd=tree, env=env)
         written = git("write-tree", cwd=tree, env=env)
         commit = git("commit-tree", written, "-p", "HEAD", "-m", "this checkout", env=env)
-        git("tag", tag, commit, cwd=self.upstream)
+        main, released, says = commit, commit, __version__
+        changelog = (tree / "CHANGELOG.md").read_text()
+        found: Release | None = next((r for r in releases(changelog) if r.version == version), None)
+        named = f'Version set in commit `{commit[:7]}` ("Release {version}").\n'
+        if found and found.commit:  # released before this checkout: the real commit
+            released, says = git("rev-parse", f"{found.commit}^{{commit}}", env=env), version
+        elif found:  # this checkout is the release commit: the next commit names it
+            heading = re.search(rf"^## {re.escape(version)} - .*\n", changelog, re.M)
+            assert heading, version
+            at = heading.end()
+            (tree / "CHANGELOG.md").write_text(f"{changelog[:at]}\n{named}{changelog[at:]}")
+        else:  # the work under way, released: "Unreleased" becomes the release
+            today = f"## Unreleased\n\n## {version} - 2026-01-01\n\n{named}"
+            (tree / "CHANGELOG.md").write_text(changelog.replace("## Unreleased\n", today, 1))
+        if released == commit:
+            git("add", "CHANGELOG.md", cwd=tree, env=env)
+            written = git("write-tree", cwd=tree, env=env)
+            main = git("commit-tree", written, "-p", commit, "-m", "the next .dev0", env=env)
+        git("update-ref", "refs/heads/main", main, cwd=self.upstream)
+        git("symbolic-ref", "HEAD", "refs/heads/main", cwd=self.upstream)
+        return released, says
+
+    def source(self) -> str:
+        """The guide's source block, in a fresh clone of upstream: the commit it checks
+        out."""
+        src = self.root / "fresh-clone"
+        git("clone", "--quiet", "--no-checkout", str(self.upstream), str(src))
+        lines = [
+            self.paths(line).replace(str(self.opt / "src"), str(src))
+            for line in commands(block(SOURCE))
+        ]
+        self.bash(lines)
+        return git("rev-parse", "HEAD", cwd=src)
 
     def install_as_its_guide_said(self, release: Release) -> None:
         """``release`` installed by the install block of its own docs/hosting.md, its
@@ -263,11 +318,6 @@ def modules_of(commit: str, cwd: Path) -> set[str]:
     return {name for name in names if name.endswith(".py")}
 
 
-def modules_here() -> set[str]:
-    names = git("ls-files", "webapp").splitlines()
-    return {name for name in names if name.endswith(".py") and (CHECKOUT / name).is_file()}
-
-
 @pytest.fixture
 def machine(tmp_path: Path) -> Iterator[Machine]:
     if git("rev-parse", "--is-shallow-repository") == "true":
@@ -327,10 +377,29 @@ def play_on(player: Player, state: dict[str, Any]) -> None:
     play_first_empty(player)
 
 
+def test_the_guides_lines_name_one_release() -> None:
+    """The install's source and the upgrade read the same release's commit the same way,
+    and the rollback goes back to the release before it."""
+    assert release_line(SOURCE) == release_line(UPGRADE)
+    assert archived(UPGRADE) == '"$release"'
+    listed = [r.version for r in releases()]
+    new = upgraded_to()
+    before = listed[listed.index(new) + 1] if new in listed else listed[0]
+    assert rolled_back_to().version == before
+
+
+def schema_at(commit: str, cwd: Path) -> int:
+    """The schema of stored matches at ``commit``."""
+    found = re.search(
+        r"^SCHEMA = (\d+)", git("show", f"{commit}:webapp/game/records.py", cwd=cwd), re.M
+    )
+    assert found, commit
+    return int(found[1])
+
+
 def test_upgrade_from_the_previous_release_and_roll_back(machine: Machine) -> None:
-    old = previous_release()
-    new_tag = archived_tag(UPGRADE)
-    assert old.commit.startswith(archived_tag(ROLLBACK))  # the CHANGELOG's commit, no tag
+    old = rolled_back_to()
+    assert old.commit
     machine.clone_upstream()
     machine.install_as_its_guide_said(old)
     machine.start()
@@ -339,21 +408,24 @@ def test_upgrade_from_the_previous_release_and_roll_back(machine: Machine) -> No
     old_modules = machine.installed_modules()
     assert old_modules == modules_of(old.commit, machine.upstream)
 
-    # the upgrade, as written, to this checkout
-    machine.tag_this_checkout(new_tag)
+    # the upgrade, as written, to this checkout released as the version it names
+    released, new = machine.release_this_checkout(upgraded_to())
+    assert machine.source() == released  # the install's source block finds it too
     printed = machine.follow(UPGRADE)
-    assert f"tictactoe {__version__}\n" in printed
-    assert json.loads(printed.splitlines()[-1])["version"] == __version__
-    assert machine.installed_modules() == modules_here()  # nothing left of the old one
+    assert f"tictactoe {new}\n" in printed
+    assert json.loads(printed.splitlines()[-1])["version"] == new
+    # nothing left of the old one
+    assert machine.installed_modules() == modules_of(released, machine.upstream)
     with pytest.raises(Refused) as refused:  # a page of the old release left open
         join(machine.url, kept["mid-game"][0], old.version)
-    assert refused.value.data == {"code": "reload", "release": __version__}
+    assert refused.value.data == {"code": "reload", "release": new}
     for name, (cookie, state) in kept.items():
-        player = join(machine.url, cookie, __version__)
+        player = join(machine.url, cookie, new)
         assert position(player.wait_for(lambda s: True)) == position(state), name
         play_on(player, player.wait_for(lambda s: True))
         player.close()
-    assert set(machine.stored_formats().values()) == {SCHEMA}  # upgraded when loaded
+    upgraded = schema_at(released, machine.upstream)  # upgraded when loaded
+    assert set(machine.stored_formats().values()) == {upgraded}
 
     # the rollback, as written, to the previous release and the backup taken before
     left = machine.opt / "venv" / "left-by-the-upgrade"

@@ -21,6 +21,7 @@ SITE = "/etc/nginx/sites-available/tictactoe"
 EVENTS = "/etc/nginx/nginx.conf, its events block and file limit"
 SEVERAL_HOSTS = "/etc/nginx/sites-available/tictactoe, its upstream for several hosts"
 INSTALL, BACKUP, RESTORE = "install", "/etc/cron.daily/tictactoe-backup", "restore"
+SOURCE = "the release's source"
 UPGRADE, ROLLBACK = "upgrade", "rollback"
 REDIS_RESTORE = "restore of Redis"
 REDIS_CONF = "/etc/redis/redis.conf, the lines for this app"
@@ -108,10 +109,11 @@ def sub_path_site() -> str:
 
 @dataclass(frozen=True)
 class Release:
-    """One release of CHANGELOG.md: its version and the commit that set it."""
+    """One release of CHANGELOG.md: its version and the commit that set it, None for the
+    release commit itself (the commit after it names it)."""
 
     version: str
-    commit: str
+    commit: str | None
 
 
 def changelog_sections(text: str | None = None) -> dict[str, str]:
@@ -121,14 +123,17 @@ def changelog_sections(text: str | None = None) -> dict[str, str]:
 
 
 def releases(text: str | None = None) -> list[Release]:
-    """Every release CHANGELOG.md lists below "Unreleased", newest first, with its commit."""
+    """Every release CHANGELOG.md lists below "Unreleased", newest first, with its commit.
+
+    The release commit cannot name itself: at that commit the newest release, the first
+    section, names none (its commit None), and the commit after it adds the line."""
     found = []
     for heading, body in changelog_sections(text).items():
         if heading == "Unreleased":
             continue
         version = re.fullmatch(r"(\d+\.\d+\.\d+) - \d{4}-\d{2}-\d{2}", heading)
         commit = re.search(r"^Version set in commit `([0-9a-f]{7,40})`", body, re.M)
-        if not version or not commit:
+        if not version or not (commit or heading == next(iter(changelog_sections(text)))):
             raise ValueError(f"CHANGELOG.md's '## {heading}' names no version, date or commit")
-        found.append(Release(version[1], commit[1]))
+        found.append(Release(version[1], commit[1] if commit else None))
     return found
