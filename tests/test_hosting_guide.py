@@ -479,15 +479,17 @@ def test_the_backup_command_names_every_file_it_copies(capsys: pytest.CaptureFix
 
 
 def test_the_guides_sample_log_line_is_the_servers_own() -> None:
-    """The line as the server writes it, naming a release: the one this checkout is or
-    leads to (0.5.0 for 0.5.0.dev0), or one CHANGELOG.md lists, as after a release."""
+    """The line as the server writes it, naming a current release: the one this checkout
+    is or leads to (0.5.0 for 0.5.0.dev0), or the newest CHANGELOG.md lists, as after a
+    release; never an older one."""
     from webapp.server.serve import LOG_DATE_FORMAT, LOG_FORMAT
 
     (sample,) = [line for line in GUIDE.read_text().splitlines() if "server.serve: " in line]
     named = re.search(r" tictactoe (\S+) on ", sample)
     assert named, sample
-    released = {release.version for release in releases()}
-    assert named[1] in released | {Version(__version__).base_version}, named[1]
+    newest = max((Version(release.version) for release in releases()), default=None)
+    current = {str(newest), Version(__version__).base_version}
+    assert named[1] in current, named[1]
     record = logging.LogRecord(
         "webapp.server.serve",
         logging.INFO,
