@@ -20,6 +20,8 @@ from flask import request, session
 from flask_socketio import SocketIO
 
 from ..game.board import RuleError
+from .budgets import Payer
+from .limits import address_key
 from .payload import payload_object, payload_size
 from .protocol import Ack, ErrorCode, Event, error
 from .store import Conflict
@@ -51,6 +53,27 @@ _PLAYERS: weakref.WeakKeyDictionary[Any, dict[str, str]] = weakref.WeakKeyDictio
 def players_of(socketio: SocketIO) -> dict[str, str]:
     """The player of each connection of ``socketio``, kept from connect to disconnect."""
     return _PLAYERS.setdefault(socketio.server, {})
+
+
+# Each server's connections -> their client addresses (as counted), kept as players are.
+_ADDRESSES: weakref.WeakKeyDictionary[Any, dict[str, str]] = weakref.WeakKeyDictionary()
+
+
+def addresses_of(socketio: SocketIO) -> dict[str, str]:
+    """The client address of each connection of ``socketio``, from connect to disconnect."""
+    return _ADDRESSES.setdefault(socketio.server, {})
+
+
+def joined(socketio: SocketIO, address: str | None) -> None:
+    """Keep the connection at hand's client address (as ``address_key`` counts it)."""
+    addresses_of(socketio)[socket_id()] = address_key(address)
+
+
+def payer(socketio: SocketIO) -> Payer:
+    """Who pays for the paid work of the event at hand: its connection and address; its
+    work stops once the connection is no longer connected."""
+    sid, manager = socket_id(), socketio.server.manager
+    return Payer(sid, addresses_of(socketio).get(sid), lambda: bool(manager.is_connected(sid, "/")))
 
 
 def attach(socketio: SocketIO, event: Event, handler: Callable[..., Ack]) -> None:

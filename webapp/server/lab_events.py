@@ -2,7 +2,8 @@
 
 They read nothing of the player's and change nothing; like every event they pass the
 connection's rate limits first, and each answer's cost is bounded (lab.py) and taken
-from the connection's budget of work (``LAB_MS_PER_SECOND``), as the odds' is.
+from the connection's and its address's budgets of work (``LAB_MS_PER_SECOND``,
+``LAB_MS_PER_ADDRESS``), as the odds' is; an answer whose socket closes stops.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from flask_socketio import SocketIO
 
 from ..game import lab as core
 from ..game.board import Board
-from .events import attach, checked, socket_id
+from .events import attach, checked, payer, socket_id
 from .lab import Lab, board_of, options_of, path_of
 from .lab_wire import children_answer
 from .protocol import OK, Ack, Event
@@ -30,7 +31,7 @@ def register_lab(socketio: SocketIO, lab: Lab, max_payload: int) -> None:
             board, options = board_of(fields), options_of(fields)
             path = path_of(board, fields)  # checked before any work, as the rest is
             work = lambda: answer(board, options, path, fields)  # noqa: E731
-            return {**OK, **lab.budgets.run(socket_id(), work)}
+            return {**OK, **lab.budgets.run(payer(socketio), work)}
 
         attach(socketio, event, checked(max_payload, event)(handler))
 
