@@ -21,6 +21,9 @@ and at its peak; and what the attacker got.
   odds       one connection asking for the odds of 20 new hard rule sets one at a time,
              then of 10 refused ones (too many HP states), each twice: round trips; then
              16 connections, each from its own address, asking for new ones non-stop
+  paid       bench/attack_paid.py: 64 fresh sockets at a time from one address asking for
+             the lab's costliest page, then hanging up: another address's cached odds,
+             and the server's CPU once they have gone
 
 One server per run on a free loopback port with its own temporary data dir (AI delay 0,
 every other setting its default): this checkout's, or ``--server-command``'s (another
@@ -64,6 +67,7 @@ from players import ONE_ADDRESS_FOR_ALL, Server
 from webapp import __version__
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support
+from attack_paid import attack_paid
 from support.testing import (
     HOST,
     Player,
@@ -781,6 +785,7 @@ ATTACKS = (
     Attack("disk", "cookie-less visitors; visitors who move", 120, attack_disk),
     Attack("spread", "256 players from 1 address, each 19 events/s", 45, attack_spread),
     Attack("odds", "odds of new rule sets: one at a time, then 16 connections", 90, attack_odds),
+    Attack("paid", "64 sockets at a time ask for the lab's last step, hang up", 120, attack_paid),
 )
 BY_NAME = {attack.name: attack for attack in ATTACKS}
 

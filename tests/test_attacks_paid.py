@@ -73,8 +73,11 @@ def test_lab_work_stops_when_its_sockets_close(
     # 16 players' sockets from one address each jump to the last step of the empty
     # board's plain minimax (about 2 s of work each, at a quarter of the process: some
     # two minutes of work in all), then hang up. The work used to outlive them: the
-    # worker went on at a quarter of a core for minutes.
-    server = server_factory(TICTACTOE_NEW_PLAYERS_PER_MINUTE="0")
+    # worker went on at a quarter of a core for minutes. All 16 are let in at once, so
+    # that it is the work under way that must stop, not only the work waiting in line.
+    server = server_factory(
+        TICTACTOE_NEW_PLAYERS_PER_MINUTE="0", TICTACTOE_PAID_AT_ONCE_PER_ADDRESS="16"
+    )
     bystander = Player(server.url, session_cookie(server.url))
     bystander.wait_for(lambda s: True)
 

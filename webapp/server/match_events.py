@@ -30,9 +30,9 @@ from ..game.match import (
 from .connections import SocketCaps, check_release, match_key_for, refused
 from .events import (
     Handler,
-    addresses_of,
     attach,
     checked,
+    clients_of,
     joined,
     payer,
     player_id,
@@ -90,7 +90,7 @@ def register(
         limits.bind(eio_sid, player)
         players_of(socketio)[socket_id()] = player
         caps.join(player, str(request.remote_addr), socket_id())
-        joined(socketio, request.remote_addr)
+        joined(socketio, request.environ)
         key = views[socket_id()] = match_key_for(player, auth)
         join_room(key)
         match = service.open(key)
@@ -102,7 +102,7 @@ def register(
         caps.leave(player_id(), str(request.remote_addr), socket_id())
         views.pop(socket_id(), None)
         players_of(socketio).pop(socket_id(), None)
-        addresses_of(socketio).pop(socket_id(), None)
+        clients_of(socketio).pop(socket_id(), None)
         rooms.gone(socket_id())
 
     @on(Event.MOVE)
