@@ -6,7 +6,8 @@ hang up, from one address, again and again.
         as asked; 5 rounds. Measured: another address's cached ``odds`` p99, quiet, during
         and after the rounds, and the server's CPU in the 10 s after the last sockets
         closed, against its CPU in the quiet window, serving the same probes (their
-        work used to go on for minutes at a quarter of a core).
+        work used to go on for minutes at a quarter of a core). Then 64 sockets from
+        another address that stay open ask at once: what they got within 20 s.
 
 Run by bench/attack.py in its attacker's child process (``attack_paid(at)``, ``at`` its
 ``Attacker``); tests/test_attacks_paid.py holds the same attack small, as tests.
@@ -28,7 +29,8 @@ PROBE_PAUSE = 0.07  # between the other address's asks: under its 20 events a se
 PROBE_SECONDS = 5.0
 AFTER_SECONDS = 10.0
 CALL_TIMEOUT = 5.0  # an ask unanswered this long counts as this long
-ATTACKER, BYSTANDER = 100, 200  # the attack's own address indices
+ATTACKER, KEEPER, BYSTANDER = 100, 101, 200  # the attack's own address indices
+KEPT_SECONDS = 20.0  # how long the sockets that stay open wait for their answers
 
 
 class Opener(Protocol):
@@ -51,7 +53,9 @@ def answer(raw: RawWebSocket, ack: int, seconds: float) -> str:
     raw.sock.settimeout(seconds)
     try:
         for text in raw.texts():
-            if text.startswith(f"43{ack}["):
+            if text == "2":  # Engine.IO's ping: answered, or the server hangs up
+                raw.send_text("3")
+            elif text.startswith(f"43{ack}["):
                 found = json.loads(text[len(f"43{ack}") :])[0]
                 return "ok" if found.get("ok") else str(found["error"]["code"])
     except OSError:
@@ -127,6 +131,22 @@ def one_round(at: Opener, cookies: list[str], tally: dict[str, int]) -> None:
         raw.close()
 
 
+def kept_open(at: Opener, cookies: list[str]) -> dict[str, int]:
+    """Open a socket per cookie from another address, ask each for the last step at once,
+    and wait for the answers (KEPT_SECONDS at most): how many of each."""
+    sockets = [raw for raw, _ in (at.open(cookie, KEEPER) for cookie in cookies) if raw]
+    for raw in sockets:
+        raw.send_text("421" + json.dumps(["lab_page", LAST_STEP]))
+    deadline = time.monotonic() + KEPT_SECONDS
+    got: dict[str, int] = {}
+    for raw in sockets:
+        verdict = answer(raw, 1, max(0.01, deadline - time.monotonic()))
+        got[verdict] = got.get(verdict, 0) + 1
+    for raw in sockets:
+        raw.close()
+    return got
+
+
 def p99_ms(times: list[float]) -> float:
     """A p99 in milliseconds (0 for none)."""
     return round(percentile(times, 0.99) * 1000, 1) if times else 0.0
@@ -146,11 +166,13 @@ def attack_paid(at: Opener) -> dict[str, Any]:
     quiet = probe.while_(lambda: time.monotonic() < started + PROBE_SECONDS)
     cpu_quiet = (cpu_seconds(pids) - cpu_before) / (time.monotonic() - started)
     tally: dict[str, int] = {}
+    kept: dict[str, int] = {}
 
     def rounds_of_sockets() -> None:
         for _ in range(rounds):
             one_round(at, cookies, tally)
             time.sleep(1.0)
+        kept.update(kept_open(at, cookies))
 
     attacker = threading.Thread(target=rounds_of_sockets)
     attacker.start()
@@ -166,11 +188,13 @@ def attack_paid(at: Opener) -> dict[str, Any]:
         f" step, then closed; another address's cached odds p99 {p99_ms(quiet)} ms quiet,"
         f" {p99_ms(during)} ms during, {p99_ms(after)} ms after ({probe.answers});"
         f" server CPU {cpu_quiet:.0%} of a core quiet, {cpu_after:.0%} in the"
-        f" {AFTER_SECONDS:g} s after the last close"
+        f" {AFTER_SECONDS:g} s after the last close. {count} sockets kept open asking at once"
+        f" got in {KEPT_SECONDS:g} s: {', '.join(f'{n} {v}' for v, n in kept.items())}"
     )
     return {
         "odds_p99_ms": {"quiet": p99_ms(quiet), "during": p99_ms(during), "after": p99_ms(after)},
         "cpu_quiet": round(cpu_quiet, 3),
         "cpu_after_close": round(cpu_after, 3),
+        "kept_open": kept,
         "got": got,
     }
