@@ -100,6 +100,7 @@ def test_lab_work_stops_when_its_sockets_close(
     for raw in sockets:
         raw.close()
     assert settled(workers, 20), "the work went on after its sockets closed"
+    assert "Traceback" not in server.log_tail(1 << 20)  # stopped work is no error
     cached_odds()
     assert bystander.connected
     bystander.close()

@@ -45,7 +45,7 @@ PRUNE_AT = 1024  # budgets kept before the full ones are dropped
 
 
 class Turn(Protocol):
-    """A lock: ``threading.Lock``, or gevent's ``Semaphore`` under gevent."""
+    """A lock or a semaphore: ``threading``'s, or gevent's under gevent."""
 
     def acquire(self) -> object:
         """Wait for the lock and take it."""
@@ -158,10 +158,10 @@ class Slices:
         finally:
             if turn is not None:
                 self.take(turn)
+        walk.since = self.work_clock()  # before any raise: the sleep is not its work
         present: Callable[[], bool] | None = getattr(walk, "present", None)
         if present is not None and not present():
             raise Abandoned  # its socket closed while it worked: no slice more for it
-        walk.since = self.work_clock()
 
     def take(self, turn: Turn) -> None:
         """Take ``turn``; taken just after another walk gave it back, sleep a moment
@@ -237,6 +237,7 @@ class Budgets:
         self.addresses = Buckets(address_ms_per_second, burst_ms, clock)
         self.at_once, self.line = at_once, line
         self.lines: dict[str, tuple[Turn, int]] = {}  # address -> its lock, answers in it
+        self.lines_kept = threading.Lock()  # held only while ``lines`` changes, never waited in
         self.abandoned = 0
 
     def run(self, who: Payer | str, work: Callable[[], T]) -> T:
@@ -284,8 +285,9 @@ class Budgets:
         if address is None:
             yield
             return
-        lock, users = self.lines.get(address) or (self.line(self.at_once), 0)
-        self.lines[address] = (lock, users + 1)
+        with self.lines_kept:
+            lock, users = self.lines.get(address) or (self.line(self.at_once), 0)
+            self.lines[address] = (lock, users + 1)
         try:
             lock.acquire()
             try:
@@ -293,11 +295,12 @@ class Budgets:
             finally:
                 lock.release()
         finally:
-            lock, users = self.lines[address]
-            if users > 1:
-                self.lines[address] = (lock, users - 1)
-            else:
-                del self.lines[address]
+            with self.lines_kept:
+                lock, users = self.lines[address]
+                if users > 1:
+                    self.lines[address] = (lock, users - 1)
+                else:
+                    del self.lines[address]
 
     def _budgets(self, payer: Payer) -> list[TokenBucket]:
         """The connection's budget, and its address's if it has one."""
