@@ -3,12 +3,14 @@ it refuses before any work. The protocol tests hold the same refusals over a soc
 
 from __future__ import annotations
 
+import threading
+
 import pytest
-from support.testing import HARD_RULES, TOO_MANY_STATES
+from support.testing import HARD_RULES, TOO_MANY_STATES, wait_until
 
 from webapp.game.match import MatchError, count_states
 from webapp.game.odds import match_odds
-from webapp.server.budgets import Abandoned, Payer
+from webapp.server.budgets import Abandoned, FairTurn, Payer
 from webapp.server.odds import Odds
 
 
@@ -80,3 +82,28 @@ def test_a_walk_whose_socket_closes_stops_at_its_next_slice() -> None:
         odds.for_rules(leaving, {"rules": {**HARD_RULES, "start_human_hp": 186}})
     assert odds.budgets.abandoned == 1
     assert odds.budgets.lines == {}  # its place in its address's line was given back
+
+
+def test_an_answers_first_slice_goes_before_the_walks_coming_back() -> None:
+    # A cached answer needs one slice: it waits for the walk working now, not for every
+    # walk queued for its next slice.
+    turn = FairTurn()
+    turn.acquire()  # a walk works
+    order: list[str] = []
+
+    def take(name: str, first: bool) -> None:
+        turn.acquire(first=first)
+        order.append(name)
+        turn.release()
+
+    walk = threading.Thread(target=take, args=("walk", False))
+    walk.start()
+    wait_until(lambda: bool(turn.others), 5, "the walk queued")
+    answer = threading.Thread(target=take, args=("answer", True))
+    answer.start()
+    wait_until(lambda: bool(turn.firsts), 5, "the answer queued")
+    turn.release()
+    walk.join(5)
+    answer.join(5)
+    assert order == ["answer", "walk"]
+    assert not turn.held

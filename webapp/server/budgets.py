@@ -6,7 +6,9 @@ walks and the lab's searches (webapp/server/odds.py, lab.py).
   its own work, and all walks together keep to their ``share`` of the process.
 - A turn: one walk works at a time, and hands the turn, while it sleeps, to the next
   waiting, so that a long walk (a jump through the lab's largest trace, some 2 s of
-  work) does not hold up another connection's short one until it is done.
+  work) does not hold up another connection's short one until it is done. An answer
+  waiting for its first slice goes before the walks coming back for another
+  (``FairTurn``): a cached answer waits for one slice, not for one of every walk.
 - A budget per connection and one per client address (``Budgets``): the work of an
   answer, measured, is taken from both buckets of milliseconds, each refilling at its
   rate; while either is in debt, the asks are refused (``rate_limited``) before any work.
@@ -23,6 +25,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -44,7 +47,7 @@ SHARE_BURST_SECONDS = 0.2  # work all walks together may do at once, above their
 PRUNE_AT = 1024  # budgets kept before the full ones are dropped
 
 
-class Turn(Protocol):
+class Lock(Protocol):
     """A lock or a semaphore: ``threading``'s, or gevent's under gevent."""
 
     def acquire(self) -> object:
@@ -52,6 +55,63 @@ class Turn(Protocol):
 
     def release(self) -> None:
         """Give the lock back."""
+
+
+class Waiter(Protocol):
+    """An event: ``threading.Event``, or gevent's under gevent."""
+
+    def set(self) -> None:
+        """Wake the waiter."""
+
+    def wait(self) -> object:
+        """Wait until set."""
+
+    def is_set(self) -> bool:
+        """Whether it was set."""
+
+
+class FairTurn:
+    """The turn: one holder at a time, handed on at ``release`` to the next waiting, those
+    waiting for an answer's first slice (``first``) before the walks coming back for
+    another, each in the order they came. ``event`` makes a waiter's event."""
+
+    def __init__(self, event: Callable[[], Waiter] = threading.Event) -> None:
+        self.event, self.held = event, False
+        self.firsts: deque[Waiter] = deque()
+        self.others: deque[Waiter] = deque()
+        self.guard = threading.Lock()  # held only while the queues change, never waited in
+
+    def acquire(self, *, first: bool = False) -> bool:
+        """Wait for the turn and take it."""
+        with self.guard:
+            if not self.held:
+                self.held = True
+                return True
+            waiter = self.event()
+            (self.firsts if first else self.others).append(waiter)
+        try:
+            waiter.wait()
+        except BaseException:  # killed while waiting: out of the queue, or the turn on
+            with self.guard:
+                handed = waiter not in self.firsts and waiter not in self.others
+                if not handed:
+                    (self.firsts if first else self.others).remove(waiter)
+            if handed:
+                self.release()
+            raise
+        return True
+
+    def release(self) -> None:
+        """Hand the turn to the next waiting, or leave it free."""
+        with self.guard:
+            queue = self.firsts or self.others
+            if queue:
+                queue.popleft().set()  # still held: it is the waiter's now
+            else:
+                self.held = False
+
+
+Turn = FairTurn
 
 
 def always() -> bool:
@@ -98,13 +158,21 @@ def sleep_for(async_mode: str) -> Sleep:
     return no_sleep
 
 
-def turn_for(async_mode: str, value: int = 1) -> Turn:
-    """The lock that lets one walk (or ``value`` walks) work at a time: gevent's under
-    gevent."""
+def turn_for(async_mode: str) -> Turn:
+    """The turn that lets one walk work at a time, on gevent's events under gevent."""
+    if async_mode == "gevent":
+        from gevent.event import Event
+
+        return FairTurn(Event)
+    return FairTurn()
+
+
+def lock_for(async_mode: str, value: int = 1) -> Lock:
+    """A semaphore of ``value`` places: gevent's under gevent."""
     if async_mode == "gevent":
         from gevent.lock import Semaphore
 
-        lock: Turn = Semaphore(value)
+        lock: Lock = Semaphore(value)
         return lock
     return threading.Semaphore(value)
 
@@ -163,11 +231,12 @@ class Slices:
         if present is not None and not present():
             raise Abandoned  # its socket closed while it worked: no slice more for it
 
-    def take(self, turn: Turn) -> None:
-        """Take ``turn``; taken just after another walk gave it back, sleep a moment
-        holding it before any work, so that the loop polls for others' packets between
-        two walks' slices (woken together, they would run back to back)."""
-        turn.acquire()
+    def take(self, turn: Turn, *, first: bool = False) -> None:
+        """Take ``turn`` (ahead of the walks coming back if ``first``: an answer's first
+        slice); taken just after another walk gave it back, sleep a moment holding it
+        before any work, so that the loop polls for others' packets between two walks'
+        slices (woken together, they would run back to back)."""
+        turn.acquire(first=first)
         if self.clock() - self.given_back < PAUSE_SECONDS:
             self.sleep(PAUSE_SECONDS)
 
@@ -229,14 +298,14 @@ class Budgets:
         burst_ms: float,
         address_ms_per_second: float = 0.0,
         at_once: int = 1,
-        line: Callable[[int], Turn] = threading.Semaphore,
+        line: Callable[[int], Lock] = threading.Semaphore,
         clock: Clock = time.monotonic,
     ) -> None:
         self.pause, self.turn, self.what = pause, turn, what
         self.buckets = Buckets(ms_per_second, burst_ms, clock)
         self.addresses = Buckets(address_ms_per_second, burst_ms, clock)
         self.at_once, self.line = at_once, line
-        self.lines: dict[str, tuple[Turn, int]] = {}  # address -> its lock, answers in it
+        self.lines: dict[str, tuple[Lock, int]] = {}  # address -> its lock, answers in it
         self.lines_kept = threading.Lock()  # held only while ``lines`` changes, never waited in
         self.abandoned = 0
 
@@ -249,7 +318,7 @@ class Budgets:
         self._refuse_in_debt(budgets)
         with self._in_line(payer.address):
             self._refuse_in_debt(budgets)  # those before it in line may have spent it
-            self.pause.take(self.turn)
+            self.pause.take(self.turn, first=True)
             try:
                 return self._work(payer, budgets, work)
             except Abandoned:

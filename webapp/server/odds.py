@@ -37,7 +37,19 @@ from ..game.match import Match, MatchError, Rules
 from ..game.odds import PLAYERS, UnknownPlayer, match_odds, skill_player
 from ..game.skill import SkillEstimate
 from ..game.tune import Tuned, tune
-from .budgets import Budgets, Payer, Sleep, Slices, Turn, no_sleep, sleep_for, turn_for
+from .budgets import (
+    Budgets,
+    FairTurn,
+    Lock,
+    Payer,
+    Sleep,
+    Slices,
+    Turn,
+    lock_for,
+    no_sleep,
+    sleep_for,
+    turn_for,
+)
 from .limits import Clock
 from .payload import rules_payload
 from .protocol import ErrorCode
@@ -62,11 +74,11 @@ class Odds:
         turn: Turn | None = None,
         address_ms_per_second: float = 0.0,
         at_once: int = 1,
-        line: Callable[[int], Turn] = threading.Semaphore,
+        line: Callable[[int], Lock] = threading.Semaphore,
         clock: Clock = time.monotonic,
     ) -> None:
         self.pause = Slices(sleep, share=share)
-        self.turn = turn or threading.Lock()
+        self.turn = turn or FairTurn()
         self.budgets = Budgets(
             self.pause,
             self.turn,
@@ -162,5 +174,5 @@ def odds_for(async_mode: str, config: Mapping[str, Any]) -> Odds:
         turn=turn_for(async_mode),
         address_ms_per_second=float(config["ODDS_MS_PER_ADDRESS"]),
         at_once=int(config["PAID_AT_ONCE_PER_ADDRESS"]),
-        line=lambda value: turn_for(async_mode, value),
+        line=lambda value: lock_for(async_mode, value),
     )
