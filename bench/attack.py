@@ -28,6 +28,9 @@ and at its peak; and what the attacker got.
              one device; then one room from another address (bench/attack_caps.py)
   pages      a 500-game player's /history/games.json asked for by 4 threads (attack_pages.py)
   packets, unjoined, empty, polling: below the events (bench/attack_wire.py)
+  paid       bench/attack_paid.py: 64 fresh sockets at a time from one address asking for
+             the lab's costliest page, then hanging up: another address's cached odds,
+             and the server's CPU once they have gone
 
 One server per run on a free loopback port with its own temporary data dir (AI delay 0,
 every other setting its default): this checkout's, or ``--server-command``'s (another
@@ -74,6 +77,7 @@ from webapp import __version__
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support
 from attack_deleted import attack_deleted  # after tests/support is on the path
 from attack_pages import attack_pages
+from attack_paid import attack_paid
 from attack_wire import attack_empty, attack_packets, attack_polling, attack_unjoined
 from support.testing import (
     HOST,
@@ -799,6 +803,7 @@ ATTACKS = (
     Attack("unjoined", "1,000 unjoined sockets of 1 address, reopened", 60, attack_unjoined),
     Attack("empty", "an upgrade, then an empty text frame, 4 threads", 40, attack_empty),
     Attack("polling", "long-polling off; on: POSTs of 17 and 16 packets", 90, attack_polling),
+    Attack("paid", "64 sockets at a time ask for the lab's last step, hang up", 120, attack_paid),
 )
 BY_NAME = {attack.name: attack for attack in ATTACKS}
 

@@ -3,11 +3,14 @@ it refuses before any work. The protocol tests hold the same refusals over a soc
 
 from __future__ import annotations
 
+import threading
+
 import pytest
-from support.testing import HARD_RULES, TOO_MANY_STATES
+from support.testing import HARD_RULES, TOO_MANY_STATES, wait_until
 
 from webapp.game.match import MatchError, count_states
 from webapp.game.odds import match_odds
+from webapp.server.budgets import Abandoned, FairTurn, Payer
 from webapp.server.odds import Odds
 
 
@@ -42,3 +45,65 @@ def test_odds_past_a_connections_budget_are_refused_before_any_walk() -> None:
     # Another connection has its own budget.
     assert odds.for_rules("other", {"rules": {**HARD_RULES, "start_human_hp": 182}})
     assert match_odds.cache_info().misses == before.misses + 3
+
+
+def test_a_new_connection_from_an_address_in_debt_is_refused_before_any_walk() -> None:
+    odds = Odds(ms_per_second=1, burst_ms=1, address_ms_per_second=1)
+    assert odds.for_rules(
+        Payer("asker", "127.0.0.2"), {"rules": {**HARD_RULES, "start_human_hp": 183}}
+    )
+    before = match_odds.cache_info()
+    with pytest.raises(MatchError, match="your network's share") as caught:
+        odds.for_rules(
+            Payer("fresh", "127.0.0.2"), {"rules": {**HARD_RULES, "start_human_hp": 184}}
+        )
+    assert caught.value.code == "rate_limited"
+    assert match_odds.cache_info().misses == before.misses  # no walk was begun
+    assert odds.for_rules(
+        Payer("other", "127.0.0.3"), {"rules": {**HARD_RULES, "start_human_hp": 184}}
+    )
+
+
+def test_odds_whose_socket_closed_are_dropped_before_any_walk() -> None:
+    odds = Odds()
+    before = match_odds.cache_info()
+    gone = Payer("gone", "127.0.0.2", lambda: False)
+    with pytest.raises(Abandoned):
+        odds.for_rules(gone, {"rules": {**HARD_RULES, "start_human_hp": 185}})
+    assert match_odds.cache_info().misses == before.misses
+    assert odds.budgets.abandoned == 1
+
+
+def test_a_walk_whose_socket_closes_stops_at_its_next_slice() -> None:
+    odds = Odds()
+    asked = iter([True, True, False])  # present when asked, then for one slice, then gone
+    leaving = Payer("leaving", "127.0.0.2", lambda: next(asked, False))
+    with pytest.raises(Abandoned):
+        odds.for_rules(leaving, {"rules": {**HARD_RULES, "start_human_hp": 186}})
+    assert odds.budgets.abandoned == 1
+    assert odds.budgets.lines == {}  # its place in its address's line was given back
+
+
+def test_an_answers_first_slice_goes_before_the_walks_coming_back() -> None:
+    # A cached answer needs one slice: it waits for the walk working now, not for every
+    # walk queued for its next slice.
+    turn = FairTurn()
+    turn.acquire()  # a walk works
+    order: list[str] = []
+
+    def take(name: str, first: bool) -> None:
+        turn.acquire(first=first)
+        order.append(name)
+        turn.release()
+
+    walk = threading.Thread(target=take, args=("walk", False))
+    walk.start()
+    wait_until(lambda: bool(turn.others), 5, "the walk queued")
+    answer = threading.Thread(target=take, args=("answer", True))
+    answer.start()
+    wait_until(lambda: bool(turn.firsts), 5, "the answer queued")
+    turn.release()
+    walk.join(5)
+    answer.join(5)
+    assert order == ["answer", "walk"]
+    assert not turn.held

@@ -79,7 +79,10 @@ def test_a_step_outside_the_trace_is_refused_and_changes_nothing(play: Actions, 
 
 def test_a_jump_is_paid_from_the_connections_budget(tmp_path: Path) -> None:
     settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "RATE_BURST": 10_000}
-    app = create_app({"TESTING": True, **settings, "LAB_MS_PER_SECOND": 1, "LAB_BURST_MS": 1})
+    # The address's budget, shared by both connections here, refills at once: this test is
+    # the connection's (test_attacks_paid.py holds the address's).
+    lab = {"LAB_MS_PER_SECOND": 1, "LAB_BURST_MS": 1, "LAB_MS_PER_ADDRESS": 1_000_000}
+    app = create_app({"TESTING": True, **settings, **lab})
     web = app.test_client()
     assert web.get("/lab").status_code == 200
     asker = connect(app, web)

@@ -141,7 +141,10 @@ def test_a_bad_target_is_refused_and_changes_nothing(
 
 def test_targets_are_tuned_on_the_connections_odds_budget(tmp_path: Any) -> None:
     settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "SEED": 7, "RATE_BURST": 10_000}
-    app = create_app({"TESTING": True, **settings, "ODDS_MS_PER_SECOND": 1, "ODDS_BURST_MS": 1})
+    # The address's budget, shared by both connections here, refills at once: this test is
+    # the connection's (test_attacks_paid.py holds the address's).
+    odds = {"ODDS_MS_PER_SECOND": 1, "ODDS_BURST_MS": 1, "ODDS_MS_PER_ADDRESS": 1_000_000}
+    app = create_app({"TESTING": True, **settings, **odds})
     web = app.test_client()
     web.get("/")
     play = Actions(connect(app, web))

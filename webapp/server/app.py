@@ -231,6 +231,9 @@ def _add_socketio(app: Flask) -> None:
         "the lab's answers",
         ms_per_second=float(app.config["LAB_MS_PER_SECOND"]),
         burst_ms=float(app.config["LAB_BURST_MS"]),
+        address_ms_per_second=float(app.config["LAB_MS_PER_ADDRESS"]),
+        at_once=int(app.config["PAID_AT_ONCE_PER_ADDRESS"]),
+        line=odds.budgets.line,  # the odds' kind of lock
     )
     lab = Lab(int(app.config["LAB_PAGE_SIZE"]), int(app.config["LAB_CURSORS"]), lab_budgets)
     register_lab(socketio, lab, max_payload, service)

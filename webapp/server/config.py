@@ -68,6 +68,21 @@ GAME_AND_LIMITS: tuple[Setting, ...] = (
         "the share of a process's time the odds of all its connections may take together",
     ),
     Setting(
+        "ODDS_MS_PER_ADDRESS",
+        200.0,
+        number(0, 1_000_000),
+        "milliseconds of work on odds all connections from one client address may spend per"
+        " second, on average, per process, bursts as one connection's (0: no limit); a new"
+        " socket gets no new budget",
+    ),
+    Setting(
+        "PAID_AT_ONCE_PER_ADDRESS",
+        2,
+        integer(1, 10_000),
+        "answers of odds, and of the lab, one client address may have under way at once, per"
+        " process; the rest wait in line",
+    ),
+    Setting(
         "COOLDOWN_SECONDS",
         10.0,
         number(0, 3600),
@@ -96,6 +111,14 @@ GAME_AND_LIMITS: tuple[Setting, ...] = (
         1000.0,
         number(1, 1_000_000),
         "milliseconds of work on the lab's answers a connection may spend at once",
+    ),
+    Setting(
+        "LAB_MS_PER_ADDRESS",
+        200.0,
+        number(0, 1_000_000),
+        "milliseconds of work on the lab's answers all connections from one client address"
+        " may spend per second, on average, per process, bursts as one connection's"
+        " (0: no limit)",
     ),
     Setting("LAB_PAGE_SIZE", 200, integer(1, 10_000), "steps of a search's trace in one lab page"),
     Setting(

@@ -14,13 +14,16 @@ import logging
 import weakref
 from collections.abc import Callable
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 from flask import request, session
 from flask_socketio import SocketIO
 
 from ..game.board import RuleError
+from .budgets import Payer
 from .forgotten import Forgotten
+from .limits import address_key
 from .payload import payload_object, payload_size
 from .protocol import Ack, ErrorCode, Event, error
 from .store import Conflict
@@ -67,6 +70,57 @@ def was_deleted(socketio: SocketIO, player: str) -> bool:
     """Whether ``player`` was deleted ("Delete everything"): nothing may act as them."""
     forgotten = _FORGOTTEN.get(socketio.server)
     return forgotten is not None and forgotten.holds(player)
+
+
+@dataclass(frozen=True)
+class Client:
+    """Where a connection comes from: its client address (as ``address_key`` counts it)
+    and, for a websocket, its own socket (None: not known)."""
+
+    address: str
+    socket: Any = None
+
+
+# Each server's connections -> where they come from, kept as their players are.
+_CLIENTS: weakref.WeakKeyDictionary[Any, dict[str, Client]] = weakref.WeakKeyDictionary()
+
+
+def clients_of(socketio: SocketIO) -> dict[str, Client]:
+    """Where each connection of ``socketio`` comes from, from connect to disconnect."""
+    return _CLIENTS.setdefault(socketio.server, {})
+
+
+def joined(socketio: SocketIO, environ: dict[str, Any]) -> None:
+    """Keep where the connection at hand comes from, from its request's ``environ``: the
+    client address, and the socket of a websocket (gunicorn's, in the WSGI environ)."""
+    websocket = str(environ.get("HTTP_UPGRADE", "")).lower() == "websocket"
+    sock = environ.get("gunicorn.socket") if websocket else None
+    clients_of(socketio)[socket_id()] = Client(address_key(environ.get("REMOTE_ADDR")), sock)
+
+
+def payer(socketio: SocketIO) -> Payer:
+    """Who pays for the paid work of the event at hand: its connection and address. Its
+    work stops once the connection has gone: its websocket's socket closed (an event is
+    handled in its connection's reader, so Socket.IO hears of the close only after the
+    handler returns; the websocket's own reader closes the socket as the peer goes), or
+    Socket.IO no longer counts it connected."""
+    sid, manager = socket_id(), socketio.server.manager
+    client = clients_of(socketio).get(sid)
+    sock = client.socket if client is not None else None
+
+    def present() -> bool:
+        return not _closed(sock) and bool(manager.is_connected(sid, "/"))
+
+    return Payer(sid, client.address if client is not None else None, present)
+
+
+def _closed(sock: Any) -> bool:
+    if sock is None:
+        return False
+    try:
+        return bool(sock.fileno() == -1)
+    except OSError:
+        return True
 
 
 def attach(socketio: SocketIO, event: Event, handler: Callable[..., Ack]) -> None:

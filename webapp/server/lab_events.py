@@ -4,7 +4,8 @@ They read nothing of the player's, and change only one thing: an answer that sho
 values (the best moves: ``lab_children``, ``lab_page``) marks the player's coming move in
 an HP game under way as made with hints shown, as ``hint`` does. Like every event they
 pass the connection's rate limits first, and each answer's cost is bounded (lab.py) and
-taken from the connection's budget of work (``LAB_MS_PER_SECOND``), as the odds' is.
+taken from the connection's and its address's budgets of work (``LAB_MS_PER_SECOND``,
+``LAB_MS_PER_ADDRESS``), as the odds' is; an answer whose socket closes stops.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from flask_socketio import SocketIO
 
 from ..game import lab as core
 from ..game.board import Board
-from .events import attach, checked, player_id, socket_id
+from .events import attach, checked, payer, player_id, socket_id
 from .lab import Lab, board_of, options_of, path_of
 from .lab_wire import children_answer
 from .matches import MatchService
@@ -33,7 +34,7 @@ def register_lab(socketio: SocketIO, lab: Lab, max_payload: int, service: MatchS
             board, options = board_of(fields), options_of(fields)
             path = path_of(board, fields)  # checked before any work, as the rest is
             work = lambda: answer(board, options, path, fields)  # noqa: E731
-            found = lab.budgets.run(socket_id(), work)
+            found = lab.budgets.run(payer(socketio), work)
             if shows_values:  # a hint, whatever position it is of (a game's, turned)
                 service.mark_lab(player_id())
             return {**OK, **found}

@@ -29,7 +29,18 @@ from ..game.match import (
 )
 from .connections import SocketCaps, check_release, match_key_for, refused
 from .costly import CostlyAnswers, message
-from .events import Handler, attach, checked, player_id, players_of, socket_id, was_deleted
+from .events import (
+    Handler,
+    attach,
+    checked,
+    clients_of,
+    joined,
+    payer,
+    player_id,
+    players_of,
+    socket_id,
+    was_deleted,
+)
 from .history_view import history_game, history_of
 from .limits import RateLimits
 from .matches import MatchService
@@ -85,6 +96,7 @@ def register(
         limits.bind(eio_sid, player)
         players_of(socketio)[socket_id()] = player
         caps.join(player, str(request.remote_addr), socket_id())
+        joined(socketio, request.environ)
         key = views[socket_id()] = match_key_for(player, auth)
         join_room(key)
         match = service.open(key)
@@ -102,6 +114,7 @@ def register(
         caps.leave(player_id(), str(request.remote_addr), socket_id())
         views.pop(socket_id(), None)
         players_of(socketio).pop(socket_id(), None)
+        clients_of(socketio).pop(socket_id(), None)
         rooms.gone(socket_id())
 
     @on(Event.MOVE)
@@ -140,7 +153,7 @@ def register(
             rules = odds.rules_of(fields)
         else:
             entries = service.history.games(player_id()) if service.history else []
-            tuned, estimate = tuned_for(odds, socket_id(), target, entries)
+            tuned, estimate = tuned_for(odds, payer(socketio), target, entries)
             rules, promise = tuned.rules, promise_of(tuned, estimate)
             answer = {**OK, "tuned": tuned_answer(tuned, estimate)}
         seed = _client_seed(fields)
@@ -175,8 +188,8 @@ def register(
             if set(fields) - {"current", "skill"}:
                 raise BadPayload("current odds take no rules: they are the match's own")
             match = service.open(match_key())
-            return {**OK, "odds": odds.for_match(socket_id(), match, fields.get("skill"))}
-        return {**OK, "odds": odds.for_rules(socket_id(), fields)}
+            return {**OK, "odds": odds.for_match(payer(socketio), match, fields.get("skill"))}
+        return {**OK, "odds": odds.for_rules(payer(socketio), fields)}
 
     @on(Event.HINT)
     def on_hint(fields: dict[str, Any]) -> Ack:

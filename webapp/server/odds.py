@@ -15,9 +15,11 @@ players more than it costs the connection that asks:
   sleeps a little, in which the event loop serves every other player. (A thread would
   not do: the walk would hold the interpreter's lock, and every other player's reply
   would wait for it again and again.)
-- A budget per connection: the work of its answers, measured, is taken from a bucket of
-  milliseconds that refills at ``ODDS_MS_PER_SECOND``; while the bucket is in debt, the
-  connection's odds are refused (``rate_limited``) before any work.
+- A budget per connection, and one per client address: the work of its answers,
+  measured, is taken from buckets of milliseconds that refill at ``ODDS_MS_PER_SECOND``
+  (and ``ODDS_MS_PER_ADDRESS``); while either is in debt, the odds are refused
+  (``rate_limited``) before any work. An address has ``PAID_AT_ONCE_PER_ADDRESS``
+  answers under way at most, and an answer whose socket closes stops at its next slice.
 
 Rules are checked (``rules_from``) in the same turn and on the same budget: rules with
 too many states are counted, not walked, and refused in about a millisecond; asked again,
@@ -35,7 +37,19 @@ from ..game.match import Match, MatchError, Rules
 from ..game.odds import PLAYERS, UnknownPlayer, match_odds, skill_player
 from ..game.skill import SkillEstimate
 from ..game.tune import Tuned, tune
-from .budgets import Budgets, Sleep, Slices, Turn, no_sleep, sleep_for, turn_for
+from .budgets import (
+    Budgets,
+    FairTurn,
+    Lock,
+    Payer,
+    Sleep,
+    Slices,
+    Turn,
+    lock_for,
+    no_sleep,
+    sleep_for,
+    turn_for,
+)
 from .limits import Clock
 from .payload import rules_payload
 from .protocol import ErrorCode
@@ -46,7 +60,9 @@ T = TypeVar("T")
 
 class Odds:
     """Exact odds for the settings dialog and for a match under way, on each connection's
-    budget of ``ms_per_second`` milliseconds of work a second (bursts of ``burst_ms``)."""
+    budget of ``ms_per_second`` milliseconds of work a second (bursts of ``burst_ms``)
+    and each client address's of ``address_ms_per_second`` (0: none), ``at_once``
+    answers of an address under way at most (``line`` makes an address's lock)."""
 
     def __init__(
         self,
@@ -56,16 +72,22 @@ class Odds:
         burst_ms: float = 1000.0,
         share: float = 1.0,
         turn: Turn | None = None,
+        address_ms_per_second: float = 0.0,
+        at_once: int = 1,
+        line: Callable[[int], Lock] = threading.Semaphore,
         clock: Clock = time.monotonic,
     ) -> None:
         self.pause = Slices(sleep, share=share)
-        self.turn = turn or threading.Lock()
+        self.turn = turn or FairTurn()
         self.budgets = Budgets(
             self.pause,
             self.turn,
             "odds",
             ms_per_second=ms_per_second,
             burst_ms=burst_ms,
+            address_ms_per_second=address_ms_per_second,
+            at_once=at_once,
+            line=line,
             clock=clock,
         )
 
@@ -74,7 +96,7 @@ class Odds:
         (a check is short, and cached by rule set), its work on the share."""
         return self.pause.walk(lambda: rules_payload(fields, self.pause))
 
-    def for_rules(self, connection: str, fields: dict[str, Any]) -> Answer:
+    def for_rules(self, connection: Payer | str, fields: dict[str, Any]) -> Answer:
         """Each scripted player's odds of a whole match under the rules ``fields`` ask for
         (a preset and numbers, as ``new_match`` takes them), and the ``skill`` player's
         under ``"skill"`` if it names one."""
@@ -87,7 +109,7 @@ class Odds:
 
         return self._budgeted(connection, work)
 
-    def for_match(self, connection: str, match: Match, skill: object = None) -> Answer:
+    def for_match(self, connection: Payer | str, match: Match, skill: object = None) -> Answer:
         """Each scripted player's odds from ``match``'s current HP and locked difficulty
         (and the ``skill`` player's, if given)."""
         players = _players(skill)
@@ -111,7 +133,7 @@ class Odds:
         )
 
     def for_target(
-        self, connection: str, target: float, estimate: Callable[[], SkillEstimate]
+        self, connection: Payer | str, target: float, estimate: Callable[[], SkillEstimate]
     ) -> tuple[Tuned, SkillEstimate]:
         """The rules that give a player of the skill ``estimate`` finds the chance
         ``target`` of winning a match (``tune``, cached by target and skill), and that
@@ -123,7 +145,7 @@ class Odds:
 
         return self._budgeted(connection, work)
 
-    def _budgeted(self, connection: str, work: Callable[[], T]) -> T:
+    def _budgeted(self, connection: Payer | str, work: Callable[[], T]) -> T:
         return self.budgets.run(connection, work)
 
     def _each(self, players: dict[str, str], odds_of: Callable[[str], Any]) -> Answer:
@@ -150,4 +172,7 @@ def odds_for(async_mode: str, config: Mapping[str, Any]) -> Odds:
         burst_ms=float(config["ODDS_BURST_MS"]),
         share=float(config["ODDS_SHARE"]),
         turn=turn_for(async_mode),
+        address_ms_per_second=float(config["ODDS_MS_PER_ADDRESS"]),
+        at_once=int(config["PAID_AT_ONCE_PER_ADDRESS"]),
+        line=lambda value: lock_for(async_mode, value),
     )

@@ -3,8 +3,8 @@ about them: ``new_match`` with a ``target``.
 
 The player's skill is estimated from their stored history (webapp/game/skill.py), and the
 rules that give a ``skill:S`` player of that skill the target are found by ``tune``
-(webapp/game/tune.py), on the same per-connection budget and process share as the
-``odds`` event's (webapp/server/odds.py). The answer is cached by target and player
+(webapp/game/tune.py), on the same budgets (per connection and per address) and process
+share as the ``odds`` event's (webapp/server/odds.py). The answer is cached by target and player
 (the skill rounded to 0.01), so a second ask costs microseconds. The match keeps what it
 promised (webapp/game/promise.py); History shows the skill and how well the promises
 were kept (``figures``).
@@ -21,6 +21,7 @@ from ..game.match import MatchError
 from ..game.promise import Promise
 from ..game.skill import SkillEstimate, skill_from
 from ..game.tune import Tuned, TuneError
+from .budgets import Payer
 from .odds import Odds
 from .protocol import ErrorCode
 
@@ -58,7 +59,7 @@ def target_of(fields: dict[str, Any]) -> float | None:
 
 
 def tuned_for(
-    odds: Odds, connection: str, target: float, entries: Iterable[Entry]
+    odds: Odds, connection: Payer | str, target: float, entries: Iterable[Entry]
 ) -> tuple[Tuned, SkillEstimate]:
     """The rules for ``target`` and the skill estimate from ``entries`` they were found
     for, on ``connection``'s budget of odds work."""
