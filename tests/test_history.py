@@ -127,6 +127,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     found.close()
 
 
+@pytest.mark.system
 def test_a_store_keeps_each_game_once_newest_first_up_to_its_cap(store: Any) -> None:
     entries = [finished_game(finished(seed), game_id=f"id{seed}", ended=seed) for seed in range(5)]
     for entry in entries:
@@ -212,6 +213,7 @@ def test_a_game_ended_again_by_another_change_is_not_kept_again(
     assert play.emit("history") == kept and len(kept["games"]) == 1
 
 
+@pytest.mark.server
 def test_history_survives_a_restart_of_the_app(tmp_path: Path) -> None:
     settings = {"TESTING": True, "DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "SEED": 3}
     app = create_app(settings)

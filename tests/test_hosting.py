@@ -256,6 +256,7 @@ def limited_app(tmp_path: Path, burst: int) -> Flask:
     return create_app({"TESTING": True, **settings, "RATE_BURST": burst})
 
 
+@pytest.mark.server
 def test_rate_limited_events_change_nothing(tmp_path: Path) -> None:
     app = limited_app(tmp_path, 3)  # the connect packet counts too
     client = app.test_client()
@@ -279,6 +280,7 @@ def test_rate_limit_settings_come_from_the_environment(tmp_path: Path) -> None:
     assert (limits.rate, limits.burst) == (50.0, 80)
 
 
+@pytest.mark.server
 def test_each_connection_has_its_own_bucket(tmp_path: Path) -> None:
     app = limited_app(tmp_path, 2)  # one for the connect packet, one for an event
     client = app.test_client()

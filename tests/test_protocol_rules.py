@@ -211,6 +211,7 @@ def test_a_refused_rule_set_asked_again_is_refused_again(play: Actions) -> None:
         assert "more than 5000 different HP states" in found["message"]
 
 
+@pytest.mark.server
 def test_odds_past_a_connections_budget_are_refused_before_any_work(tmp_path: Path) -> None:
     app = create_app(
         {"TESTING": True, "DATA_DIR": str(tmp_path), "ODDS_MS_PER_SECOND": 1, "ODDS_BURST_MS": 1}

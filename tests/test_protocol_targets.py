@@ -139,6 +139,7 @@ def test_a_bad_target_is_refused_and_changes_nothing(
     assert play.refresh() == before
 
 
+@pytest.mark.server
 def test_targets_are_tuned_on_the_connections_odds_budget(tmp_path: Any) -> None:
     settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "SEED": 7, "RATE_BURST": 10_000}
     app = create_app({"TESTING": True, **settings, "ODDS_MS_PER_SECOND": 1, "ODDS_BURST_MS": 1})

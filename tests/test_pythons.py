@@ -22,6 +22,8 @@ import pytest
 from support.guide import INSTALL, block, commands, fill
 from support.testing import HOST, Player, ServerProcess, free_port, session_cookie
 
+pytestmark = pytest.mark.system  # other Pythons
+
 ROOT = Path(__file__).resolve().parent.parent
 PYTHONS = os.environ.get("TICTACTOE_TEST_PYTHONS", "").split()
 TRIED = ["3.11", "3.12", "3.13"]  # README's "Tried on" line names these

@@ -64,6 +64,7 @@ def found_again(url: str, cookie: str) -> dict[str, Any]:
             time.sleep(0.5)
 
 
+@pytest.mark.system
 def test_redis_killed_under_load_keeps_every_state_a_player_was_shown(tmp_path: Path) -> None:
     settings = redis_conf(block(REDIS_CONF))
     assert settings["appendonly"] == "yes" and settings["appendfsync"] == "always"
@@ -113,6 +114,7 @@ def test_redis_killed_under_load_keeps_every_state_a_player_was_shown(tmp_path: 
     ("settings", "warned"),
     [({"appendonly": "no"}, True), ({"appendonly": "yes", "appendfsync": "always"}, False)],
 )
+@pytest.mark.system
 def test_healthz_warns_about_a_redis_without_an_append_only_file(
     tmp_path: Path, settings: dict[str, str], warned: bool
 ) -> None:

@@ -284,6 +284,7 @@ def play_on(player: Player, state: dict[str, Any]) -> None:
     play_first_empty(player)
 
 
+@pytest.mark.server
 def test_upgrade_from_the_previous_release_and_roll_back(machine: Machine) -> None:
     old = previous_release()
     old_tag, new_tag = archived_tag(ROLLBACK), archived_tag(UPGRADE)
