@@ -28,6 +28,8 @@ from webapp.server.app import create_app
 from webapp.server.history_store import RedisHistory, SQLiteHistory
 from webapp.server.targets import figures
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 
 def finished(seed: int, mode: str = "adaptive") -> Any:
     """A match whose first game has just ended, played by first-empty moves."""

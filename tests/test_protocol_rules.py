@@ -18,6 +18,8 @@ from webapp.game.odds import match_odds
 from webapp.game.verification import verify
 from webapp.server.app import create_app
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 RULES = {field.name for field in dataclasses.fields(Rules)} - {"lookahead_depth"}
 
 
