@@ -16,7 +16,8 @@ from support.live import Actions, connect, player_of
 from webapp.game.verification import verify
 from webapp.server.app import create_app
 
-pytestmark = pytest.mark.server  # each test opens sockets on a production server
+# Each test opens sockets on a production server, shared by the module's tests.
+pytestmark = [pytest.mark.server, pytest.mark.shared_server]
 
 ORIGIN = {"Origin": "http://localhost"}
 

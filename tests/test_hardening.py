@@ -12,6 +12,8 @@ from support.live import Actions, connect, player_of, states
 from webapp.server.app import create_app
 from webapp.server.security import SECURITY_HEADERS
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 
 def test_security_headers_are_on_socketio_and_error_responses(client: FlaskClient) -> None:
     for path in ("/socket.io/?EIO=4&transport=polling", "/no-such-page", "/healthz"):

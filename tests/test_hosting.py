@@ -29,6 +29,8 @@ from webapp.server.config import DEFAULTS
 from webapp.server.security import handshake_allowed
 from webapp.server.store import SQLiteStore, update
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 PROXY_HEADERS = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "public.example"}
 PUBLIC = "https://public.example"
 FORGED_HOST = {**PROXY_HEADERS, "X-Forwarded-Host": "evil.example"}

@@ -24,6 +24,8 @@ from webapp.game.records import from_record, to_record
 from webapp.game.review import judge, lesson
 from webapp.game.verification import game_record, verify
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 
 def to_human(match: Match) -> Match:
     """Let the AI move until it is the human's turn (or the game is over)."""

@@ -26,6 +26,8 @@ from webapp.server.connections import check_release
 from webapp.server.protocol import MODE_CHOICES
 from webapp.server.store import Conflict, update
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 STATE_KEYS = {
     "version",
     "mode",

@@ -20,6 +20,8 @@ from webapp.server.app import create_app
 from webapp.server.lab_counts import COUNTS_FILE
 from webapp.server.lab_wire import event_of
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 FATALIST = "XO..X...."  # O to move and lost; c1 comes first, c3 is the block
 
 

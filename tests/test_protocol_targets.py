@@ -19,6 +19,8 @@ from webapp.game.strategies import skill_strategy
 from webapp.game.tune import tune
 from webapp.server.app import create_app
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 
 def stored_games(app: Flask, client: FlaskClient, skill: int, games: int, seed: int) -> None:
     """Store ``games`` finished games of a skill player in this client's history."""

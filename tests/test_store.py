@@ -30,6 +30,8 @@ from webapp.server.pages import NewPlayers
 from webapp.server.store import DATABASE_FILE, Conflict, RedisStore, SQLiteStore, update
 from webapp.server.tally import LocalTally
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 ROWS_0_1_0 = [
     json.loads(line)
     for line in (Path(__file__).parent / "fixtures" / "matches-0.1.0.jsonl")
@@ -335,6 +337,7 @@ def stored_count(app: Flask) -> int:
 
 
 @pytest.mark.server
+@pytest.mark.fresh_server  # counts every stored match
 def test_connecting_stores_the_match_shown_once_and_hints_store_one_mark(
     app: Flask, client: FlaskClient
 ) -> None:
@@ -356,6 +359,7 @@ def test_connecting_stores_the_match_shown_once_and_hints_store_one_mark(
 
 @pytest.mark.parametrize("first", ["human", "ai"])
 @pytest.mark.server
+@pytest.mark.fresh_server  # counts every stored match
 def test_the_first_move_stores_the_match_that_was_shown(app: Flask, first: str) -> None:
     client = as_new_player(app, first)
     play = Actions(connect(app, client))

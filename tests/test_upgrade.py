@@ -20,6 +20,8 @@ from support.live import Actions, connect
 from webapp.game.records import SCHEMA, from_record
 from webapp.server.app import create_app
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 FIXTURES = Path(__file__).parent / "fixtures"
 RELEASES = sorted(path.stem.split("-", 1)[1] for path in FIXTURES.glob("matches-*.jsonl"))
 
