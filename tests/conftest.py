@@ -1,4 +1,15 @@
-"""Shared fixtures: the app in-process, protocol clients, and a real server process."""
+"""Shared fixtures: the app in-process, protocol clients, and a real server process.
+
+The suite's tiers are marked by the fixtures a test asks for (``TIERS``), or by a
+module's ``pytestmark`` where it starts its processes itself: ``browser`` (Chromium),
+``server`` (a production server process), ``attack`` (hostile clients against one) and
+``system`` (Redis, nginx and network namespaces, other Pythons). A test with none of them
+is in-process, the tier `make check` runs; it may start no server or Redis process.
+
+A module marked ``shared_server`` shares one data dir, and so one live server per set of
+settings, among its tests; each still gets its own app and a new player (a fresh
+cookie). A test there marked ``fresh_server`` gets a data dir and server of its own.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +23,7 @@ from browser import screenshot
 from flask import Flask
 from flask.testing import FlaskClient
 from support.live import Actions, LiveSocket, connect, live_servers, stop_live_servers
-from support.testing import RedisServer, ServerProcess
+from support.testing import Processes, RedisServer, ServerProcess
 
 from webapp.server.app import create_app
 
@@ -38,19 +49,75 @@ AXE_RUN = """async tags => {
 }"""
 
 
+# The tiers, by the fixtures that bring each one's processes.
+TIERS = {
+    "browser": {"page", "context", "browser", "new_context", "axe", "shoot"},
+    "server": {"socket_client", "play", "server", "server_factory"},
+    "system": {"redis_server", "redis_url", "two_hosts"},
+}
+OUT_OF_PROCESS = ("browser", "server", "attack", "system")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test with the tiers of the fixtures it asks for (a store parametrized
+    with "redis" asks for Redis)."""
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        callspec = getattr(item, "callspec", None)
+        if callspec and "redis" in callspec.params.values():
+            fixtures.add("redis_url")
+        for tier, brought_by in TIERS.items():
+            if fixtures & brought_by:
+                item.add_marker(tier)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """How many server and Redis processes the run started."""
+    started = ", ".join(f"{count} {kind}" for kind, count in sorted(Processes.started.items()))
+    terminalreporter.write_line(f"processes started: {started or 'none'}")
+
+
 @pytest.fixture(autouse=True)
-def _live_servers() -> Iterator[None]:
-    """Stop the production servers that this test's sockets were opened on (but those of
-    a wider scope's app, already running when it began)."""
-    running = live_servers()
+def _in_process(request: pytest.FixtureRequest) -> Iterator[None]:
+    """An unmarked test is in-process: starting a server or Redis there is an error."""
+    if not any(request.node.get_closest_marker(tier) for tier in OUT_OF_PROCESS):
+        Processes.refused = f"mark {request.node.nodeid} with its tier (tests/conftest.py)"
     yield
+    Processes.refused = None
+
+
+@pytest.fixture(scope="module")
+def shared_data_dir(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Path | None]:
+    """The data dir the tests of a ``shared_server`` module share (None elsewhere); the
+    live servers on it are stopped when the module is done."""
+    if request.node.get_closest_marker("shared_server") is None:
+        yield None
+        return
+    shared = tmp_path_factory.mktemp("shared")
+    running = live_servers()
+    yield shared
     stop_live_servers(keep=running)
 
 
+@pytest.fixture(autouse=True)
+def _live_servers(shared_data_dir: Path | None) -> Iterator[None]:
+    """Stop the production servers that this test's sockets were opened on (but those of
+    a wider scope's app, already running when it began, and those its module shares)."""
+    running = live_servers()
+    yield
+    shared = {key for key in live_servers() if key[0] == str(shared_data_dir)}
+    stop_live_servers(keep=running | shared)
+
+
 @pytest.fixture
-def app(tmp_path: Path) -> Flask:
-    """The app with a temp data dir, no AI pause, a seeded generator and room for bursts."""
-    settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "SEED": 7, "RATE_BURST": 10_000}
+def app(request: pytest.FixtureRequest, tmp_path: Path, shared_data_dir: Path | None) -> Flask:
+    """The app with a temp data dir (its module's, where it shares one), no AI pause, a
+    seeded generator and room for bursts."""
+    fresh = shared_data_dir is None or request.node.get_closest_marker("fresh_server")
+    data_dir = tmp_path if fresh else shared_data_dir
+    settings = {"DATA_DIR": str(data_dir), "AI_DELAY_MS": 0, "SEED": 7, "RATE_BURST": 10_000}
     return create_app({"TESTING": True, **settings})
 
 

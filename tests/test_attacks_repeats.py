@@ -10,10 +10,13 @@ import threading
 import time
 from typing import Any
 
+import pytest
 from support.testing import Player, ServerProcess, session_cookie
 
 from webapp.game import engine
 from webapp.game.board import Board
+
+pytestmark = pytest.mark.attack
 
 ROUNDS = 12
 

@@ -60,6 +60,7 @@ def assert_reseeded(restored: dict[str, Any], before: dict[str, Any]) -> None:
     assert restored["version"] == before["version"] + 1
 
 
+@pytest.mark.server
 def test_backup_while_running_then_restore_finds_the_match(tmp_path: Path) -> None:
     server = ServerProcess(tmp_path / "data")
     server.start()
@@ -90,6 +91,7 @@ def test_backup_while_running_then_restore_finds_the_match(tmp_path: Path) -> No
     assert_reseeded(restored, before)
 
 
+@pytest.mark.server
 def test_restore_sets_aside_what_it_replaces(tmp_path: Path) -> None:
     server = ServerProcess(tmp_path / "data")
     server.start()
@@ -147,6 +149,7 @@ def files_of(data_dir: Path) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.server
 def test_restore_refuses_a_running_server_and_changes_nothing(tmp_path: Path) -> None:
     server = ServerProcess(tmp_path / "data")
     server.start()
@@ -196,6 +199,7 @@ def matches_in(url: str) -> dict[bytes, bytes]:
         client.close()
 
 
+@pytest.mark.system
 def test_restore_with_redis_refuses_a_server_on_another_host(tmp_path: Path) -> None:
     """A server sharing Redis from elsewhere holds no lock on this data dir: its heartbeat
     in Redis refuses the restore, until it stops."""
@@ -359,6 +363,7 @@ def sh(script: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["sh", "-euc", script], capture_output=True, text=True, timeout=60)
 
 
+@pytest.mark.system
 def test_the_guides_redis_backup_and_restore_work_as_written(tmp_path: Path) -> None:
     """The nightly script and the restore of Redis, from docs/hosting.md, with Redis's
     password in TICTACTOE_REDIS_URL only and its append-only file on: every match found

@@ -15,6 +15,7 @@ from webapp.server.connections import SocketCaps
 from webapp.server.presence import LocalPresence, RedisPresence
 
 
+@pytest.mark.server
 def test_a_player_may_open_eight_tabs_and_not_a_ninth(app: Flask) -> None:
     client = app.test_client()
     client.get("/")
@@ -25,6 +26,7 @@ def test_a_player_may_open_eight_tabs_and_not_a_ninth(app: Flask) -> None:
     assert connect(app, client).is_connected()  # a closed tab frees its place
 
 
+@pytest.mark.server
 def test_one_address_is_capped_across_players(tmp_path: Path) -> None:
     settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "TESTING": True}
     app = create_app({**settings, "MAX_SOCKETS_PER_ADDRESS": 3})
@@ -35,6 +37,7 @@ def test_one_address_is_capped_across_players(tmp_path: Path) -> None:
     assert [sock.is_connected() for sock in sockets] == [True, True, True, False]
 
 
+@pytest.mark.server
 def test_no_cap_per_address_when_zero(tmp_path: Path) -> None:
     settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "TESTING": True}
     app = create_app({**settings, "MAX_SOCKETS_PER_ADDRESS": 0})

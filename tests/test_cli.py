@@ -18,6 +18,8 @@ from webapp.cli import main
 from webapp.game import engine
 from webapp.game.board import Board
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 
 def run(
     capsys: pytest.CaptureFixture[str], argv: list[str], stdin: str | None = None

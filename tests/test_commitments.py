@@ -16,6 +16,9 @@ from support.live import Actions, connect, player_of
 from webapp.game.verification import verify
 from webapp.server.app import create_app
 
+# Each test opens sockets on a production server, shared by the module's tests.
+pytestmark = [pytest.mark.server, pytest.mark.shared_server]
+
 ORIGIN = {"Origin": "http://localhost"}
 
 

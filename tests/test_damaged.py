@@ -21,6 +21,8 @@ from webapp.server.protocol import ErrorCode, NoticeCode, ServerEvent
 from webapp.server.snapshot import snapshot
 from webapp.server.store import Damaged, RedisStore, SQLiteStore
 
+pytestmark = pytest.mark.server  # each test opens sockets on a production server
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = json.loads(
     (ROOT / "tests" / "fixtures" / "matches-0.1.0.jsonl").read_text().split("\n")[0]

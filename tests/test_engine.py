@@ -13,6 +13,8 @@ from support.testing import reachable_positions
 from webapp.game import engine, search, strategies, tree
 from webapp.game.board import CELLS, LINES, Board, Mark, RuleError, other
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 # Results for the side to move, as numbers so they compare: loss < draw < win.
 LOSS, DRAW, WIN = -1, 0, 1
 RESULT_NAMES = {LOSS: "loss", DRAW: "draw", WIN: "win"}

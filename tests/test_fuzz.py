@@ -13,6 +13,9 @@ from webapp.server.protocol import ErrorCode, Event
 
 # One in-process client cannot race itself, so "busy" never applies here; "internal"
 # would be a server fault, which is what this test looks for.
+# Each test opens sockets on a production server, shared by the module's tests.
+pytestmark = [pytest.mark.server, pytest.mark.shared_server]
+
 KNOWN_CODES = {str(code) for code in ErrorCode} - {"busy", "internal"}
 PROTOCOL_EVENTS = {str(event) for event in Event}
 json_values = st.recursive(

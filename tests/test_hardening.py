@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from support.live import Actions, connect, player_of, states
 
 from webapp.server.app import create_app
 from webapp.server.security import SECURITY_HEADERS
+
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
 
 
 def test_security_headers_are_on_socketio_and_error_responses(client: FlaskClient) -> None:
@@ -24,6 +27,7 @@ def test_a_doubled_slash_is_not_redirected_to_the_clients_host(client: FlaskClie
     assert reply.status_code == 404 and "Location" not in reply.headers
 
 
+@pytest.mark.server
 def test_cookies_signed_with_a_fallback_key_keep_their_player(tmp_path: Path) -> None:
     settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "TESTING": True}
     old = create_app({**settings, "SECRET_KEY": "old-key-" + "x" * 32})
@@ -45,6 +49,7 @@ def test_cookies_signed_with_a_fallback_key_keep_their_player(tmp_path: Path) ->
     assert player_of(stranger) != before
 
 
+@pytest.mark.server
 def test_a_move_made_on_a_stale_state_is_refused(app: Flask, client: FlaskClient) -> None:
     first, second = Actions(connect(app, client)), Actions(connect(app, client))
     seen = second.state["version"]

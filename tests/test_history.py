@@ -33,6 +33,8 @@ from webapp.server.config import DEFAULTS
 from webapp.server.history_store import RedisHistory, SQLiteHistory, open_history
 from webapp.server.targets import figures
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 
 def finished(seed: int, mode: str = "adaptive") -> Any:
     """A match whose first game has just ended, played by first-empty moves."""
@@ -132,6 +134,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     found.close()
 
 
+@pytest.mark.system
 def test_a_store_keeps_each_game_once_newest_first_up_to_its_cap(store: Any) -> None:
     entries = [finished_game(finished(seed), game_id=f"id{seed}", ended=seed) for seed in range(5)]
     for entry in entries:
@@ -217,6 +220,7 @@ def test_a_game_ended_again_by_another_change_is_not_kept_again(
     assert play.emit("history") == kept and len(kept["games"]) == 1
 
 
+@pytest.mark.server
 def test_history_survives_a_restart_of_the_app(tmp_path: Path) -> None:
     settings = {"TESTING": True, "DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "SEED": 3}
     app = create_app(settings)

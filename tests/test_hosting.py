@@ -29,6 +29,8 @@ from webapp.server.config import DEFAULTS
 from webapp.server.security import handshake_allowed
 from webapp.server.store import SQLiteStore, update
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 PROXY_HEADERS = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "public.example"}
 PUBLIC = "https://public.example"
 FORGED_HOST = {**PROXY_HEADERS, "X-Forwarded-Host": "evil.example"}
@@ -256,6 +258,7 @@ def limited_app(tmp_path: Path, burst: int) -> Flask:
     return create_app({"TESTING": True, **settings, "RATE_BURST": burst})
 
 
+@pytest.mark.server
 def test_rate_limited_events_change_nothing(tmp_path: Path) -> None:
     app = limited_app(tmp_path, 3)  # the connect packet counts too
     client = app.test_client()
@@ -279,6 +282,7 @@ def test_rate_limit_settings_come_from_the_environment(tmp_path: Path) -> None:
     assert (limits.rate, limits.burst) == (50.0, 80)
 
 
+@pytest.mark.server
 def test_each_connection_has_its_own_bucket(tmp_path: Path) -> None:
     app = limited_app(tmp_path, 2)  # one for the connect packet, one for an event
     client = app.test_client()

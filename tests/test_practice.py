@@ -37,6 +37,8 @@ ROOT = Path(__file__).resolve().parent.parent
 KEYS_URL = "/.well-known/tictactoe-keys.json"
 ORIGIN = "http://localhost"
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 
 def to_human(match: Match) -> Match:
     """Let the AI move until it is the human's turn (or the game is over)."""

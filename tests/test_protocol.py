@@ -26,6 +26,8 @@ from webapp.server.connections import check_release
 from webapp.server.protocol import MODE_CHOICES
 from webapp.server.store import Conflict, update
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 STATE_KEYS = {
     "version",
     "mode",
@@ -107,6 +109,7 @@ def test_connect_creates_match_and_sends_state(play: Actions) -> None:
     assert state["turn"] == "human"  # the AI, if first, has already replied (no delay)
 
 
+@pytest.mark.server
 def test_the_sockets_reach_the_production_stack(app: Flask, client: FlaskClient) -> None:
     sock = connect(app, client)
     assert sock.is_connected()
@@ -116,6 +119,7 @@ def test_the_sockets_reach_the_production_stack(app: Flask, client: FlaskClient)
     assert "gevent" in Path(f"/proc/{worker}/maps").read_text()  # gevent's own C loop
 
 
+@pytest.mark.server
 def test_connection_without_session_is_refused(app: Flask) -> None:
     anonymous = app.test_client()  # never loaded the page, so no cookie
     sock = connect(app, anonymous)
@@ -125,6 +129,7 @@ def test_connection_without_session_is_refused(app: Flask) -> None:
 @pytest.mark.parametrize(
     "auth", [None, {}, {"release": "0.1.0"}, {"release": None}, {"version": __version__}, "0.2.0"]
 )
+@pytest.mark.server
 def test_connection_from_another_release_is_refused(
     app: Flask, client: FlaskClient, auth: object
 ) -> None:
@@ -363,6 +368,7 @@ def test_game_over_for_moves_and_for_early_next_game(play: Actions) -> None:
         assert error_code(play.emit("move", {"cell": empty})) == "game_over"
 
 
+@pytest.mark.server
 def test_rate_limit(tmp_path: Path) -> None:
     settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "RATE_PER_SECOND": 1.0}
     app = create_app({**settings, "RATE_BURST": 4})  # the connect packet takes one
@@ -378,6 +384,7 @@ def test_rate_limit(tmp_path: Path) -> None:
 # --- players and tabs -------------------------------------------------------------
 
 
+@pytest.mark.server
 def test_two_tabs_of_one_player_both_receive_every_state(app: Flask, client: FlaskClient) -> None:
     tab_a, tab_b = Actions(connect(app, client)), Actions(connect(app, client))
     assert tab_a.state["version"] == tab_b.state["version"]
@@ -387,6 +394,7 @@ def test_two_tabs_of_one_player_both_receive_every_state(app: Flask, client: Fla
     assert received[-1] == tab_a.state
 
 
+@pytest.mark.server
 def test_two_tabs_racing_exactly_one_move_wins(tmp_path: Path) -> None:
     app = slow_app(tmp_path)
     client = app.test_client()
@@ -427,6 +435,7 @@ def test_concurrent_writers_exactly_one_wins(app: Flask, client: FlaskClient) ->
     assert len(final.game.history) == 1
 
 
+@pytest.mark.server
 def test_two_players_never_see_each_other(app: Flask) -> None:
     alice_client, bob_client = app.test_client(), app.test_client()
     alice_client.get("/")
@@ -439,6 +448,7 @@ def test_two_players_never_see_each_other(app: Flask) -> None:
     assert bob.emit("hint")["ok"] and bob.state == bob_before
 
 
+@pytest.mark.server
 def test_delayed_ai_reply_is_pushed_later(tmp_path: Path) -> None:
     app = slow_app(tmp_path, delay_ms=50)
     client = app.test_client()
@@ -457,6 +467,7 @@ def test_delayed_ai_reply_is_pushed_later(tmp_path: Path) -> None:
     assert later and later[-1]["turn"] == "human" and later[-1]["history"][-1]["by"] == "ai"
 
 
+@pytest.mark.server
 def test_a_move_and_the_ai_reply_are_stored_together_and_shown_in_order(
     tmp_path: Path,
 ) -> None:

@@ -20,6 +20,8 @@ from webapp.server.app import create_app
 from webapp.server.lab_counts import COUNTS_FILE
 from webapp.server.lab_wire import event_of
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 FATALIST = "XO..X...."  # O to move and lost; c1 comes first, c3 is the block
 
 
@@ -188,6 +190,7 @@ def test_counts_of_a_costly_position_not_stored_are_too_costly(play: Actions) ->
     assert limited["ok"] and limited["measured"] is None
 
 
+@pytest.mark.server
 def test_a_flood_of_lab_events_is_cut_like_any(tmp_path: Path) -> None:
     settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "RATE_PER_SECOND": 1.0}
     app = create_app({"TESTING": True, **settings, "RATE_BURST": 4})

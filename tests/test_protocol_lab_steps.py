@@ -15,6 +15,9 @@ from webapp.game.board import Board
 from webapp.server import lab as lab_service
 from webapp.server.app import create_app
 
+# Each test opens sockets on a production server, shared by the module's tests.
+pytestmark = [pytest.mark.server, pytest.mark.shared_server]
+
 ALPHABETA = {"board": ".........", "scoring": "depth", "prune": True}
 ALPHABETA_STEPS = 70_289  # 3 x 20,866 nodes - 1 + 7,692 cuts
 

@@ -18,6 +18,8 @@ from webapp.game.odds import match_odds
 from webapp.game.verification import verify
 from webapp.server.app import create_app
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 RULES = {field.name for field in dataclasses.fields(Rules)} - {"lookahead_depth"}
 
 
@@ -211,6 +213,7 @@ def test_a_refused_rule_set_asked_again_is_refused_again(play: Actions) -> None:
         assert "more than 5000 different HP states" in found["message"]
 
 
+@pytest.mark.server
 def test_odds_past_a_connections_budget_are_refused_before_any_work(tmp_path: Path) -> None:
     # The address's budget, shared by both connections here, refills at once: this test is
     # the connection's (test_attacks_paid.py holds the address's).

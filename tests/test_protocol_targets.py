@@ -19,6 +19,8 @@ from webapp.game.strategies import skill_strategy
 from webapp.game.tune import tune
 from webapp.server.app import create_app
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 
 def stored_games(app: Flask, client: FlaskClient, skill: int, games: int, seed: int) -> None:
     """Store ``games`` finished games of a skill player in this client's history."""
@@ -139,6 +141,7 @@ def test_a_bad_target_is_refused_and_changes_nothing(
     assert play.refresh() == before
 
 
+@pytest.mark.server
 def test_targets_are_tuned_on_the_connections_odds_budget(tmp_path: Any) -> None:
     settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "SEED": 7, "RATE_BURST": 10_000}
     # The address's budget, shared by both connections here, refills at once: this test is

@@ -2,7 +2,9 @@
 
 `make test` hands this test the interpreters in TICTACTOE_TEST_PYTHONS: Debian 12's own
 /usr/bin/python3 (3.11.2, below the 3.11.3 where redis stops needing async-timeout), and
-a 3.12 and a 3.13 (the Makefile's SYSTEM_PYTHON, PYTHON312 and PYTHON313). Each gets a
+a 3.12 and a 3.13 (the Makefile's SYSTEM_PYTHON, PYTHON312 and PYTHON313), those of them
+it finds. A version none of them is is skipped, and the skip names it; with
+TICTACTOE_REQUIRE_PYTHONS=1 (as CI sets) it fails instead. Each found gets a
 fresh virtual environment made by the guide's install steps (docs/hosting.md, its
 ``# install`` block), with the project's wheel, built once, in place of ``.``; then
 ``tictactoe serve`` from that environment and one whole game over a real websocket.
@@ -15,6 +17,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +25,11 @@ import pytest
 from support.guide import INSTALL, block, commands, fill
 from support.testing import HOST, Player, ServerProcess, free_port, session_cookie
 
+pytestmark = pytest.mark.system  # other Pythons
+
 ROOT = Path(__file__).resolve().parent.parent
 PYTHONS = os.environ.get("TICTACTOE_TEST_PYTHONS", "").split()
+REQUIRED = os.environ.get("TICTACTOE_REQUIRE_PYTHONS") == "1"
 TRIED = ["3.11", "3.12", "3.13"]  # README's "Tried on" line names these
 UNSET = "run by `make test`, which names the interpreters in TICTACTOE_TEST_PYTHONS"
 # The guide's steps that are the machine's set-up, not the install into the venv.
@@ -47,6 +53,26 @@ def run(args: list[str], cwd: Path) -> str:
 def version_of(python: str) -> str:
     """The interpreter's full version, such as 3.11.2."""
     return run([python, "-c", "import platform; print(platform.python_version())"], ROOT).strip()
+
+
+@cache
+def found() -> dict[str, str]:
+    """The interpreters named in TICTACTOE_TEST_PYTHONS, by version (3.11, 3.12, ...)."""
+    return {version_of(python).rsplit(".", 1)[0]: python for python in PYTHONS}
+
+
+def python_of(version: str) -> str:
+    """The interpreter named for ``version``; a skip naming it when there is none (a
+    failure where every version is required)."""
+    if not PYTHONS and not REQUIRED:
+        pytest.skip(UNSET)
+    python = found().get(version)
+    if python is None:
+        missing = f"no Python {version} found (the Makefile's SYSTEM_PYTHON, PYTHON312, PYTHON313)"
+        if REQUIRED:
+            pytest.fail(missing)
+        pytest.skip(missing)
+    return python
 
 
 @pytest.fixture(scope="module")
@@ -101,21 +127,19 @@ def server_on() -> Iterator[list[ServerProcess]]:
 
 
 def test_make_test_names_one_python_for_each_version_readme_names() -> None:
-    if not PYTHONS:
-        pytest.skip(UNSET)
+    if not REQUIRED and sorted(found()) != TRIED:
+        pytest.skip("not all three Pythons README names were found (CI requires them)")
     assert sorted(version_of(python).rsplit(".", 1)[0] for python in PYTHONS) == TRIED
     readme = " ".join((ROOT / "README.md").read_text().split())
-    assert f"Tried on Python {version_of(PYTHONS[0])}, 3.12 and 3.13" in readme
+    assert f"Tried on Python {version_of(found()['3.11'])}, 3.12 and 3.13" in readme
 
 
-@pytest.mark.parametrize(
-    "python",
-    PYTHONS or [pytest.param("", marks=pytest.mark.skip(reason=UNSET))],
-    ids=lambda python: Path(python).name,
-)
+@pytest.mark.parametrize("version", TRIED)
 def test_the_lock_installs_and_a_game_is_played(
-    python: str, wheel: Path, tmp_path: Path, server_on: list[ServerProcess]
+    version: str, tmp_path: Path, server_on: list[ServerProcess], request: pytest.FixtureRequest
 ) -> None:
+    python = python_of(version)
+    wheel: Path = request.getfixturevalue("wheel")  # built only when there is a Python
     venv = tmp_path / "venv"
     install(python, venv, wheel)
     assert "No broken requirements" in run([str(venv / "bin" / "pip"), "check"], tmp_path)

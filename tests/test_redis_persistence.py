@@ -66,6 +66,7 @@ def found_again(url: str, cookie: str) -> dict[str, Any]:
             time.sleep(0.5)
 
 
+@pytest.mark.system
 def test_redis_killed_under_load_keeps_every_state_a_player_was_shown(tmp_path: Path) -> None:
     settings = redis_conf(block(REDIS_CONF))
     assert settings["appendonly"] == "yes" and settings["appendfsync"] == "always"
@@ -126,6 +127,7 @@ GUIDES = redis_conf(block(REDIS_CONF))
         ({"appendonly": "no", "maxmemory": "0"}, [NO_APPEND_ONLY, NO_MAXMEMORY]),
     ],
 )
+@pytest.mark.system
 def test_healthz_and_the_start_up_log_warn_of_each_redis_setting_the_guide_asks(
     tmp_path: Path, changed: dict[str, str], warned: list[str]
 ) -> None:

@@ -397,6 +397,7 @@ def schema_at(commit: str, cwd: Path) -> int:
     return int(found[1])
 
 
+@pytest.mark.server
 def test_upgrade_from_the_previous_release_and_roll_back(machine: Machine) -> None:
     old = rolled_back_to()
     assert old.commit

@@ -26,6 +26,8 @@ from webapp.game.room import (
     to_record,
 )
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 NOW = 1_000.0
 
 

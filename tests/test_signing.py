@@ -30,6 +30,8 @@ from webapp.server.preflight import StartupError, preflight
 from webapp.server.restore import restore
 from webapp.server.signing import KEY_FILE, Signer
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 ROOT = Path(__file__).resolve().parent.parent
 KEYS_URL = "/.well-known/tictactoe-keys.json"
 

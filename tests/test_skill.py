@@ -34,6 +34,8 @@ from webapp.game.skill import (
 from webapp.game.strategies import skill_strategy
 from webapp.game.verification import game_record, verify
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 FIXTURES = Path(__file__).parent / "fixtures"
 
 

@@ -53,6 +53,7 @@ def code(ack: dict[str, Any]) -> str | None:
 
 
 @pytest.mark.parametrize("kind", STORES)
+@pytest.mark.server
 def test_open_rooms_have_a_global_cap(
     kind: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
@@ -74,6 +75,7 @@ def test_open_rooms_have_a_global_cap(
 
 
 @pytest.mark.parametrize("kind", STORES)
+@pytest.mark.server
 def test_seats_are_capped_on_joining_as_on_creating(
     kind: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
@@ -124,6 +126,7 @@ def finish_games(app: Flask, web: FlaskClient, count: int) -> None:
 
 
 @pytest.mark.parametrize("kind", STORES)
+@pytest.mark.server
 def test_history_has_a_global_budget_paid_by_whoever_grows_it(
     kind: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:

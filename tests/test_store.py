@@ -30,6 +30,8 @@ from webapp.server.pages import NewPlayers
 from webapp.server.store import DATABASE_FILE, Conflict, RedisStore, SQLiteStore, update
 from webapp.server.tally import LocalTally
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 ROWS_0_1_0 = [
     json.loads(line)
     for line in (Path(__file__).parent / "fixtures" / "matches-0.1.0.jsonl")
@@ -288,6 +290,7 @@ def test_no_cap_keeps_every_match(tmp_path: Path) -> None:
     assert len(players_in(path)) == 50
 
 
+@pytest.mark.server
 def test_the_cap_setting_reaches_the_store(tmp_path: Path) -> None:
     app = create_app(
         {"TESTING": True, "DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "MAX_MATCHES": 2}
@@ -333,6 +336,8 @@ def stored_count(app: Flask) -> int:
         return int(db.execute("SELECT count(*) FROM matches").fetchone()[0])
 
 
+@pytest.mark.server
+@pytest.mark.fresh_server  # counts every stored match
 def test_connecting_stores_the_match_shown_once_and_hints_store_one_mark(
     app: Flask, client: FlaskClient
 ) -> None:
@@ -353,6 +358,8 @@ def test_connecting_stores_the_match_shown_once_and_hints_store_one_mark(
 
 
 @pytest.mark.parametrize("first", ["human", "ai"])
+@pytest.mark.server
+@pytest.mark.fresh_server  # counts every stored match
 def test_the_first_move_stores_the_match_that_was_shown(app: Flask, first: str) -> None:
     client = as_new_player(app, first)
     play = Actions(connect(app, client))
@@ -373,6 +380,7 @@ def test_the_first_move_stores_the_match_that_was_shown(app: Flask, first: str) 
     assert stored_count(app) == 1
 
 
+@pytest.mark.server
 def test_other_processes_show_the_same_fresh_match(app: Flask, client: FlaskClient) -> None:
     shown = Actions(connect(app, client)).state
     other = create_app(dict(app.config))  # another process on the same key and data dir
@@ -389,6 +397,7 @@ def test_fresh_matches_differ_between_players(app: Flask) -> None:
     assert len({match.game.dice.server_seed for match in fresh}) == 40
 
 
+@pytest.mark.server
 def test_two_tabs_racing_the_first_move_store_one_match(app: Flask, client: FlaskClient) -> None:
     tab_a, tab_b = Actions(connect(app, client)), Actions(connect(app, client))
     empty = [i for i, c in enumerate(tab_a.state["board"]) if c == "."]

@@ -21,6 +21,8 @@ from webapp.game.board import cell_name
 from webapp.game.match import FIXED_STRATEGIES, MatchError, Rules, new_match
 from webapp.game.simulation import PLAYERS, match_states, run_match, simulate
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # A human who tries every cell in turn, half of them typed as "row col", so each of

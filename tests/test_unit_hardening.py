@@ -112,6 +112,8 @@ def play_a_game(url: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("store", ["sqlite", "redis"])
+@pytest.mark.system
+@pytest.mark.server
 def test_the_server_plays_under_the_units_filter(tmp_path: Path, store: str) -> None:
     port = free_port()
     env: dict[str, str] = {}

@@ -20,6 +20,8 @@ from support.live import Actions, connect
 from webapp.game.records import SCHEMA, from_record
 from webapp.server.app import create_app
 
+pytestmark = pytest.mark.shared_server  # one live server, each test a new player
+
 FIXTURES = Path(__file__).parent / "fixtures"
 RELEASES = sorted(path.stem.split("-", 1)[1] for path in FIXTURES.glob("matches-*.jsonl"))
 
@@ -116,6 +118,7 @@ def as_player(app: Flask, player: str) -> Actions:
 
 
 @pytest.mark.parametrize(("release", "row"), ROWS, ids=ROW_IDS)
+@pytest.mark.server
 def test_play_goes_on_from_a_sqlite_row(tmp_path: Path, release: str, row: dict[str, Any]) -> None:
     app = create_app({"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "SEED": 3, "TESTING": True})
     with sqlite3.connect(tmp_path / "matches.sqlite3") as db:
@@ -155,6 +158,7 @@ def test_play_goes_on_from_a_redis_row(
     assert stored is not None and json.loads(stored)["format"] == SCHEMA
 
 
+@pytest.mark.server
 def test_a_perfect_move_stored_as_minimax_is_shown_as_perfect(tmp_path: Path) -> None:
     (row,) = [r for r in stored_rows("0.1.0") if r["player"] == "adaptive-perfect-move"]
     assert '"decision":"minimax"' in row["data"]

@@ -20,7 +20,7 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Set
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +41,8 @@ OWN = {"HOST", "PORT", "DATA_DIR", "SECRET_KEY"}
 
 PAGE = object()  # the auth that this release's page sends
 
-_servers: dict[tuple[str, tuple[tuple[str, str], ...]], ServerProcess] = {}
+ServerKey = tuple[str, tuple[tuple[str, str], ...]]  # the data dir, the environment
+_servers: dict[ServerKey, ServerProcess] = {}
 
 
 def server_environment(app: Flask) -> dict[str, str]:
@@ -82,12 +83,12 @@ def server_log(app: Flask) -> str:
     return live_server(app).log_tail(chars=1_000_000)
 
 
-def live_servers() -> frozenset[object]:
+def live_servers() -> frozenset[ServerKey]:
     """The servers running now, to keep when the ones started later are stopped."""
     return frozenset(_servers)
 
 
-def stop_live_servers(keep: frozenset[object] = frozenset()) -> None:
+def stop_live_servers(keep: Set[ServerKey] = frozenset()) -> None:
     """Stop the servers that ``live_server`` started, but those in ``keep`` (killed: their
     data dirs are thrown away with the test)."""
     for key in [key for key in _servers if key not in keep]:

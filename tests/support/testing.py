@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
 from http.cookiejar import CookieJar
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from webapp import __version__
 from webapp.game.board import Board
@@ -95,6 +95,22 @@ def wait_until(ready: Callable[[], bool], seconds: float, what: str) -> None:
 # --- processes -----------------------------------------------------------------------
 
 
+class Processes:
+    """The server and Redis processes the tests have started, counted for the run's
+    summary; refused, with ``refused`` saying why, while a test of the in-process tier
+    runs (tests/conftest.py sets it)."""
+
+    started: ClassVar[dict[str, int]] = {}
+    refused: ClassVar[str | None] = None
+
+    @classmethod
+    def starting(cls, kind: str) -> None:
+        """Count one more ``kind`` (server, redis), or refuse it in an in-process test."""
+        if cls.refused is not None:
+            raise RuntimeError(f"a {kind} process in an in-process test: {cls.refused}")
+        cls.started[kind] = cls.started.get(kind, 0) + 1
+
+
 def process_tree(pid: int) -> list[int]:
     """``pid`` and all its descendants, from /proc."""
     tree, todo = [], [pid]
@@ -162,6 +178,7 @@ class ServerProcess:
     ) -> None:
         """Start the server and wait until it answers /healthz (``ready``: until that says
         so, e.g. ``answering`` for a server that may start failing)."""
+        Processes.starting("server")
         self.data_dir.mkdir(parents=True, exist_ok=True)
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(self.command, env=self.env, stdout=log, stderr=log)
@@ -252,6 +269,7 @@ class RedisServer:
 
     def start(self) -> str:
         """Start it and wait until it answers; returns its URL."""
+        Processes.starting("redis")
         self.process = subprocess.Popen(
             self.command, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
         )
