@@ -20,12 +20,12 @@ from typing import Any
 
 import pytest
 from support.testing import Player, RawWebSocket, ServerProcess, session_cookie
-from test_attacks import PAUSE_SECONDS
 
 from webapp.server.limits import QuietLog
 from webapp.server.polling_guard import unreadable
 from webapp.server.websocket_guard import WebSocketGuard
 
+PAUSE_SECONDS = 0.07  # between a bystander's calls: well under the 20 events/s limit
 UPGRADE = RawWebSocket.frame("5")  # Engine.IO's upgrade packet: answered with a noop
 TOO_MANY_PACKETS = 1008
 UNREADABLE = 1007

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 from support.guide import INSTALL, block, commands, fill
-from support.testing import HOST, Player, ServerProcess, free_port, session_cookie
+from support.testing import HOST, Player, ServerProcess, free_port, session_cookie, version_of
 
 pytestmark = pytest.mark.system  # other Pythons
 
@@ -48,11 +48,6 @@ def run(args: list[str], cwd: Path) -> str:
     )
     assert done.returncode == 0, f"{args}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done.stdout
-
-
-def version_of(python: str) -> str:
-    """The interpreter's full version, such as 3.11.2."""
-    return run([python, "-c", "import platform; print(platform.python_version())"], ROOT).strip()
 
 
 @cache

@@ -207,7 +207,7 @@ def public_half(signing_key: str) -> str:
 def refused(tmp_path: Path, **env: str) -> str:
     """``tictactoe serve`` with ``env`` refusing to start: its error line (after the
     warnings about this Redis)."""
-    from test_serve import refused_start
+    from support.testing import refused_start
 
     *_, line = refused_start(tmp_path / "refused", **env).stderr.strip().splitlines()
     assert line.startswith("tictactoe serve: error: ")

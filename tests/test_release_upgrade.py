@@ -45,8 +45,15 @@ from support.guide import (
     guide_blocks,
     releases,
 )
-from support.testing import HOST, Player, Refused, ServerProcess, free_port, session_cookie
-from test_pythons import version_of
+from support.testing import (
+    HOST,
+    Player,
+    Refused,
+    ServerProcess,
+    free_port,
+    session_cookie,
+    version_of,
+)
 
 from webapp import __version__
 

@@ -23,6 +23,7 @@ from support.testing import (
     ServerProcess,
     free_port,
     healthy,
+    refused_start,
     session_cookie,
     wait_until,
 )
@@ -31,17 +32,6 @@ from webapp.server.serve import RespawnPacer
 
 TICTACTOE = str(Path(sys.executable).parent / "tictactoe")
 START_LIMIT_SECONDS = 10
-
-
-def refused_start(data_dir: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """Run ``tictactoe serve`` expecting it to give up; it must do so within seconds."""
-    environ = {**os.environ, "TICTACTOE_DATA_DIR": str(data_dir), **env}
-    command = [TICTACTOE, "serve", "--host", HOST, *args]
-    done = subprocess.run(
-        command, env=environ, capture_output=True, text=True, timeout=START_LIMIT_SECONDS
-    )
-    assert done.returncode != 0
-    return done
 
 
 def one_error_line(done: subprocess.CompletedProcess[str]) -> str:

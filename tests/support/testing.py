@@ -713,3 +713,20 @@ def hard_rule_sets(
             if len(found) == count:
                 return found
     return found
+
+
+def refused_start(data_dir: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run ``tictactoe serve`` expecting it to give up; it must do so within seconds."""
+    environ = {**os.environ, "TICTACTOE_DATA_DIR": str(data_dir), **env}
+    command = [str(Path(sys.executable).parent / "tictactoe"), "serve", "--host", HOST, *args]
+    done = subprocess.run(command, env=environ, capture_output=True, text=True, timeout=10)
+    assert done.returncode != 0
+    return done
+
+
+def version_of(python: str) -> str:
+    """The interpreter's full version, such as 3.11.2."""
+    code = "import platform; print(platform.python_version())"
+    done = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
