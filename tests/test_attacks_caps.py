@@ -26,6 +26,8 @@ from support.testing import (
 
 from webapp.server.app import create_app
 
+pytestmark = pytest.mark.attack  # real servers under hostile clients
+
 ATTACKER, OTHER = "127.0.0.2", "127.0.0.3"
 STORES = ["sqlite", "redis"]
 

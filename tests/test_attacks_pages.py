@@ -39,6 +39,8 @@ from webapp.server.history_sqlite import SQLiteHistory
 from webapp.server.signing import Signer, check_signature, published_keys
 from webapp.server.tally import LocalTally
 
+pytestmark = pytest.mark.attack  # real servers under hostile clients
+
 KEYS_URL = "/.well-known/tictactoe-keys.json"
 KEY_ONE, KEY_TWO = "11" * 32, "22" * 32
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from support.testing import (
     HARD_RULES,
     Player,
@@ -21,6 +22,8 @@ from support.testing import (
     ServerProcess,
     session_cookie,
 )
+
+pytestmark = pytest.mark.attack  # real servers under hostile clients
 
 ATTACKER = "127.0.9.1"
 OTHER = "127.0.8.1"

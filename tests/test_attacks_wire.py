@@ -25,6 +25,8 @@ from webapp.server.limits import QuietLog
 from webapp.server.polling_guard import unreadable
 from webapp.server.websocket_guard import WebSocketGuard
 
+pytestmark = pytest.mark.attack  # real servers under hostile clients
+
 PAUSE_SECONDS = 0.07  # between a bystander's calls: well under the 20 events/s limit
 UPGRADE = RawWebSocket.frame("5")  # Engine.IO's upgrade packet: answered with a noop
 TOO_MANY_PACKETS = 1008

@@ -237,6 +237,7 @@ def test_restore_with_redis_refuses_a_server_on_another_host(tmp_path: Path) -> 
         redis.stop()
 
 
+@pytest.mark.system
 def test_restore_with_redis_ignores_the_heartbeat_of_a_server_that_is_gone(
     tmp_path: Path,
 ) -> None:

@@ -102,6 +102,7 @@ def check_detached(app: Flask, web: FlaskClient, urls: list[str]) -> None:
     assert not app.extensions["history"].games(player)
 
 
+@pytest.mark.server
 def test_sockets_of_a_deleted_player_are_told_and_detached_on_sqlite(
     app: Flask, client: FlaskClient
 ) -> None:
