@@ -22,6 +22,10 @@ from webapp.server.lab_wire import event_of
 
 pytestmark = pytest.mark.shared_server  # one live server, each test a new player
 
+# Every test here plays from one address on the module's shared server: the address's
+# budgets of paid work are not what these tests hold (tests/test_attacks_paid.py does).
+APP_SETTINGS = {"LAB_MS_PER_ADDRESS": 1_000_000, "ODDS_MS_PER_ADDRESS": 1_000_000}
+
 FATALIST = "XO..X...."  # O to move and lost; c1 comes first, c3 is the block
 
 

@@ -18,6 +18,10 @@ from webapp.server.app import create_app
 # Each test opens sockets on a production server, shared by the module's tests.
 pytestmark = [pytest.mark.server, pytest.mark.shared_server]
 
+# Every test here plays from one address on the module's shared server: the address's
+# budgets of paid work are not what these tests hold (tests/test_attacks_paid.py does).
+APP_SETTINGS = {"LAB_MS_PER_ADDRESS": 1_000_000, "ODDS_MS_PER_ADDRESS": 1_000_000}
+
 ALPHABETA = {"board": ".........", "scoring": "depth", "prune": True}
 ALPHABETA_STEPS = 70_289  # 3 x 20,866 nodes - 1 + 7,692 cuts
 

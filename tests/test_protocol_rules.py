@@ -20,6 +20,10 @@ from webapp.server.app import create_app
 
 pytestmark = pytest.mark.shared_server  # one live server, each test a new player
 
+# Every test here plays from one address on the module's shared server: the address's
+# budgets of paid work are not what these tests hold (tests/test_attacks_paid.py does).
+APP_SETTINGS = {"LAB_MS_PER_ADDRESS": 1_000_000, "ODDS_MS_PER_ADDRESS": 1_000_000}
+
 RULES = {field.name for field in dataclasses.fields(Rules)} - {"lookahead_depth"}
 
 

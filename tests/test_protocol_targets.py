@@ -21,6 +21,10 @@ from webapp.server.app import create_app
 
 pytestmark = pytest.mark.shared_server  # one live server, each test a new player
 
+# Every test here plays from one address on the module's shared server: the address's
+# budgets of paid work are not what these tests hold (tests/test_attacks_paid.py does).
+APP_SETTINGS = {"LAB_MS_PER_ADDRESS": 1_000_000, "ODDS_MS_PER_ADDRESS": 1_000_000}
+
 
 def stored_games(app: Flask, client: FlaskClient, skill: int, games: int, seed: int) -> None:
     """Store ``games`` finished games of a skill player in this client's history."""
