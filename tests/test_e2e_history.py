@@ -218,7 +218,7 @@ def test_download_and_delete_everything(page: Page, server: Any, axe: Any, shoot
 
 
 def test_a_download_asked_for_too_often_is_said_on_the_page(
-    page: Page, server_factory: Callable[..., Any]
+    page: Page, server_factory: Callable[..., Any], axe: Any, shoot: Any
 ) -> None:
     server = server_factory(TICTACTOE_COSTLY_PER_PLAYER_MINUTE="2")
     page.goto(server.url + "/history")  # its `history` event is one whole history
@@ -230,6 +230,9 @@ def test_a_download_asked_for_too_often_is_said_on_the_page(
     expect(page.locator("#notice")).to_have_text(
         re.compile(r"^Asked for too often: try again in \d+ seconds?$")
     )
+    expect(page.locator("#notice")).to_have_css("opacity", "1")  # seen, not only heard
+    expect_no_violations(axe, page, "a download asked for too often")
+    shoot(page, "history-download-too-often")
 
 
 def test_each_match_in_a_picture_with_its_numbers(

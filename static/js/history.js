@@ -30,7 +30,9 @@ function gameInAddress() {
 }
 
 function showNotice(text) {
-  $("notice").textContent = text;
+  const notice = $("notice");
+  notice.textContent = text;
+  notice.classList.add("is-visible"); // the sheet keeps an empty notice transparent
 }
 
 function refused(reply) {
