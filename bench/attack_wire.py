@@ -90,17 +90,23 @@ def push(raw: RawWebSocket, pending: dict[int, bytes], tally: Counter[str]) -> N
     pending[id(raw)] = waiting[sent:]
 
 
+def send_round(sockets: list[RawWebSocket], pending: dict[int, bytes], tally: Counter[str]) -> None:
+    """One round of the flood: each socket sends its share and reads what came back;
+    those the server cut are closed and dropped from ``sockets``."""
+    for raw in list(sockets):
+        push(raw, pending, tally)
+        if drain(raw, tally):
+            sockets.remove(raw)
+            raw.close()
+
+
 def flood(sockets: list[RawWebSocket], seconds: float, tally: Counter[str]) -> float:
     """Send upgrade packets at PACE a second from each of ``sockets`` until all are cut
     or ``seconds`` pass; drops the cut ones; returns the seconds until the last was cut."""
     started = time.monotonic()
     pending: dict[int, bytes] = {}
     while sockets and time.monotonic() < started + seconds:
-        for raw in list(sockets):
-            push(raw, pending, tally)
-            if drain(raw, tally):
-                sockets.remove(raw)
-                raw.close()
+        send_round(sockets, pending, tally)
         time.sleep(TICK)
     return time.monotonic() - started
 
@@ -150,11 +156,7 @@ def attack_unjoined(at: Any) -> dict[str, Any]:
                 sockets.append(raw)
             else:
                 raw.close()
-        for raw in list(sockets):
-            push(raw, pending, tally)
-            if drain(raw, tally):
-                sockets.remove(raw)
-                raw.close()
+        send_round(sockets, pending, tally)
         time.sleep(TICK)
     for raw in sockets:
         raw.close()
