@@ -101,9 +101,11 @@ pythons:
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq systemd
 
+# ruff, and the layers' contracts (pyproject.toml's [tool.importlinter], docs/architecture.md).
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
 
 typecheck: install
 	$(BIN)/mypy

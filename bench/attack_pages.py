@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 from support.stocked import player_of, stock
 from support.testing import HOST
 
-from webapp.server.config import DEFAULTS
-from webapp.server.history_sqlite import SQLiteHistory
-from webapp.server.signing import signer
+from webapp.server.settings import DEFAULTS
+from webapp.server.store.signing import signer
+from webapp.server.store.sqlite.history import SQLiteHistory
 
 if TYPE_CHECKING:  # bench/attack.py imports this module: its Attacker is only a type here
     from attack import Attacker

@@ -37,9 +37,9 @@ import orjson
 from webapp.game.history import counted, finished_game, game_key
 from webapp.game.match import Match, ai_move, human_move, new_match, next_game
 from webapp.game.records import to_record
-from webapp.server.history_sqlite import SQLiteHistory
-from webapp.server.sqlite_db import DATABASE_FILE
-from webapp.server.sqlite_store import SQLiteStore
+from webapp.server.store.sqlite.db import DATABASE_FILE
+from webapp.server.store.sqlite.history import SQLiteHistory
+from webapp.server.store.sqlite.matches import SQLiteStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support
 from support.testing import Player, ServerProcess, percentile, session_cookie

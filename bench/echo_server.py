@@ -29,8 +29,8 @@ from typing import Any
 from flask import Flask, jsonify, request, session
 from flask_socketio import ConnectionRefusedError, SocketIO, join_room
 
-from webapp.server import config
-from webapp.server.serve import Application
+from webapp.server import settings as config
+from webapp.server.process.serve import Application
 
 GAMES_PER_MATCH = 6
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))

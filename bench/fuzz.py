@@ -34,8 +34,8 @@ from typing import Any
 from players import CONNECT_ERRORS, Client, Server, new_player
 
 from webapp.server.app import transport_limit
-from webapp.server.config import DEFAULTS
-from webapp.server.protocol import ErrorCode, Event
+from webapp.server.protocol.vocabulary import ErrorCode, Event
+from webapp.server.settings import DEFAULTS
 
 PROTOCOL = tuple(Event)
 REFUSALS = frozenset(ErrorCode) - {ErrorCode.INTERNAL}

@@ -21,7 +21,7 @@ from typing import Any
 
 from webapp.game import lab
 from webapp.game.board import Board
-from webapp.server.lab import children_answer
+from webapp.server.services.lab.answers import children_answer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support
 from support.testing import percentile

@@ -1,5 +1,5 @@
 """Count the eight kinds of search from every position with 7 to 9 empty cells, under
-each scoring with no depth limit, and write them to webapp/server/lab_counts.json.
+each scoring with no depth limit, and write them to webapp/server/services/lab/counts.json.
 
 The lab page answers these from the file: they are the costly ones (the empty board's
 plain minimax visits 549,946 nodes). The counts are exact; the times were measured once
@@ -17,7 +17,14 @@ from pathlib import Path
 from webapp.game import lab
 from webapp.game.board import Board
 
-OUT = Path(__file__).resolve().parent.parent / "webapp" / "server" / "lab_counts.json"
+OUT = (
+    Path(__file__).resolve().parent.parent
+    / "webapp"
+    / "server"
+    / "services"
+    / "lab"
+    / "counts.json"
+)
 
 
 def main() -> None:

@@ -33,11 +33,11 @@ from support.testing import HOST, Player, ServerProcess, session_cookie
 from webapp.game.history import friend_game
 from webapp.game.signed import opened
 from webapp.server.app import create_app
-from webapp.server.costly import CostlyAnswers
-from webapp.server.history_redis import RedisHistory
-from webapp.server.history_sqlite import SQLiteHistory
-from webapp.server.signing import Signer, check_signature, published_keys
-from webapp.server.tally import LocalTally
+from webapp.server.limits.costly_pages import CostlyAnswers
+from webapp.server.limits.shared_counts import LocalTally
+from webapp.server.store.redis.history import RedisHistory
+from webapp.server.store.signing import Signer, check_signature, published_keys
+from webapp.server.store.sqlite.history import SQLiteHistory
 
 pytestmark = pytest.mark.attack  # real servers under hostile clients
 

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 from support.testing import Player, RawWebSocket, ServerProcess, session_cookie
 
-from webapp.server.limits import QuietLog
-from webapp.server.polling_guard import unreadable
-from webapp.server.websocket_guard import WebSocketGuard
+from webapp.server.limits.rates import QuietLog
+from webapp.server.wire.polling import unreadable
+from webapp.server.wire.websocket import WebSocketGuard
 
 pytestmark = pytest.mark.attack  # real servers under hostile clients
 

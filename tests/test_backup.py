@@ -174,7 +174,7 @@ def test_restore_refuses_a_running_server_and_changes_nothing(tmp_path: Path) ->
 
 
 def test_a_server_does_not_start_during_a_restore(tmp_path: Path) -> None:
-    from webapp.server import running
+    from webapp.server.store import running
 
     data_dir = tmp_path / "data"
     data_dir.mkdir()
@@ -203,7 +203,7 @@ def matches_in(url: str) -> dict[bytes, bytes]:
 def test_restore_with_redis_refuses_a_server_on_another_host(tmp_path: Path) -> None:
     """A server sharing Redis from elsewhere holds no lock on this data dir: its heartbeat
     in Redis refuses the restore, until it stops."""
-    from webapp.server.running import live_servers
+    from webapp.server.store.running import live_servers
 
     (tmp_path / "redis").mkdir()
     redis = RedisServer(tmp_path / "redis")
@@ -276,7 +276,7 @@ def test_restore_waits_for_a_heartbeat_from_elsewhere_that_missed_its_renewal(
     import orjson
     import redis as redis_py
 
-    from webapp.server.running import ServerRunning, stopped
+    from webapp.server.store.running import ServerRunning, stopped
 
     client = redis_py.Redis.from_url(redis_url)
     beat = orjson.dumps({"host": "elsewhere.example", "pid": 4242, "started": "b:1"})
@@ -294,7 +294,7 @@ def test_restore_waits_for_a_heartbeat_from_elsewhere_that_missed_its_renewal(
 def test_a_heartbeat_is_gone_only_for_a_process_of_this_host_that_stopped() -> None:
     import socket
 
-    from webapp.server.running import gone, process_start
+    from webapp.server.store.running import gone, process_start
 
     here, me = socket.gethostname(), os.getpid()
     started = process_start(me)
@@ -340,7 +340,7 @@ def test_the_guides_blocks_start_no_server_after_a_refused_restore(
 
 
 def test_redis_cli_gets_the_password_in_its_environment() -> None:
-    from webapp.server.backup import redis_cli
+    from webapp.server.store.backup import redis_cli
 
     arguments, environ = redis_cli("redis://:s%40cret@10.0.0.10:6380/2")
     assert arguments == ["-h", "10.0.0.10", "-p", "6380"]
@@ -372,7 +372,7 @@ def test_the_guides_redis_backup_and_restore_work_as_written(tmp_path: Path) -> 
     import redis as redis_py
     from support.guide import BACKUP, ENV_FILE, REDIS_CONF, REDIS_RESTORE, block, redis_conf
 
-    from webapp.server.running import live_servers
+    from webapp.server.store.running import live_servers
 
     workdir, backups = tmp_path / "redis", tmp_path / "backups"
     workdir.mkdir()

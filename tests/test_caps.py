@@ -11,8 +11,8 @@ from support.live import connect
 from support.testing import Player, Refused, ServerProcess, session_cookie
 
 from webapp.server.app import create_app
-from webapp.server.connections import SocketCaps
-from webapp.server.presence import LocalPresence, RedisPresence
+from webapp.server.events.connect import SocketCaps
+from webapp.server.limits.presence import LocalPresence, RedisPresence
 
 
 @pytest.mark.server

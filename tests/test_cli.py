@@ -314,7 +314,7 @@ def test_explain_answers_costly_counts_from_the_shipped_ones(
     # The empty board's plain minimax is not re-counted: its counts and times are the
     # shipped ones, with the date they were measured.
     from webapp.game import lab
-    from webapp.server.lab_counts import shipped_counts
+    from webapp.server.services.lab.counts import shipped_counts
 
     def no_counting(*_: object) -> None:
         raise AssertionError("counted again")

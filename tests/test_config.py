@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from webapp.server.config import DEFAULTS, SETTINGS, SettingError, load
+from webapp.server.settings import DEFAULTS, SETTINGS, SettingError, load
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 

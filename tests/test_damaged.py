@@ -17,9 +17,9 @@ from flask.testing import FlaskClient
 from support.live import LiveSocket, connect, player_of, server_log
 
 from webapp.server.app import create_app
-from webapp.server.protocol import ErrorCode, NoticeCode, ServerEvent
-from webapp.server.snapshot import snapshot
-from webapp.server.store import Damaged, RedisStore, SQLiteStore
+from webapp.server.protocol.snapshot import snapshot
+from webapp.server.protocol.vocabulary import ErrorCode, NoticeCode, ServerEvent
+from webapp.server.store.matches import Damaged, RedisStore, SQLiteStore
 
 pytestmark = pytest.mark.server  # each test opens sockets on a production server
 

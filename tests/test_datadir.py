@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from support.testing import ServerProcess, wait_until
 
-from webapp.server import config, datadir
+from webapp.server import settings as config
 from webapp.server.app import create_app
+from webapp.server.store import datadir
 
 
 def test_a_service_state_directory_comes_first(tmp_path: Path) -> None:

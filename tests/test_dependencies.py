@@ -15,7 +15,7 @@ from packaging.markers import Marker
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from webapp.server.overrides import PINNED
+from webapp.server.wire.overrides import PINNED
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCKS = ("requirements.lock", "requirements-dev.lock")
@@ -123,7 +123,7 @@ def test_the_patched_libraries_are_locked_at_the_versions_the_patches_were_writt
 
 @pytest.mark.parametrize("name", sorted(PINNED))
 def test_installed_version_is_the_one_the_patches_were_written_for(name: str) -> None:
-    """Fails on an upgrade: re-read webapp/server/overrides.py, then update PINNED and the lock."""
+    """Fails on an upgrade: re-read wire/overrides.py, then update PINNED and the lock."""
     assert version(name) == PINNED[name]
 
 
@@ -141,7 +141,7 @@ def test_every_locked_version_is_installed() -> None:
 
 # --- what reaches past the libraries' documented APIs --------------------------------------
 
-OVERRIDES = ROOT / "webapp" / "server" / "overrides.py"
+OVERRIDES = ROOT / "webapp" / "server" / "wire" / "overrides.py"
 STDLIB = frozenset(sys.stdlib_module_names)  # the standard library's own names are not at stake
 
 

@@ -20,7 +20,7 @@ from support.testing import (
     session_cookie,
 )
 
-from webapp.server.matches import practice_key
+from webapp.server.services.matches import practice_key
 
 ORIGIN = {"Origin": "http://localhost"}
 

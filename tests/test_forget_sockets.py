@@ -29,8 +29,8 @@ from support.testing import ServerProcess, delete_everything, session_cookie
 
 from webapp import __version__
 from webapp.server.app import create_app
-from webapp.server.forgotten import RedisForgotten, SQLiteForgotten
-from webapp.server.sqlite_db import DATABASE_FILE
+from webapp.server.store.forgotten import RedisForgotten, SQLiteForgotten
+from webapp.server.store.sqlite.db import DATABASE_FILE
 
 ORIGIN = {"Origin": "http://localhost"}
 DELETED = "player_deleted"  # the push, the refusal and the error code alike

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from support.live import connect, player_of, states
 
 from webapp.server.app import create_app
-from webapp.server.protocol import ErrorCode, Event
+from webapp.server.protocol.vocabulary import ErrorCode, Event
 
 # One in-process client cannot race itself, so "busy" never applies here; "internal"
 # would be a server fault, which is what this test looks for.

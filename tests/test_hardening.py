@@ -10,7 +10,7 @@ from flask.testing import FlaskClient
 from support.live import Actions, connect, player_of, states
 
 from webapp.server.app import create_app
-from webapp.server.security import SECURITY_HEADERS
+from webapp.server.wire.security import SECURITY_HEADERS
 
 pytestmark = pytest.mark.shared_server  # one live server, each test a new player
 

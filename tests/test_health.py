@@ -23,7 +23,7 @@ from support.testing import RedisServer, ServerProcess, wait_until
 
 from webapp import __version__
 from webapp.server.app import create_app
-from webapp.server.health import WINDOW_SECONDS
+from webapp.server.pages.health import WINDOW_SECONDS
 
 ALL_OK = {"store": "ok", "key": "ok", "disk": "ok"}
 ROOT = Path(__file__).resolve().parent.parent
@@ -291,7 +291,7 @@ def test_the_full_check_runs_off_the_event_loop(tmp_path: Path) -> None:
         monkey.patch_all()
         import sys
         import gevent
-        from webapp.server import sqlite_store
+        from webapp.server.store.sqlite import matches as sqlite_store
 
         pause = monkey.get_original("time", "sleep")
 

@@ -29,9 +29,9 @@ from webapp.game.history import (
 )
 from webapp.game.match import ai_move, human_move, new_match
 from webapp.server.app import create_app
-from webapp.server.config import DEFAULTS
-from webapp.server.history_store import RedisHistory, SQLiteHistory, open_history
-from webapp.server.targets import figures
+from webapp.server.services.targets import figures
+from webapp.server.settings import DEFAULTS
+from webapp.server.store.history import RedisHistory, SQLiteHistory, open_history
 
 pytestmark = pytest.mark.shared_server  # one live server, each test a new player
 

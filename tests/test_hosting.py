@@ -22,12 +22,13 @@ from support.testing import HOST, Player, ServerProcess, free_port, session_cook
 from webapp import __version__
 from webapp.game import engine
 from webapp.game import match as matches
-from webapp.server import config, serve
-from webapp.server import store as stores
+from webapp.server import settings as config
 from webapp.server.app import create_app, transport_limit
-from webapp.server.config import DEFAULTS
-from webapp.server.security import handshake_allowed
-from webapp.server.store import SQLiteStore, update
+from webapp.server.process import serve
+from webapp.server.settings import DEFAULTS
+from webapp.server.store import matches as stores
+from webapp.server.store.matches import SQLiteStore, update
+from webapp.server.wire.security import handshake_allowed
 
 pytestmark = pytest.mark.shared_server  # one live server, each test a new player
 

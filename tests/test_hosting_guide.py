@@ -464,9 +464,9 @@ def test_the_guides_data_files_are_what_a_started_server_keeps(
 
 def test_the_backup_command_names_every_file_it_copies(capsys: pytest.CaptureFixture[str]) -> None:
     from webapp.cli.main import main
-    from webapp.server import datadir, signing
-    from webapp.server.backup import FILES
-    from webapp.server.sqlite_db import DATABASE_FILE
+    from webapp.server.store import datadir, signing
+    from webapp.server.store.backup import FILES
+    from webapp.server.store.sqlite.db import DATABASE_FILE
 
     with pytest.raises(SystemExit):
         main(["--help"])
@@ -482,7 +482,7 @@ def test_the_guides_sample_log_line_is_the_servers_own() -> None:
     """The line as the server writes it, naming a current release: the one this checkout
     is or leads to (0.5.0 for 0.5.0.dev0), or the newest CHANGELOG.md lists, as after a
     release; never an older one."""
-    from webapp.server.serve import LOG_DATE_FORMAT, LOG_FORMAT
+    from webapp.server.process.serve import LOG_DATE_FORMAT, LOG_FORMAT
 
     (sample,) = [line for line in GUIDE.read_text().splitlines() if "server.serve: " in line]
     named = re.search(r" tictactoe (\S+) on ", sample)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from webapp.game.board import Board
 from webapp.game.lab import Options
-from webapp.server.lab import Cursors
+from webapp.server.services.lab.answers import Cursors
 
 EMPTY = Board.parse(".........")
 

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from webapp.server.limits import (
+from webapp.server.limits.rates import (
     AddressPackets,
     QuietLog,
     RateLimits,

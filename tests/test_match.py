@@ -6,18 +6,13 @@ Stored records (to_record/from_record and the upgrades) are tested in test_recor
 from __future__ import annotations
 
 import dataclasses
-import importlib
-import inspect
 import math
-import pkgutil
 import random
-import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 
 import pytest
 
-import webapp.game
 from webapp.game import match as match_module
 from webapp.game import strategies
 from webapp.game.board import Cell, RuleError
@@ -41,7 +36,7 @@ from webapp.game.match import (
     next_game,
     rules_from,
 )
-from webapp.server.snapshot import snapshot
+from webapp.server.protocol.snapshot import snapshot
 
 # Scripted games as cells in move order; whoever is named plays X (moves first).
 HUMAN_WINS: tuple[Side, Sequence[Cell]] = ("human", (0, 3, 1, 4, 2))
@@ -486,11 +481,3 @@ def test_the_clock_does_not_change_the_move() -> None:
     timed = [choose_ai_move(reseeded(match, seed), clock=FakeClock(0, 1_000)) for seed in range(20)]
     plain = [choose_ai_move(reseeded(match, seed)) for seed in range(20)]
     assert [dataclasses.replace(move, think_us=0) for move in timed] == plain
-
-
-def test_match_core_does_not_import_time() -> None:
-    # The core reads no clock of its own: time comes only from the ``clock`` argument.
-    assert "time" not in vars(match_module)
-    for info in pkgutil.iter_modules(webapp.game.__path__):
-        source = inspect.getsource(importlib.import_module(f"webapp.game.{info.name}"))
-        assert not re.search(r"^\s*(import|from)\s+(time|datetime)\b", source, re.M), info.name

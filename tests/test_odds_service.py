@@ -10,8 +10,8 @@ from support.testing import HARD_RULES, TOO_MANY_STATES, wait_until
 
 from webapp.game.match import MatchError, count_states
 from webapp.game.odds import match_odds
-from webapp.server.budgets import Abandoned, FairTurn, Payer
-from webapp.server.odds import Odds
+from webapp.server.limits.paid_work import Abandoned, FairTurn, Payer
+from webapp.server.services.odds import Odds
 
 
 @pytest.mark.parametrize("skill", [-0.01, 1.5, 100])

@@ -31,7 +31,7 @@ from webapp.game.records import from_record, to_record
 from webapp.game.review import judge, lesson
 from webapp.game.verification import FORMAT, Mismatch, game_record, verify
 from webapp.server.app import create_app
-from webapp.server.matches import practice_key
+from webapp.server.services.matches import practice_key
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYS_URL = "/.well-known/tictactoe-keys.json"

@@ -22,9 +22,9 @@ from webapp.game.board import Board
 from webapp.game.fairness import Dice
 from webapp.game.match import Game, Match, MatchError, Side
 from webapp.server.app import create_app
-from webapp.server.connections import check_release
-from webapp.server.protocol import MODE_CHOICES
-from webapp.server.store import Conflict, update
+from webapp.server.events.connect import check_release
+from webapp.server.protocol.vocabulary import MODE_CHOICES
+from webapp.server.store.matches import Conflict, update
 
 pytestmark = pytest.mark.shared_server  # one live server, each test a new player
 

@@ -17,8 +17,8 @@ from support.live import Actions, connect
 from webapp.game import lab
 from webapp.game.board import Board
 from webapp.server.app import create_app
-from webapp.server.lab_counts import COUNTS_FILE
-from webapp.server.lab_wire import event_of
+from webapp.server.services.lab.counts import COUNTS_FILE
+from webapp.server.services.lab.encoding import event_of
 
 pytestmark = pytest.mark.shared_server  # one live server, each test a new player
 

@@ -12,8 +12,8 @@ from support.live import Actions, connect
 
 from webapp.game import lab
 from webapp.game.board import Board
-from webapp.server import lab as lab_service
 from webapp.server.app import create_app
+from webapp.server.services.lab import answers as lab_service
 
 # Each test opens sockets on a production server, shared by the module's tests.
 pytestmark = [pytest.mark.server, pytest.mark.shared_server]

@@ -13,7 +13,7 @@ from support.live import LiveSocket, connect, post
 
 from webapp.game.room import Room, open_room
 from webapp.server.app import create_app
-from webapp.server.room_store import RedisRooms, SQLiteRooms
+from webapp.server.store.rooms import RedisRooms, SQLiteRooms
 
 # Each test opens sockets on a production server, shared by the module's tests.
 pytestmark = [pytest.mark.server, pytest.mark.shared_server]

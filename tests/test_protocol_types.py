@@ -1,5 +1,5 @@
 """Every field of every event has one type: anything else is ``bad_payload`` and changes
-nothing. The walk covers each event of protocol.py (the match's and the rooms'), each of
+nothing. The walk covers each event of protocol/vocabulary.py (the match's and the rooms'), each of
 its fields, with the values a careless or hostile client sends instead."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from flask.testing import FlaskClient
 from support.live import Actions, live_server, player_of, stop_live_servers
 
 from webapp.server.app import create_app
-from webapp.server.protocol import FIELDS, Event, Kind
+from webapp.server.protocol.vocabulary import FIELDS, Event, Kind
 
 NAN = math.nan
 # The values of the wrong type for each kind; "" is a string, so strings do without it.

@@ -18,8 +18,8 @@ import redis
 from support.testing import Player, RawWebSocket, Refused, ServerProcess, session_cookie
 
 from webapp.game.match import new_match
-from webapp.server.store import RedisStore
-from webapp.server.tally import RedisTally
+from webapp.server.limits.shared_counts import RedisTally
+from webapp.server.store.matches import RedisStore
 
 
 @pytest.fixture
@@ -199,7 +199,7 @@ def test_new_players_are_counted_by_all_processes_together(
 
 def public_half(signing_key: str) -> str:
     """A signing key's public half, as TICTACTOE_SIGNING_KEY_FALLBACKS lists it."""
-    from webapp.server.signing import Signer
+    from webapp.server.store.signing import Signer
 
     return Signer(bytes.fromhex(signing_key)).public.hex()
 

@@ -14,8 +14,8 @@ import pytest
 from support.guide import REDIS_CONF, block, redis_conf
 from support.testing import Player, RedisServer, ServerProcess, session_cookie
 
-from webapp.server import redis_client
-from webapp.server.redis_client import EVICTS, FSYNC_NO, NO_APPEND_ONLY, NO_MAXMEMORY
+from webapp.server.store.redis import client as redis_client
+from webapp.server.store.redis.client import EVICTS, FSYNC_NO, NO_APPEND_ONLY, NO_MAXMEMORY
 
 PLAYERS = 30
 PLAY_SECONDS = 3.0

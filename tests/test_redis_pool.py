@@ -10,8 +10,8 @@ from typing import Any
 
 import redis
 
-from webapp.server.redis_client import connect
-from webapp.server.redis_store import RedisStore
+from webapp.server.store.redis.client import connect
+from webapp.server.store.redis.matches import RedisStore
 
 WAITING = 150  # more than redis-py's default pool of 100 connections
 

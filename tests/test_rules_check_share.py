@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from support.testing import Player, ServerProcess, session_cookie
 
-from webapp.server.budgets import PAUSE_SECONDS, Slices
+from webapp.server.limits.paid_work import PAUSE_SECONDS, Slices
 
 # Many players from one address, each playing fast: none of them is an abuser here.
 BUSY_ENV = {

@@ -28,7 +28,7 @@ from support.testing import (
     wait_until,
 )
 
-from webapp.server.serve import RespawnPacer
+from webapp.server.process.serve import RespawnPacer
 
 TICTACTOE = str(Path(sys.executable).parent / "tictactoe")
 START_LIMIT_SECONDS = 10
@@ -103,7 +103,7 @@ def test_unreachable_redis_is_one_clear_line(tmp_path: Path) -> None:
 
 
 def test_a_leftover_gevent_websocket_is_one_clear_line() -> None:
-    from webapp.server.preflight import StartupError, check_websocket_server
+    from webapp.server.process.preflight import StartupError, check_websocket_server
 
     check_websocket_server(lambda name: None)  # not installed: nothing to say
     with pytest.raises(StartupError, match="pip uninstall gevent-websocket"):

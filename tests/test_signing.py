@@ -25,10 +25,10 @@ from webapp.game.match import Match, Rules, ai_move, human_move, new_match
 from webapp.game.signed import Data, check_complete
 from webapp.game.verification import Mismatch, game_record
 from webapp.server.app import create_app
-from webapp.server.backup import backup
-from webapp.server.preflight import StartupError, preflight
-from webapp.server.restore import restore
-from webapp.server.signing import KEY_FILE, Signer
+from webapp.server.process.preflight import StartupError, preflight
+from webapp.server.store.backup import backup
+from webapp.server.store.restore import restore
+from webapp.server.store.signing import KEY_FILE, Signer
 
 pytestmark = pytest.mark.shared_server  # one live server, each test a new player
 

@@ -26,11 +26,11 @@ from support.testing import Player, ServerProcess, answering, session_cookie, wa
 from webapp.game.history import finished_game, games_counted
 from webapp.game.match import ai_move, human_move, new_match
 from webapp.game.room import open_room
-from webapp.server.history_store import RedisHistory, open_history
-from webapp.server.room_store import RedisRooms
-from webapp.server.sqlite_db import open_database
-from webapp.server.store import RedisStore, SQLiteStore, StorageFull
-from webapp.server.worker_tasks import prune
+from webapp.server.process.worker_tasks import prune
+from webapp.server.store.history import RedisHistory, open_history
+from webapp.server.store.matches import RedisStore, SQLiteStore, StorageFull
+from webapp.server.store.rooms import RedisRooms
+from webapp.server.store.sqlite.db import open_database
 
 ORIGIN = {"Origin": "http://localhost"}
 STORES = ["sqlite", "redis"]
@@ -345,8 +345,8 @@ from pathlib import Path
 
 import gevent
 
-from webapp.server.sqlite_db import open_database
-from webapp.server.storage import StorageFull
+from webapp.server.store.sqlite.db import open_database
+from webapp.server.store.interface import StorageFull
 
 path = Path(sys.argv[1])
 db = open_database(path, ("CREATE TABLE IF NOT EXISTS t (k TEXT PRIMARY KEY, v TEXT)",))

@@ -26,9 +26,9 @@ from support.testing import Player, ServerProcess, session_cookie
 from webapp.game import match as matches
 from webapp.game.match import MatchError
 from webapp.server.app import create_app
-from webapp.server.pages import NewPlayers
-from webapp.server.store import DATABASE_FILE, Conflict, RedisStore, SQLiteStore, update
-from webapp.server.tally import LocalTally
+from webapp.server.limits.shared_counts import LocalTally
+from webapp.server.pages.routes import NewPlayers
+from webapp.server.store.matches import DATABASE_FILE, Conflict, RedisStore, SQLiteStore, update
 
 pytestmark = pytest.mark.shared_server  # one live server, each test a new player
 
@@ -510,7 +510,7 @@ from pathlib import Path
 
 import gevent
 
-from webapp.server.sqlite_db import open_database
+from webapp.server.store.sqlite.db import open_database
 
 path = sys.argv[1]
 db = open_database(Path(path), ("CREATE TABLE IF NOT EXISTS t (k TEXT PRIMARY KEY, v INTEGER)",))
@@ -560,7 +560,7 @@ import gevent
 import redis
 
 from webapp.game.match import new_match
-from webapp.server.redis_store import RedisStore
+from webapp.server.store.redis.matches import RedisStore
 
 url = sys.argv[1]
 store = RedisStore(url, idle_seconds=60)
@@ -612,7 +612,7 @@ import gevent
 import redis
 
 from webapp.game.match import new_match
-from webapp.server.redis_store import RedisStore
+from webapp.server.store.redis.matches import RedisStore
 
 url = sys.argv[1]
 store = RedisStore(url, idle_seconds=60)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from webapp.game.board import cell_name
 from webapp.game.match import MODES
-from webapp.server.protocol import (
+from webapp.server.protocol.vocabulary import (
     CELL_NAMES,
     MODE_CHOICES,
     ErrorCode,

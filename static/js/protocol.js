@@ -1,4 +1,4 @@
-// The protocol's names as the page uses them (webapp/server/protocol.py is the source;
+// The protocol's names as the page uses them (webapp/server/protocol/vocabulary.py is the source;
 // a test checks that both, and docs/protocol.md, list the same ones).
 
 /** Events the page sends. */

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from webapp import __version__
-from webapp.server import config, datadir
+from webapp.server import settings as config
+from webapp.server.store import datadir
 
 from .testing import ServerProcess
 

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from webapp.game.history import upgrade_entry
-from webapp.server.history_store import HistoryStore
-from webapp.server.signing import Signer
+from webapp.server.store.history import HistoryStore
+from webapp.server.store.signing import Signer
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 STORED = FIXTURES / "history-0.5.0.dev0-hints.jsonl"  # two games against the AI

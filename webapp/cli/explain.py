@@ -9,9 +9,10 @@ import json
 import sys
 import time
 
+from webapp.server.services.lab.counts import shipped_counts
+
 from ..game import lab
 from ..game.board import Board, RuleError, cell_name
-from ..server.lab_counts import shipped_counts
 
 EXPLAIN_HELP = "each move's value, the AI's pick and why, and the node counts of each search"
 

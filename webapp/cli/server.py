@@ -10,7 +10,7 @@ from pathlib import Path
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the web server under gunicorn's arbiter."""
-    from ..server.serve import serve
+    from webapp.server.process.serve import serve
 
     return serve(host=args.host, port=args.port, workers=args.workers)
 
@@ -18,7 +18,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def _data_dir(args: argparse.Namespace) -> tuple[Path, bool]:
     """The data dir (``--data-dir``, else the server's setting or default) and whether
     the matches are in Redis rather than in it."""
-    from ..server import config, datadir
+    from webapp.server import settings as config
+    from webapp.server.store import datadir
 
     settings = config.load(os.environ)
     chosen = args.data_dir or settings["DATA_DIR"] or datadir.default(os.environ)
@@ -26,8 +27,8 @@ def _data_dir(args: argparse.Namespace) -> tuple[Path, bool]:
 
 
 def cmd_backup(args: argparse.Namespace) -> int:
-    from ..server import config
-    from ..server.backup import BackupError, backup
+    from webapp.server import settings as config
+    from webapp.server.store.backup import BackupError, backup
 
     data_dir, in_redis = _data_dir(args)
     redis_url = config.load(os.environ)["REDIS_URL"] if in_redis else None
@@ -42,9 +43,9 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
-    from ..server import config
-    from ..server.backup import BackupError
-    from ..server.restore import restore
+    from webapp.server import settings as config
+    from webapp.server.store.backup import BackupError
+    from webapp.server.store.restore import restore
 
     data_dir, in_redis = _data_dir(args)
     redis_url = config.load(os.environ)["REDIS_URL"] if in_redis else None

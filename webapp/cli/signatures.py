@@ -106,14 +106,14 @@ def _signature(document: Any, keys: dict[str, bytes] | None) -> tuple[str | None
     signed = opened(document)
     if keys is None:
         return None, signed.record
-    from ..server.signing import check_signature
+    from webapp.server.store.signing import check_signature
 
     return check_signature(keys, signed), signed.record
 
 
 def _keys(args: argparse.Namespace) -> tuple[dict[str, bytes], str]:
     """The public keys to check with, and where they came from, in words."""
-    from ..server.signing import published_keys
+    from webapp.server.store.signing import published_keys
 
     if not args.keys:
         signer, data_dir = _local_signer(args)
@@ -136,9 +136,10 @@ def _local_signer(args: argparse.Namespace) -> tuple[Any, Path]:
     """This server's signer, from its settings and data dir, never creating a key."""
     import os
 
-    from ..server import config
-    from ..server.datadir import DataDirError
-    from ..server.signing import signer
+    from webapp.server import settings as config
+    from webapp.server.store.datadir import DataDirError
+    from webapp.server.store.signing import signer
+
     from .server import _data_dir
 
     data_dir, _ = _data_dir(args)

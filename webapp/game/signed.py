@@ -3,7 +3,7 @@
 The envelope carries the record's JSON bytes exactly as they were signed (``payload``,
 base64) beside their Ed25519 signature, so that a verifier checks those bytes and never
 a copy serialised again. The signing itself and the keys are the server's
-(webapp/server/signing.py); this module only builds and opens envelopes, without I/O.
+(webapp/server/store/signing.py); this module only builds and opens envelopes, without I/O.
 
 ``check_complete`` reads only what every record format holds (``status``, ``moves``,
 ``first``, ``setup``, ``dice.server_seed``, ``mode``, ``rules``): a finished game, every

@@ -14,33 +14,38 @@ from flask import Flask
 from flask_socketio import SocketIO
 from socketio import RedisManager
 
-from . import config, datadir
-from .budgets import Budgets
-from .codec import Json, JsonPacket
-from .compress import StaticGzip
-from .connections import SocketCaps
-from .costly import CostlyAnswers
-from .events import refuse_forgotten
-from .forgotten import open_forgotten
-from .guard import guard_messages
-from .health import Health
-from .history_store import open_history
-from .lab import Lab
-from .lab_events import register_lab
-from .limits import AddressPackets, QuietLog, RateLimits
-from .match_events import register
-from .matches import MatchService
-from .odds import odds_for
-from .pages import pages
-from .polling_guard import PollingGuard
-from .practice import practice
-from .presence import LocalPresence, RedisPresence
-from .protocol import ErrorCode, ServerEvent, error, problem
-from .redis_client import POOL_SIZE
-from .room_events import register_rooms
-from .room_store import open_rooms
-from .rooms import RoomService
-from .security import (
+from webapp.server import settings as config
+from webapp.server.events.connect import SocketCaps
+from webapp.server.events.dispatch import refuse_forgotten
+from webapp.server.events.lab import register_lab
+from webapp.server.events.match import register
+from webapp.server.events.room import register_rooms
+from webapp.server.limits.costly_pages import CostlyAnswers
+from webapp.server.limits.paid_work import Budgets
+from webapp.server.limits.presence import LocalPresence, RedisPresence
+from webapp.server.limits.rates import AddressPackets, QuietLog, RateLimits
+from webapp.server.limits.shared_counts import LocalTally, RedisTally
+from webapp.server.pages.health import Health
+from webapp.server.pages.practice import practice
+from webapp.server.pages.routes import pages
+from webapp.server.pages.static_files import StaticGzip
+from webapp.server.pages.your_data import your_data
+from webapp.server.protocol.vocabulary import ErrorCode, ServerEvent, error, problem
+from webapp.server.services.lab.answers import Lab
+from webapp.server.services.matches import MatchService
+from webapp.server.services.odds import odds_for
+from webapp.server.services.rooms import RoomService
+from webapp.server.store import datadir
+from webapp.server.store.forgotten import open_forgotten
+from webapp.server.store.history import open_history
+from webapp.server.store.matches import open_store
+from webapp.server.store.redis.client import POOL_SIZE
+from webapp.server.store.rooms import open_rooms
+from webapp.server.store.signing import signer
+from webapp.server.wire.codec import Json, JsonPacket
+from webapp.server.wire.packets import guard_messages
+from webapp.server.wire.polling import PollingGuard
+from webapp.server.wire.security import (
     SecurityHeaders,
     SessionInterface,
     UnderPath,
@@ -50,11 +55,7 @@ from .security import (
     refuse_large_bodies,
     trust_proxy,
 )
-from .signing import signer
-from .store import open_store
-from .tally import LocalTally, RedisTally
-from .websocket_guard import WebSocketGuard
-from .your_data import your_data
+from webapp.server.wire.websocket import WebSocketGuard
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 CHANNEL = "flask-socketio"  # Flask-SocketIO's own default channel
@@ -135,7 +136,7 @@ def direct(layer: Any) -> Any:
 
 def _add_transport_guards(app: Flask) -> None:
     """Each transport's packets counted per address before Engine.IO reads them; a
-    websocket's socket guarded before anything reads from it (websocket_guard.py)."""
+    websocket's socket guarded before anything reads from it (wire/websocket.py)."""
     limit = transport_limit(app.config["MAX_PAYLOAD_BYTES"])
     pace = FRAME_PACE * float(app.config["RATE_PER_SECOND"])
     packets = AddressPackets(FRAME_PACE * float(app.config["RATE_PER_ADDRESS"]))

@@ -1,0 +1,1 @@
+"""The Socket.IO handlers, one module per event family, and how an event reaches one."""

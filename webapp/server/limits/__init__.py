@@ -1,0 +1,1 @@
+"""What one client may cost: rates, packets, paid work, costly pages, presence."""

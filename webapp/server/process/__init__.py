@@ -1,0 +1,1 @@
+"""The process side: gunicorn's arbiter and workers, the checks before, the workers' tasks."""

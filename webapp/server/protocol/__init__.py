@@ -1,0 +1,1 @@
+"""The protocol's vocabulary: event names, codes, each event's fields, payloads, the snapshot."""

@@ -1,0 +1,269 @@
+"""The room service: rooms with a friend (or two players on one device), stored and pushed.
+
+Like the match service, every change is a pure transition (webapp/game/room.py) run
+through the store's compare-and-set loop, then pushed as one ``room`` snapshot to every
+socket in the room (both players' tabs and the spectators), through the message queue
+when there are several processes. Who is in the room and what the snapshot holds is
+webapp/server/services/room_view.py's.
+
+New rooms (with a friend, or on one device) are limited per client address as new
+players are (an IPv6 address by its /64): ``TICTACTOE_NEW_ROOMS_PER_HOUR`` in a clock
+hour, all processes together, so that one address holds at most that many times
+``TICTACTOE_ROOM_IDLE_HOURS`` + 1 rooms at once (750 at the defaults), not the whole
+``TICTACTOE_MAX_ROOMS`` that every player shares.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from flask_socketio import SocketIO
+
+from webapp.game.history import friend_game
+from webapp.game.room import (
+    SEATS,
+    Room,
+    RoomError,
+    Seat,
+    expired,
+    leave,
+    open_room,
+    take_free_seat,
+    take_seat,
+)
+from webapp.server.limits.presence import Presence
+from webapp.server.limits.rates import address_key
+from webapp.server.limits.shared_counts import LocalTally, Tally
+from webapp.server.protocol.vocabulary import ErrorCode, ServerEvent
+from webapp.server.services.room_view import LOCAL, Visit, Visits, seat_token, snapshot
+from webapp.server.store.history import HistoryStore
+from webapp.server.store.matches import update
+from webapp.server.store.rooms import RoomStore
+
+ONLINE_ID = re.compile(r"^[A-Za-z0-9_-]{22}$")  # 16 random bytes, base64url
+HOUR = 3600.0
+Step = Callable[[Room], Room]
+
+
+class TooManyNewRooms(RoomError):
+    """An address has opened its hour's share of new rooms; ``retry_after`` in seconds."""
+
+    def __init__(self, per_hour: int, retry_after: float) -> None:
+        minutes = max(1, math.ceil(retry_after / 60))
+        super().__init__(
+            ErrorCode.TOO_MANY_NEW_ROOMS,
+            f"{per_hour} new rooms were opened from your network this hour:"
+            f" try again in {minutes} minute{'s' if minutes > 1 else ''}",
+        )
+        self.retry_after = retry_after
+
+
+class RoomService:
+    """Opens, joins and changes rooms; pushes each change to everyone in the room."""
+
+    def __init__(
+        self,
+        config: Mapping[str, Any],
+        store: RoomStore,
+        socketio: SocketIO,
+        presence: Presence,
+        history: HistoryStore | None = None,
+        tally: Tally | None = None,
+    ) -> None:
+        self.store, self.socketio, self.presence = store, socketio, presence
+        self.history = history
+        self.tally = tally or LocalTally()  # new rooms by address, shared on Redis
+        self.new_per_hour = int(config["NEW_ROOMS_PER_HOUR"])
+        self.key = str(config["SECRET_KEY"] or "").encode()
+        self.idle_seconds = float(config["ROOM_IDLE_HOURS"]) * 3600
+        self.max_rooms = int(config["MAX_ROOMS_PER_PLAYER"])
+        self.visits = Visits(presence, int(config["MAX_SPECTATORS"]))
+        self.coin = secrets.SystemRandom()
+
+    # --- ids and tokens ---------------------------------------------------------
+
+    def room_id(self, asked: object, player: str) -> str:
+        """The stored id of the room a client names: an invite's id, or ``local``."""
+        if asked == LOCAL:
+            return "local." + player
+        if not isinstance(asked, str) or not ONLINE_ID.fullmatch(asked):
+            raise RoomError(ErrorCode.ROOM_NOT_FOUND, "no such room: check the invite link")
+        return asked
+
+    def token(self, room_id: str, player: str | None) -> str | None:
+        """A seat's public name: the same for its holder's every tab, and nothing else."""
+        return seat_token(self.key, room_id, player)
+
+    # --- loading and changing ---------------------------------------------------
+
+    def load(self, room_id: str) -> Room | None:
+        """The live room, or None when there is none or it has expired."""
+        room = self.store.load(room_id)
+        if room is None or expired(room, now=time.time(), idle_seconds=self.idle_seconds):
+            return None
+        return room
+
+    def _seats_left(self, player: str) -> None:
+        """Refuse one more seat to a player who holds one in ``max_rooms`` rooms already."""
+        if len(self.store.online_rooms_of(player)) >= self.max_rooms:
+            raise RoomError(
+                ErrorCode.TOO_MANY_ROOMS,
+                f"you have {self.max_rooms} rooms open already: leave one first",
+            )
+
+    def _new_room_from(self, address: str | None) -> None:
+        """Count one more new room from ``address``; refuse it past the hour's share."""
+        if not self.new_per_hour:
+            return
+        count, left = self.tally.bump(f"new-rooms:{address_key(address)}", HOUR)
+        if count > self.new_per_hour:
+            raise TooManyNewRooms(self.new_per_hour, left)
+
+    def create(self, player: str, address: str | None) -> str:
+        """A new online room with ``player`` in its first seat, opened from client
+        ``address``; returns its id."""
+        self._seats_left(player)
+        self._new_room_from(address)
+        room_id = secrets.token_urlsafe(16)
+        room = open_room(room_id, player, kind="online", now=time.time())
+        self.store.save(room_id, room, expected=None)
+        return room_id
+
+    def change(self, room_id: str, step: Step) -> Room:
+        """Apply one transition to a live room, store it, keep a game it ended in both
+        players' history, and push it to the room."""
+        before: list[Room] = []
+
+        def seen(current: Room) -> Room:
+            before[:] = [current]  # the room the stored change was made on
+            return step(current)
+
+        changed = self._apply(room_id, seen)
+        if before:
+            self.keep_if_ended(before[0], changed)
+        self.push(changed)
+        return changed
+
+    def keep_if_ended(self, before: Room, after: Room) -> None:
+        """Store the game that this change ended in each seated player's history, as a
+        game with a friend (a room on one device keeps none)."""
+        if self.history is None or after.kind != "online" or after.status != "over":
+            return
+        if before.status == "over" and before.game_number == after.game_number:
+            return  # it had ended already
+        ended, winner = time.time(), after.winner
+        for seat in SEATS:
+            player = after.seats[seat]
+            if player is None:
+                continue
+            result = "draw" if winner is None else "win" if winner == seat else "loss"
+            resigned = None if after.resigned is None else after.resigned == seat
+            entry = friend_game(
+                after.moves,
+                mine="X" if seat == after.x_seat else "O",
+                result=result,
+                resigned=None if resigned is None else "human" if resigned else "friend",
+                game=after.game_number,
+                game_id=secrets.token_urlsafe(16),
+                ended=ended,
+            )
+            self.history.add(player, f"room:{after.id}:{after.version}", entry)
+
+    def _apply(self, room_id: str, step: Step) -> Room:
+        def live(current: Room | None) -> Room:
+            now = time.time()
+            if current is None or expired(current, now=now, idle_seconds=self.idle_seconds):
+                raise RoomError(ErrorCode.ROOM_NOT_FOUND, "this room has ended or expired")
+            return step(current)
+
+        return update(self.store, room_id, live)
+
+    def join(self, sid: str, player: str, asked: object, address: str | None) -> dict[str, Any]:
+        """Put a socket (from client ``address``) in a room: the free seat of a room that
+        never lost a player is taken, else it watches; the player's room on this device
+        is opened if need be. Returns the ack's fields: the room's id and the token of
+        the viewer's seat (None for a spectator)."""
+        room_id = self.room_id(asked, player)
+        if room_id.startswith("local.") and self.store.load(room_id) is None:
+            self._new_room_from(address)
+            room = open_room(room_id, player, kind="local", now=time.time())
+            self.store.save(room_id, room, expected=None)
+        coin, seated = self._toss(), [False]
+
+        def sit(current: Room) -> Room:
+            after = take_seat(current, player, coin=coin, now=time.time())
+            seated[0] = after is not current
+            if after.kind == "online" and after.seats_of(player) != current.seats_of(player):
+                self._seats_left(player)  # capped on joining as on creating
+            return after
+
+        room = self._apply(room_id, sit)
+        watching = not room.seats_of(player)
+        counted = self.visits.count(sid, Visit(room_id, player, watching))
+        self.socketio.server.enter_room(sid, f"room:{room_id}", namespace="/")
+        # A seat taken, or one more connected or watching: everyone sees it. A socket
+        # that asks again changes nothing, so only it is answered.
+        self.push(room, to=None if seated[0] or counted else sid)
+        return {
+            "room": room.id if room.kind == "online" else LOCAL,
+            "you": None if watching else self.token(room_id, player),
+        }
+
+    def sit(self, sid: str, player: str, asked: object) -> dict[str, Any]:
+        """A spectator's socket takes the free seat, as they asked; answers as ``join``."""
+        room_id = self.room_id(asked, player)
+        coin = self._toss()
+
+        def step(current: Room) -> Room:
+            after = take_free_seat(current, player, coin=coin, now=time.time())
+            if after is not current:
+                self._seats_left(player)
+            return after
+
+        room = self._apply(room_id, step)
+        self.visits.stop_watching(sid, room_id, player)
+        self.visits.count(sid, Visit(room_id, player, watching=False))
+        self.socketio.server.enter_room(sid, f"room:{room_id}", namespace="/")
+        self.push(room)
+        return {"room": room.id, "you": self.token(room_id, player)}
+
+    def _toss(self) -> Seat:
+        return 0 if self.coin.random() < 0.5 else 1
+
+    def gone(self, sid: str) -> None:
+        """A socket closed: stop counting it, and tell the rooms it was in."""
+        for room_id in self.visits.gone(sid):
+            room = self.load(room_id)
+            if room is not None:
+                self.push(room)
+
+    def leave_all(self, player: str) -> None:
+        """Free every seat the player holds, and delete their room on this device."""
+        for room_id in self.store.online_rooms_of(player):
+            try:
+                self.forget(
+                    room_id, self.change(room_id, lambda r: leave(r, player, now=time.time()))
+                )
+            except RoomError:
+                continue  # gone or left meanwhile
+        self.store.delete("local." + player)
+
+    def forget(self, room_id: str, room: Room) -> None:
+        """Delete a room no one holds a seat in any more."""
+        if room.empty:
+            self.store.delete(room_id)
+
+    # --- the snapshot -------------------------------------------------------------
+
+    def push(self, room: Room, *, to: str | None = None) -> None:
+        """Send the room's snapshot to one socket, or to everyone in the room."""
+        self.socketio.emit(ServerEvent.ROOM, self.snapshot(room), to=to or f"room:{room.id}")
+
+    def snapshot(self, room: Room) -> dict[str, Any]:
+        """The ``room`` event: everything a player or a spectator renders."""
+        return snapshot(room, self.presence, self.token)

@@ -1,0 +1,1 @@
+"""What is kept: matches, rooms, history, forgotten players, data dir, backups, keys."""

@@ -1,0 +1,1 @@
+"""The stores in Redis, shared by processes and hosts."""

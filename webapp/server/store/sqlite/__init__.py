@@ -1,0 +1,1 @@
+"""The stores in one SQLite file, for one server process."""

@@ -1,0 +1,1 @@
+"""Below the events: websocket and polling guards, packet counts, codec, Origin, overrides."""
