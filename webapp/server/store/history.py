@@ -26,8 +26,9 @@ from typing import Any, Protocol
 
 from webapp.game.history import Entry
 from webapp.game.signed import Data
+from webapp.server.store.interface import Signed
 from webapp.server.store.redis.history import RedisHistory
-from webapp.server.store.sqlite.history import Signed, SQLiteHistory
+from webapp.server.store.sqlite.history import SQLiteHistory
 
 __all__ = ["HistoryStore", "Signed", "open_history"]
 

@@ -9,6 +9,7 @@ Redis halves of the history and of the rooms share their few pieces here too:
 
 from __future__ import annotations
 
+import abc
 import functools
 import logging
 import threading
@@ -18,10 +19,12 @@ from typing import Protocol
 import orjson
 
 from webapp.game.board import RuleError
+from webapp.game.history import Entry
 from webapp.game.match import Match
 from webapp.game.records import from_record
 from webapp.game.room import Room, RoomError
 from webapp.game.room import from_record as room_from_record
+from webapp.game.signed import Data
 from webapp.server.protocol.vocabulary import ErrorCode
 
 log = logging.getLogger("webapp.server.store")
@@ -189,3 +192,27 @@ class Cap:
                 " deleted to make room for new ones (logged once)",
                 self.limit,
             )
+
+
+Signed = tuple[Entry, Data | None]  # a stored game and its signed record, if it has one
+
+
+class SignedGames(abc.ABC):
+    """A history backend's reads: each reads the signed games, the plain ones follow."""
+
+    @abc.abstractmethod
+    def signed_games(self, player: str) -> list[Signed]:
+        """The player's stored games, newest first, each with its stored signed record."""
+
+    @abc.abstractmethod
+    def signed_game(self, game_id: str) -> tuple[str, Signed] | None:
+        """A game by its share id, with its player and signed record; None if unknown."""
+
+    def games(self, player: str) -> list[Entry]:
+        """The player's stored games, newest first."""
+        return [entry for entry, _ in self.signed_games(player)]
+
+    def game(self, game_id: str) -> tuple[str, Entry] | None:
+        """A game by its share id, with its player; None if unknown."""
+        found = self.signed_game(game_id)
+        return None if found is None else (found[0], found[1][0])

@@ -24,12 +24,11 @@ import orjson
 from webapp.game.history import Entry, counted
 from webapp.game.signed import Data
 from webapp.server.settings import DEFAULTS
-from webapp.server.store.interface import not_kept
+from webapp.server.store.interface import Signed, SignedGames, not_kept
 from webapp.server.store.redis.batch import BatchedScript, Pipeliner
 from webapp.server.store.redis.client import connect, out_of_memory
 
 ATTEMPTS = 5
-Signed = tuple[Entry, Data | None]  # a stored game and its signed record, if it has one
 KNOWN_COUNTERS = 2048  # players whose counters a process remembers as it last wrote them
 # KEYS: the player's list of game ids, their set of game ends seen, their counters;
 # the players by their last game's time, their games' count, all players' count, the
@@ -102,7 +101,7 @@ redis.call('ZREM', KEYS[4], ARGV[1])
 """
 
 
-class RedisHistory:
+class RedisHistory(SignedGames):
     """Finished games in Redis, shared by processes and hosts; idle players expire."""
 
     def __init__(
@@ -170,15 +169,6 @@ class RedisHistory:
 
     def _game_key(self, game_id: str) -> str:
         return f"{self._ns}game:{game_id}"
-
-    def games(self, player: str) -> list[Entry]:
-        """The player's stored games, newest first."""
-        return [entry for entry, _ in self.signed_games(player)]
-
-    def game(self, game_id: str) -> tuple[str, Entry] | None:
-        """A game by its share id, with its player; None if unknown."""
-        found = self.signed_game(game_id)
-        return None if found is None else (found[0], found[1][0])
 
     def signed_games(self, player: str) -> list[Signed]:
         """The player's stored games, newest first, each with its stored signed record."""

@@ -24,7 +24,7 @@ import orjson
 from webapp.game.history import Entry, counted, games_counted
 from webapp.game.signed import Data
 from webapp.server.settings import DEFAULTS
-from webapp.server.store.interface import StorageFull, not_kept
+from webapp.server.store.interface import Signed, SignedGames, StorageFull, not_kept
 from webapp.server.store.sqlite.db import DATABASE_FILE, Handle, open_database
 
 SCHEMA = (
@@ -41,8 +41,6 @@ SCHEMA = (
 STORED_COLUMN = "ALTER TABLE game_totals ADD COLUMN stored INTEGER NOT NULL DEFAULT 0"
 BY_SIZE = "CREATE INDEX IF NOT EXISTS game_totals_by_size ON game_totals (stored DESC, updated)"
 
-Signed = tuple[Entry, Data | None]  # a stored game and its signed record, if it has one
-
 
 def add_signed_column(db: Handle) -> None:
     """Give the games table of a release before 0.5.0 its ``signed`` column (NULL: not
@@ -57,7 +55,7 @@ def _envelope(text: str | None) -> Data | None:
     return None if text is None else cast(Data, orjson.loads(text))
 
 
-class SQLiteHistory:
+class SQLiteHistory(SignedGames):
     """Finished games in the matches' SQLite file (one process)."""
 
     def __init__(
@@ -166,15 +164,6 @@ class SQLiteHistory:
             "SELECT data FROM game_totals WHERE player = ?", (player,)
         ).fetchone()
         return {} if row is None else cast(dict[str, int], orjson.loads(row[0]))
-
-    def games(self, player: str) -> list[Entry]:
-        """The player's stored games, newest first."""
-        return [entry for entry, _ in self.signed_games(player)]
-
-    def game(self, game_id: str) -> tuple[str, Entry] | None:
-        """A game by its share id, with its player; None if unknown."""
-        found = self.signed_game(game_id)
-        return None if found is None else (found[0], found[1][0])
 
     def signed_games(self, player: str) -> list[Signed]:
         """The player's stored games, newest first, each with its stored signed record."""
