@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from flask_socketio import SocketIO
 
@@ -29,6 +29,12 @@ from webapp.server.protocol.vocabulary import OK, Ack, BadPayload, ErrorCode, Ev
 from webapp.server.services.rooms import RoomService
 
 Action = Callable[[Room, str], Room]
+
+
+class TimedAction(Protocol):
+    """A step of the room's rules taken by a player at a time: take back, resign, rematch."""
+
+    def __call__(self, room: Room, player: str, /, *, now: float) -> Room: ...
 
 
 def _room(fields: dict[str, Any]) -> object:
@@ -73,20 +79,21 @@ def register_rooms(
         act(fields, move)
         return OK
 
-    @on(Event.ROOM_UNDO)
-    def on_room_undo(fields: dict[str, Any]) -> Ack:
-        act(fields, lambda room, player: take_back(room, player, now=time.time()))
-        return OK
+    def acting(step: TimedAction) -> Handler:
+        """A handler that takes one timed step of the game's rules in the room."""
 
-    @on(Event.ROOM_RESIGN)
-    def on_room_resign(fields: dict[str, Any]) -> Ack:
-        act(fields, lambda room, player: resign(room, player, now=time.time()))
-        return OK
+        def handler(fields: dict[str, Any]) -> Ack:
+            act(fields, lambda room, player: step(room, player, now=time.time()))
+            return OK
 
-    @on(Event.ROOM_REMATCH)
-    def on_room_rematch(fields: dict[str, Any]) -> Ack:
-        act(fields, lambda room, player: rematch(room, player, now=time.time()))
-        return OK
+        return handler
+
+    for event, step in (
+        (Event.ROOM_UNDO, take_back),
+        (Event.ROOM_RESIGN, resign),
+        (Event.ROOM_REMATCH, rematch),
+    ):
+        on(event)(acting(step))
 
     @on(Event.ROOM_LEAVE)
     def on_room_leave(fields: dict[str, Any]) -> Ack:
