@@ -153,7 +153,7 @@ def imported_names(tree: ast.Module) -> dict[str, str]:
             names |= {(a.asname or a.name).split(".")[0]: a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
             names |= {a.asname or a.name: f"{node.module}:{a.name}" for a in node.names}
-    return names
+    return {name: origin for name, origin in names.items() if not origin.startswith("webapp")}
 
 
 def is_module_or_class(origin: str) -> bool:
@@ -233,6 +233,8 @@ def test_the_check_finds_what_it_looks_for(tmp_path: Path) -> None:
         "engineio.Socket = None\nsession.permanent = True\n"
         "class Mine(Server):\n    def _handle_eio_message(self): super()._send_packet()\n"
         "def f(server): return server._handle_eio_connect, sys._current_frames()\n"
+        "from webapp.server.store.interface import SignedGames\n"
+        "class Ours(SignedGames):\n    def _own_helper(self): pass\n"
     )
     assert sorted(hit.split(": ", 1)[1] for hit in reaches_past_apis(sample)) == [
         "._handle_eio_connect",
