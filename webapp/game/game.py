@@ -29,8 +29,11 @@ Clock = Callable[[], int]
 
 @dataclass(frozen=True)
 class AiMove:
-    """One AI move and why it was chosen: the roll against the difficulty, or the strategy;
-    the sorted cells it picked among; and the dice stream's numbers that decided both."""
+    """One AI move and why it was chosen.
+
+    The roll against the difficulty, or the strategy; the sorted cells it picked among;
+    and the dice stream's numbers that decided both.
+    """
 
     cell: Cell
     decision: str
@@ -142,9 +145,11 @@ def start_game(
     setup: tuple[Cell, ...] = (),
     player_seeded: bool = True,
 ) -> Game:
-    """Game ``number`` of a match on ``server_seed``; the dice's number 0 draws who starts
-    unless ``first`` is given (chosen, or set by the position), when number 0 is left
-    unused: the server never draws seeds again to meet a choice.
+    """Game ``number`` of a match on ``server_seed``, its dice and who starts it.
+
+    The dice's number 0 draws who starts unless ``first`` is given (chosen, or set by
+    the position), when number 0 is left unused: the server never draws seeds again to
+    meet a choice.
 
     Without a ``client_seed`` the game is played on the server's own (``server``); then,
     or when ``player_seeded`` is False (the seed was not committed to before the client

@@ -75,8 +75,10 @@ class Match:
 
     @property
     def difficulty(self) -> int | None:
-        """Chance in percent that the AI plays perfectly (adaptive mode only): the locked
-        difficulty, else the AI's HP's."""
+        """Chance in percent that the AI plays perfectly, in adaptive mode only.
+
+        The locked difficulty, else the AI's HP's.
+        """
         if not self.adaptive:
             return None
         return difficulty(self.ai_hp) if self.locked is None else self.locked
@@ -124,8 +126,7 @@ FIRST_CHOICES = ("toss", "human", "ai")
 
 
 def check_start(mode: str, first: object) -> Mode:
-    """``mode`` as a mode, or refused (``bad_setting``) with a first player that no new
-    match starts with."""
+    """``mode`` as a mode; refused (``bad_setting``) if it or ``first`` cannot start a match."""
     if mode not in MODES:
         raise MatchError("bad_setting", f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     if first not in FIRST_CHOICES:
@@ -231,9 +232,11 @@ def lock_difficulty(match: Match) -> Match:
 
 
 def hint_shown(match: Match) -> Match:
-    """The match with the player's coming move marked as made with hints shown, when it
-    is their move in an HP match (a fixed mode keeps no such marks: it has take-backs);
-    otherwise, or when marked already, the match itself."""
+    """The match with the player's coming move marked as made with hints shown.
+
+    Only when it is their move in an HP match (a fixed mode keeps no such marks: it has
+    take-backs); otherwise, or when marked already, the match itself.
+    """
     game = match.game
     ply = len(game.history)
     if not match.adaptive or match.over or game.turn != "human" or ply in game.hinted:
@@ -242,19 +245,24 @@ def hint_shown(match: Match) -> Match:
 
 
 def saw_position(match: Match, version: int) -> bool:
-    """Whether a state of version ``version`` showed the position ``match`` is at now,
-    for a move made on it: the current version, or the one before when the change since
-    was only the hints' mark (which is not shown), or a change after it at that ply."""
+    """Whether a state of version ``version`` showed the position ``match`` is at now.
+
+    That is, for a move made on it: the current version, or the one before when the
+    change since was only the hints' mark (which is not shown), or a change after it at
+    that ply.
+    """
     if version == match.version:
         return True
     return version == match.version - 1 and len(match.game.history) in match.game.hinted
 
 
 def take_back(match: Match) -> Match:
-    """Undo the human's last move and the AI's reply to it, in a game still under way in
-    a fixed mode (never in an HP match, where it would void the stakes). The dice go back
-    to where they were, so the AI answers the same way again. A finished game stays
-    finished: it has been counted and kept, once."""
+    """Undo the human's last move and the AI's reply to it, in a fixed mode's game under way.
+
+    Never in an HP match, where it would void the stakes. The dice go back to where they
+    were, so the AI answers the same way again. A finished game stays finished: it has
+    been counted and kept, once.
+    """
     if match.adaptive:
         raise MatchError("not_allowed", "an HP match has no take-back: it would void the stakes")
     game = match.game
@@ -289,8 +297,9 @@ def practice_match(
     client_seed: str | None = None,
     server_seed: str | None = None,
 ) -> Match:
-    """A practice game from the position after ``setup``, the human to move, against the
-    AI's perfect play: a fixed mode, so no HP is at stake. Its seeds are as
+    """A practice game from the position after ``setup`` against the AI's perfect play.
+
+    The human is to move; a fixed mode, so no HP is at stake. Its seeds are as
     ``new_match``'s; the position, not the dice, decides who played X. ``mistake`` is the
     move the player made there in the game reviewed (``Game.mistake``)."""
     board = setup_board(setup)
@@ -345,8 +354,10 @@ def score_game(match: Match, status: Status) -> Match:
 
 
 def next_game(match: Match, rng: random.Random, *, client_seed: str | None = None) -> Match:
-    """Start the next game once the current one is over, on the server seed committed to
-    during it, and ``client_seed``; its dice draw who starts, and ``rng`` the seed after.
+    """Start the next game once the current one is over, on the seed committed to during it.
+
+    It is played with ``client_seed``; its dice draw who starts, and ``rng`` the seed
+    after.
 
     Without a ``client_seed`` it keeps the last game's, which the server knew before it
     committed: that game is not player-seeded, and neither is one whose client seed is
@@ -374,10 +385,12 @@ def with_next_seed(match: Match, rng: random.Random) -> Match:
 
 
 def reseeded(match: Match, rng: random.Random) -> Match:
-    """The match with every seed not yet revealed replaced by a fresh one from ``rng``:
-    the seed of a game under way (whose dice can then no longer be verified), and the
-    next game's. For matches brought back from a backup, whose seeds may since have been
-    revealed."""
+    """The match with every seed not yet revealed replaced by a fresh one from ``rng``.
+
+    They are the seed of a game under way (whose dice can then no longer be verified),
+    and the next game's. For matches brought back from a backup, whose seeds may since
+    have been revealed.
+    """
     game = match.game
     if game.turn is not None:
         dice = dataclasses.replace(game.dice, server_seed=new_server_seed(rng), committed=False)

@@ -30,8 +30,10 @@ FIXED_STRATEGIES: dict[str, str] = {
 
 
 class MatchError(RuleError):
-    """An illegal match transition or setting; ``code`` is stable for clients, and
-    ``field`` names the rule a refused setting is about."""
+    """An illegal match transition or setting, with a ``code`` stable for clients.
+
+    ``field`` names the rule a refused setting is about.
+    """
 
     def __init__(self, code: str, message: str, *, field: str | None = None) -> None:
         super().__init__(code, message)
@@ -154,8 +156,9 @@ def no_pause() -> None:
 
 
 def reachable_rows(rules: Rules) -> list[int]:
-    """The (player HP, AI HP) states a match under ``rules`` can pass through, one int
-    per AI HP (index), bit ``h`` set for each player HP ``h`` reachable with it.
+    """The (player HP, AI HP) states a match under ``rules`` can pass through, as rows.
+
+    One int per AI HP (index), bit ``h`` set for each player HP ``h`` reachable with it.
 
     A loss (and a draw that costs the AI nothing) keeps the AI's HP and lowers the
     player's, so a row is closed under those shifts down; a win moves a row to a lower
@@ -201,9 +204,11 @@ def _closed(row: int, shift: int, top: int) -> int:
 
 @lru_cache(maxsize=4096)
 def count_states(rules: Rules) -> int:
-    """How many (player HP, AI HP) states a match under ``rules`` can pass through,
-    counted without visiting them (``reachable_rows``): a rule set with too many costs
-    about a millisecond to refuse, and one asked again nothing."""
+    """How many (player HP, AI HP) states a match under ``rules`` can pass through.
+
+    They are counted without visiting them (``reachable_rows``): a rule set with too many
+    costs about a millisecond to refuse, and one asked again nothing.
+    """
     return sum(row.bit_count() for row in reachable_rows(rules))
 
 
@@ -246,10 +251,12 @@ def longest_match(rules: Rules, *, pause: Pause = no_pause) -> int:
 
 
 def rules_from(preset: str = "classic", *, pause: Pause = no_pause, **numbers: object) -> Rules:
-    """A preset's rules with some numbers changed (None leaves one as it is); refused if
-    a match under them could pass through over ``MAX_STATES`` HP states (counted first,
-    without walking them) or last over ``MAX_GAMES`` games. ``pause`` is called now and
-    then during that check."""
+    """A preset's rules with some numbers changed (None leaves one as it is), if bounded.
+
+    Refused if a match under them could pass through over ``MAX_STATES`` HP states
+    (counted first, without walking them) or last over ``MAX_GAMES`` games. ``pause`` is
+    called now and then during that check.
+    """
     if preset not in PRESETS:
         names = ", ".join(PRESETS)
         raise MatchError("bad_setting", f"preset must be one of {names}, got {preset!r}")
