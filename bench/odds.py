@@ -33,7 +33,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from webapp.game import engine
-from webapp.game.match import (
+from webapp.game.odds import PLAYERS, build_tables, match_odds, state_graph
+from webapp.game.rules import (
     MAX_HP_LIMIT,
     RULE_FIELDS,
     MatchError,
@@ -42,7 +43,6 @@ from webapp.game.match import (
     longest_match,
     rules_from,
 )
-from webapp.game.odds import PLAYERS, build_tables, match_odds, state_graph
 from webapp.game.tune import _tune, tune
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # tests/support

@@ -239,7 +239,7 @@ def test_selfplay_as_a_subprocess() -> None:
 def test_readme_command_table_matches_the_commands_own_help() -> None:
     # Every command and every option of it is in README's table, and nothing else is.
     from webapp.cli.main import build_parser
-    from webapp.game.match import RULE_FIELDS
+    from webapp.game.rules import RULE_FIELDS
 
     parser = build_parser()
     (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]

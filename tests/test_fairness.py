@@ -20,17 +20,9 @@ import pytest
 from webapp.game import engine
 from webapp.game.board import Board
 from webapp.game.fairness import Dice, FairnessError, check_client_seed, commitment, number
-from webapp.game.match import (
-    Match,
-    MatchError,
-    Rules,
-    ai_move,
-    human_move,
-    lock_difficulty,
-    new_match,
-    next_game,
-)
+from webapp.game.match import Match, ai_move, human_move, lock_difficulty, new_match, next_game
 from webapp.game.records import from_record, to_record
+from webapp.game.rules import MatchError, Rules
 from webapp.game.verification import Mismatch, game_record, verify
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -57,6 +57,8 @@ def test_the_contracts_hold() -> None:
         ("game/board.py", "from webapp.server import settings", "above the game"),
         ("game/engine.py", "import flask", "game is pure"),
         ("game/match.py", "import time", "game is pure"),
+        ("game/rules.py", "from webapp.game import match", "above the rules"),
+        ("game/game.py", "from webapp.game.match import Match", "above the rules"),
     ],
 )
 def test_an_import_against_the_layers_breaks_a_contract(

@@ -17,16 +17,9 @@ from webapp.game import match as match_module
 from webapp.game import strategies
 from webapp.game.board import Cell, RuleError
 from webapp.game.fairness import Dice
+from webapp.game.game import AiMove, Game, Side
 from webapp.game.match import (
-    FIXED_STRATEGIES,
-    MODES,
-    AiMove,
-    Game,
     Match,
-    MatchError,
-    Mode,
-    Rules,
-    Side,
     ai_move,
     apply_ai_move,
     choose_ai_move,
@@ -34,8 +27,8 @@ from webapp.game.match import (
     human_move,
     new_match,
     next_game,
-    rules_from,
 )
+from webapp.game.rules import FIXED_STRATEGIES, MODES, MatchError, Mode, Rules, rules_from
 from webapp.server.protocol.snapshot import snapshot
 
 # Scripted games as cells in move order; whoever is named plays X (moves first).

@@ -13,7 +13,10 @@ from pathlib import Path
 import pytest
 
 from webapp.cli.report import percent
-from webapp.game.match import (
+from webapp.game.game import Status
+from webapp.game.match import difficulty, hp_after_game
+from webapp.game.odds import PLAYERS, game_odds, game_polynomials, match_odds
+from webapp.game.rules import (
     MAX_GAMES,
     MAX_STATES,
     PRESETS,
@@ -21,14 +24,10 @@ from webapp.game.match import (
     MatchError,
     RuleField,
     Rules,
-    Status,
     count_states,
-    difficulty,
-    hp_after_game,
     longest_match,
     rules_from,
 )
-from webapp.game.odds import PLAYERS, game_odds, game_polynomials, match_odds
 from webapp.game.simulation import simulate
 
 

@@ -8,8 +8,8 @@ import threading
 import pytest
 from support.testing import HARD_RULES, TOO_MANY_STATES, wait_until
 
-from webapp.game.match import MatchError, count_states
 from webapp.game.odds import match_odds
+from webapp.game.rules import MatchError, count_states
 from webapp.server.limits.paid_work import Abandoned, FairTurn, Payer
 from webapp.server.services.odds import Odds
 

@@ -18,17 +18,10 @@ from support.live import Actions, connect, player_of, post
 from webapp.game import engine
 from webapp.game.board import Board, cell_name
 from webapp.game.history import finished_game, game_key
-from webapp.game.match import (
-    Match,
-    MatchError,
-    ai_move,
-    human_move,
-    new_match,
-    practice_match,
-    take_back,
-)
+from webapp.game.match import Match, ai_move, human_move, new_match, practice_match, take_back
 from webapp.game.records import from_record, to_record
 from webapp.game.review import judge, lesson
+from webapp.game.rules import MatchError
 from webapp.game.verification import FORMAT, Mismatch, game_record, verify
 from webapp.server.app import create_app
 from webapp.server.services.matches import practice_key

@@ -15,9 +15,10 @@ from support.skill_play import one_match
 from webapp.game.calibration import BUCKETS, calibration, calibration_of, targeted_outcomes
 from webapp.game.history import SCHEMA as HISTORY_SCHEMA
 from webapp.game.history import Entry, finished_game, friend_game, summary, upgrade_entry
-from webapp.game.match import Match, MatchError, ai_move, human_move, new_match, next_game
+from webapp.game.match import Match, ai_move, human_move, new_match, next_game
 from webapp.game.promise import Promise, promise_from
 from webapp.game.records import SCHEMA, from_record, to_record
+from webapp.game.rules import MatchError
 from webapp.game.skill import wilson
 from webapp.game.tune import tune
 from webapp.game.verification import FORMAT, game_record, verify

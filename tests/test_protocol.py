@@ -20,7 +20,9 @@ from webapp.game import engine
 from webapp.game import match as matches
 from webapp.game.board import Board
 from webapp.game.fairness import Dice
-from webapp.game.match import Game, Match, MatchError, Side
+from webapp.game.game import AiMove, Game, Side
+from webapp.game.match import Match
+from webapp.game.rules import MODES, MatchError, Rules
 from webapp.server.app import create_app
 from webapp.server.events.connect import check_release
 from webapp.server.protocol.vocabulary import MODE_CHOICES
@@ -62,7 +64,7 @@ def stage(app: Flask, client: FlaskClient, first: Side, cells: list[int], **fiel
     game = Game(first=first, dice=Dice(random.Random(0).randbytes(32).hex(), "test", 1, used=1))
     side: Side = first
     for cell in cells:
-        move = matches.AiMove(cell, "perfect") if side == "ai" else None
+        move = AiMove(cell, "perfect") if side == "ai" else None
         game = game.play(side, cell, move)
         side = "human" if side == "ai" else "ai"
     store = app.extensions["tictactoe"].store
@@ -70,7 +72,7 @@ def stage(app: Flask, client: FlaskClient, first: Side, cells: list[int], **fiel
     current = store.load(player)
     staged = Match(
         mode=fields.pop("mode", "adaptive"),
-        rules=matches.Rules(),
+        rules=Rules(),
         human_hp=fields.pop("human_hp", 100),
         ai_hp=fields.pop("ai_hp", 100),
         game=game,
@@ -505,7 +507,7 @@ def test_a_move_and_the_ai_reply_are_stored_together_and_shown_in_order(
 def test_the_page_offers_every_mode(app: Flask) -> None:
     page = app.test_client().get("/").get_data(as_text=True)
     offered = re.findall(r'<input type="radio" name="mode" id="mode-(\w+)" value="(\w+)"', page)
-    assert [value for value, _ in offered] == list(MODE_CHOICES) == list(matches.MODES)
+    assert [value for value, _ in offered] == list(MODE_CHOICES) == list(MODES)
     for value, (name, description) in MODE_CHOICES.items():
         assert f'<label for="mode-{value}">{name}</label>' in page
         assert description in page

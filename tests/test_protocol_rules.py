@@ -13,8 +13,8 @@ from support.live import Actions, connect, player_of
 from support.testing import HARD_RULES, TOO_MANY_STATES
 
 from webapp.game.fairness import commitment
-from webapp.game.match import PRESETS, Rules
 from webapp.game.odds import match_odds
+from webapp.game.rules import PRESETS, Rules
 from webapp.game.verification import verify
 from webapp.server.app import create_app
 

@@ -14,19 +14,10 @@ import pytest
 
 from webapp.game import records, strategies
 from webapp.game.fairness import Dice
-from webapp.game.match import (
-    FIXED_STRATEGIES,
-    AiMove,
-    Match,
-    MatchError,
-    Record,
-    Rules,
-    ai_move,
-    human_move,
-    new_match,
-    next_game,
-)
+from webapp.game.game import AiMove
+from webapp.game.match import Match, Record, ai_move, human_move, new_match, next_game
 from webapp.game.records import SCHEMA, from_record, to_record, upgrade
+from webapp.game.rules import FIXED_STRATEGIES, MatchError, Rules
 from webapp.game.simulation import PLAYERS, match_states
 from webapp.game.verification import game_record
 

@@ -21,7 +21,8 @@ from flask.testing import FlaskClient
 from support.live import Actions
 
 from webapp.game.board import Board
-from webapp.game.match import Match, Rules, ai_move, human_move, new_match
+from webapp.game.match import Match, ai_move, human_move, new_match
+from webapp.game.rules import Rules
 from webapp.game.signed import Data, check_complete
 from webapp.game.verification import Mismatch, game_record
 from webapp.server.app import create_app

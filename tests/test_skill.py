@@ -13,14 +13,7 @@ from support.skill_play import played_games
 
 from webapp.game.history import SCHEMA as HISTORY_SCHEMA
 from webapp.game.history import friend_game, upgrade_entry
-from webapp.game.match import (
-    Match,
-    ai_move,
-    hint_shown,
-    human_move,
-    new_match,
-    saw_position,
-)
+from webapp.game.match import Match, ai_move, hint_shown, human_move, new_match, saw_position
 from webapp.game.records import from_record, to_record
 from webapp.game.skill import (
     DEFAULT_SKILL,

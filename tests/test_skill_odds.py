@@ -13,7 +13,6 @@ from fractions import Fraction
 import pytest
 from support.skill_play import one_game, one_match
 
-from webapp.game.match import PRESETS, Rules, rules_from
 from webapp.game.odds import (
     UnknownPlayer,
     game_odds,
@@ -23,6 +22,7 @@ from webapp.game.odds import (
     skill_player,
     skill_polynomials,
 )
+from webapp.game.rules import PRESETS, Rules, rules_from
 
 
 def trimmed(poly: tuple[Fraction, ...]) -> tuple[Fraction, ...]:

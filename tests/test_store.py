@@ -24,7 +24,7 @@ from support.live import Actions, connect, player_of, states
 from support.testing import Player, ServerProcess, session_cookie
 
 from webapp.game import match as matches
-from webapp.game.match import MatchError
+from webapp.game.rules import MatchError
 from webapp.server.app import create_app
 from webapp.server.limits.shared_counts import LocalTally
 from webapp.server.pages.routes import NewPlayers

@@ -18,7 +18,8 @@ from webapp.cli.report import render_json, render_text
 from webapp.cli.terminal import play_match
 from webapp.game import strategies
 from webapp.game.board import cell_name
-from webapp.game.match import FIXED_STRATEGIES, MatchError, Rules, new_match
+from webapp.game.match import new_match
+from webapp.game.rules import FIXED_STRATEGIES, MatchError, Rules
 from webapp.game.simulation import PLAYERS, match_states, run_match, simulate
 
 pytestmark = pytest.mark.shared_server  # one live server, each test a new player

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from support.skill_play import one_match
 
-from webapp.game.match import PRESETS, MatchError, rules_from
 from webapp.game.odds import match_odds, skill_player
+from webapp.game.rules import PRESETS, MatchError, rules_from
 from webapp.game.tune import DRAW_DAMAGE, LOSS_DAMAGE, TuneError, tune
 
 TARGETS = (0.3, 0.5, 0.7, 0.9)

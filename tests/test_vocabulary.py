@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from webapp.game.board import cell_name
-from webapp.game.match import MODES
+from webapp.game.rules import MODES
 from webapp.server.protocol.vocabulary import (
     CELL_NAMES,
     MODE_CHOICES,

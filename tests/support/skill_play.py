@@ -8,11 +8,10 @@ import random
 
 from webapp.game.board import Board
 from webapp.game.engine import best_moves
+from webapp.game.game import Status
 from webapp.game.history import Entry, finished_game
 from webapp.game.match import (
     Match,
-    Rules,
-    Status,
     ai_move,
     difficulty,
     hint_shown,
@@ -21,6 +20,7 @@ from webapp.game.match import (
     new_match,
     next_game,
 )
+from webapp.game.rules import Rules
 from webapp.game.strategies import Strategy, skill_strategy
 
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from webapp import __version__
 from webapp.game.board import Board
-from webapp.game.match import MatchError, rules_from
+from webapp.game.rules import MatchError, rules_from
 
 if TYPE_CHECKING:
     pass

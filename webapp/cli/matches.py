@@ -7,7 +7,7 @@ import json
 import random
 import sys
 
-from ..game.match import MODES, PRESETS, RULE_FIELDS, MatchError, Rules, rules_from
+from ..game.rules import MODES, PRESETS, RULE_FIELDS, MatchError, Rules, rules_from
 from ..game.simulation import PLAYERS, simulate
 from .report import render_json, render_odds, render_text, render_tuned
 from .terminal import play_match

@@ -7,7 +7,7 @@ import json
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
-from ..game.match import PRESETS, RULE_FIELDS
+from ..game.rules import PRESETS, RULE_FIELDS
 from ..game.simulation import Simulation
 
 if TYPE_CHECKING:  # the odds need numpy, which the other commands do without

@@ -10,19 +10,9 @@ import time
 from typing import TextIO
 
 from ..game.board import Board, RuleError, cell_name, parse_cell
-from ..game.match import (
-    FIXED_STRATEGIES,
-    AiMove,
-    Match,
-    Rules,
-    Side,
-    Status,
-    apply_ai_move,
-    choose_ai_move,
-    human_move,
-    new_match,
-    next_game,
-)
+from ..game.game import AiMove, Side, Status
+from ..game.match import Match, apply_ai_move, choose_ai_move, human_move, new_match, next_game
+from ..game.rules import FIXED_STRATEGIES, Rules
 
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
 GAME_RESULTS: dict[Status, str] = {

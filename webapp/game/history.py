@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .board import Mark, winner_of
-from .match import MODES, Match, difficulty
+from .match import Match, difficulty
 from .review import MoveReview, review
 from .review import summary as review_summary
+from .rules import MODES
 from .verification import game_record
 
 SCHEMA = 3

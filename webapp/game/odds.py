@@ -8,7 +8,7 @@ and a draw as polynomials in ``p`` (the AI moves at most five times, so of degre
 at most), with exact rational coefficients. Second, the match: a forward pass over the
 states (player HP, AI HP), game by game, with each game's chances at that state's
 difficulty, until every path has ended. That gives the chance of winning the match and
-the distribution of its length. The states (at most ``match.MAX_STATES`` for rules a player may
+the distribution of its length. The states (at most ``rules.MAX_STATES`` for rules a player may
 choose) are numbered once per rule set and start, with where each result leads from each
 (``state_graph``), and each game of the pass is one ``numpy.bincount`` over them: the
 hardest rule sets take a few milliseconds (bench/odds.py). Answers are cached by rule
@@ -44,7 +44,7 @@ import numpy as np
 
 from .board import Board, Cell
 from .engine import best_moves
-from .match import Pause, Rules, no_pause, reachable_rows
+from .rules import Pause, Rules, no_pause, reachable_rows
 from .strategies import heuristic_choices
 
 PLAYERS = ("random", "heuristic", "perfect")

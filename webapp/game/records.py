@@ -15,19 +15,10 @@ from collections.abc import Callable
 from typing import Any
 
 from .fairness import Dice, check_server_seed
-from .match import (
-    FIRST_BY,
-    MODES,
-    AiMove,
-    Game,
-    Match,
-    MatchError,
-    Record,
-    Rules,
-    check_mistake,
-    setup_board,
-)
+from .game import FIRST_BY, AiMove, Game, check_mistake, setup_board
+from .match import Match, Record
 from .promise import promise_from
+from .rules import MODES, MatchError, Rules
 
 Data = dict[str, Any]
 SCHEMA = 7

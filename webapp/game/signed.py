@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .board import Board, RuleError
-from .match import MODES, Rules, setup_board
+from .game import setup_board
+from .rules import MODES, Rules
 from .verification import Mismatch
 
 KIND = "tictactoe-hp-signed-game"

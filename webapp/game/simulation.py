@@ -10,7 +10,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from statistics import fmean
 
-from .match import Match, MatchError, Rules, Side, ai_move, human_move, new_match, next_game
+from .game import Side
+from .match import Match, ai_move, human_move, new_match, next_game
+from .rules import MatchError, Rules
 from .strategies import Strategy, strategy
 
 PLAYERS = ("random", "heuristic", "perfect")

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .match import PRESETS, Pause, Rules, no_pause, rules_from
 from .odds import MatchOdds, match_odds, player_name
+from .rules import PRESETS, Pause, Rules, no_pause, rules_from
 
 LOSS_DAMAGE = range(3, 101)
 DRAW_DAMAGE = range(0, 101)

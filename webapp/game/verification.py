@@ -14,16 +14,9 @@ from typing import Any, cast
 from . import strategies
 from .board import RuleError, cell_name
 from .fairness import FIRST_DRAW, Dice, commitment, number
-from .match import (
-    FIRST_BY,
-    FIXED_STRATEGIES,
-    Game,
-    Match,
-    Rules,
-    Side,
-    difficulty,
-    setup_board,
-)
+from .game import FIRST_BY, Game, Side, setup_board
+from .match import Match, difficulty
+from .rules import FIXED_STRATEGIES, Rules
 
 KIND = "tictactoe-hp-game"
 FORMAT = 5

@@ -18,7 +18,6 @@ from webapp.game import engine
 from webapp.game.fairness import check_client_seed
 from webapp.game.match import (
     Match,
-    MatchError,
     check_start,
     human_move,
     lock_difficulty,
@@ -27,6 +26,7 @@ from webapp.game.match import (
     saw_position,
     take_back,
 )
+from webapp.game.rules import MatchError
 from webapp.server.events.connect import SocketCaps, check_release, match_key_for, refused
 from webapp.server.events.dispatch import (
     Handler,

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from webapp.game.match import MatchError
+from webapp.game.rules import MatchError
 from webapp.server.limits.rates import Clock, TokenBucket
 from webapp.server.protocol.vocabulary import ErrorCode
 

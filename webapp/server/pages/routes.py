@@ -30,7 +30,7 @@ from flask.typing import ResponseReturnValue
 from webapp import __version__
 from webapp.game.board import EMPTY, Board, RuleError
 from webapp.game.history import kind_of, reviewed
-from webapp.game.match import RULE_FIELDS
+from webapp.game.rules import RULE_FIELDS
 from webapp.server.limits.rates import address_key
 from webapp.server.limits.shared_counts import Tally
 from webapp.server.pages.health import OK

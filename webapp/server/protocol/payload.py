@@ -14,7 +14,7 @@ from typing import Any, cast
 
 import orjson
 
-from webapp.game.match import RULE_FIELDS, MatchError, Pause, Rules, no_pause, rules_from
+from webapp.game.rules import RULE_FIELDS, MatchError, Pause, Rules, no_pause, rules_from
 from webapp.server.protocol.vocabulary import FIELDS, BadPayload, Event, Kind
 
 

@@ -7,8 +7,10 @@ from collections.abc import Callable
 from typing import Any
 
 from webapp.game.fairness import commitment
-from webapp.game.match import PRESETS, Game, Match, Rules
+from webapp.game.game import Game
+from webapp.game.match import Match
 from webapp.game.review import lesson
+from webapp.game.rules import PRESETS, Rules
 from webapp.game.verification import game_record
 
 

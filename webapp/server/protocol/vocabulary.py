@@ -12,7 +12,7 @@ from enum import StrEnum
 from typing import Any
 
 from webapp.game.board import RuleError, cell_name
-from webapp.game.match import MODES, PRESETS, RULE_FIELDS
+from webapp.game.rules import MODES, PRESETS, RULE_FIELDS
 
 Ack = dict[str, Any]
 OK: Ack = {"ok": True}

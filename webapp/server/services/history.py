@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from webapp.game.history import reviewed, summary, totals_from, under_way
-from webapp.game.match import Match, MatchError
+from webapp.game.match import Match
+from webapp.game.rules import MatchError
 from webapp.server.protocol.vocabulary import ErrorCode
 from webapp.server.services.signed_history import signed_record
 from webapp.server.services.targets import figures

@@ -33,8 +33,9 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, cast
 
-from webapp.game.match import Match, MatchError, Rules
+from webapp.game.match import Match
 from webapp.game.odds import PLAYERS, UnknownPlayer, match_odds, skill_player
+from webapp.game.rules import MatchError, Rules
 from webapp.game.skill import SkillEstimate
 from webapp.game.tune import Tuned, tune
 from webapp.server.limits.paid_work import (

@@ -17,8 +17,8 @@ from typing import Any
 
 from webapp.game.calibration import calibration_of
 from webapp.game.history import Entry
-from webapp.game.match import MatchError
 from webapp.game.promise import Promise
+from webapp.game.rules import MatchError
 from webapp.game.skill import SkillEstimate, skill_from
 from webapp.game.tune import Tuned, TuneError
 from webapp.server.limits.paid_work import Payer
