@@ -208,7 +208,7 @@ def test_a_move_goes_down_to_the_store_once_and_is_pushed_after(
     config = {"SEED": 1, "AI_DELAY_MS": 1}
     service = MatchService(config, store, cast(SocketIO, Recorder(log)))
     writing = [False]
-    real_write = service_module.write
+    real_write = write
 
     def logged_write(*args: Any, **kwargs: Any) -> Any:
         writing[0] = True
