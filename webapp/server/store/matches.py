@@ -49,7 +49,7 @@ V = TypeVar("V", bound=Versioned)
 
 
 class Saves(Protocol[V]):
-    """What ``update`` needs of a store: loading, and compare-and-set saving."""
+    """What ``write`` needs of a store: loading, and compare-and-set saving."""
 
     def load(self, key: str, /) -> V | None:
         """The stored value, or None."""
