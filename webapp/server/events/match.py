@@ -131,13 +131,14 @@ def register(
             raise BadPayload('a move needs a cell: {"cell": 0..8}')
         seen = fields.get("version")  # each field's type is checked with the payload
         key = match_key()
+        unrevealed = service.unrevealed(key)
 
         def move(match: Match) -> Match:
             if seen is not None and not saw_position(match, seen):
                 raise MatchError(
                     ErrorCode.STALE_VERSION, "the game moved on since that state: look again"
                 )
-            if service.unrevealed(key, match):
+            if match.version in unrevealed:
                 raise MatchError(ErrorCode.NOT_YOUR_TURN, "wait for the AI's move")
             return human_move(match, fields["cell"])
 

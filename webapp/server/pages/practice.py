@@ -21,7 +21,6 @@ from webapp.game.history import first_mistake
 from webapp.game.match import Match, practice_match
 from webapp.server.pages.routes import game_page
 from webapp.server.services.matches import MatchService, practice_key
-from webapp.server.store.matches import update
 
 practice = Blueprint("practice", __name__)
 
@@ -49,7 +48,7 @@ def start_practice() -> ResponseReturnValue:
         return dataclasses.replace(fresh, version=current.version + 1)
 
     key = practice_key(str(player))
-    service.emit(key, update(service.store, key, start, load=service.load))
+    service.start(key, start)
     return redirect(url_for("practice.practice_page"), 303)
 
 

@@ -1,8 +1,10 @@
 """The match service: load a player's match, change it (compare-and-set), save, emit, and
 schedule the AI's reply.
 
-Every change goes through ``update``: the transition is a pure function of the stored
-match, so a write that loses a race is simply computed again from the winner's match.
+Every change is one ``write`` (webapp/server/store/matches.py) of a pure transition
+below: a function of the stored match that returns what to store and what to push
+(``Written``), calling nothing back here. A write that loses a race is simply computed
+again from the winner's match; then the service pushes what the write returned, once.
 
 A player without a stored match is given a fresh one, stored at once (compare-and-set,
 so two tabs or processes racing store one): every process, tab and reload then shows
@@ -18,21 +20,31 @@ import random
 import secrets
 import time
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 from flask_socketio import SocketIO
 
 from webapp.game.history import finished_game, game_key
-from webapp.game.match import Match, ai_move, hint_shown, new_match, practice_match, with_next_seed
+from webapp.game.match import Match, hint_shown
 from webapp.server.protocol.snapshot import snapshot
 from webapp.server.protocol.vocabulary import NoticeCode, ServerEvent, notice
+from webapp.server.services.match_writes import (
+    Stale,
+    Step,
+    Unrevealed,
+    changed,
+    fresh,
+    hinted,
+    made,
+    opened,
+    played,
+    replaced,
+)
 from webapp.server.store.history import HistoryStore
 from webapp.server.store.interface import StorageFull
-from webapp.server.store.matches import Conflict, Damaged, Store, update
+from webapp.server.store.matches import Conflict, Damaged, Store, Transition, Written, write
 from webapp.server.store.signing import Signer
-
-Transition = Callable[[Match], Match]
-
 
 PRACTICE = "practice."
 
@@ -42,8 +54,9 @@ def practice_key(player: str) -> str:
     return PRACTICE + player
 
 
-class _Stale(Exception):
-    """The AI reply was scheduled for a state that no longer exists."""
+def is_practice(key: str) -> bool:
+    """Whether a stored match's key is a practice game's (``practice_key``)."""
+    return key.startswith(PRACTICE)
 
 
 class MatchService:
@@ -71,15 +84,27 @@ class MatchService:
         self.revealing: set[tuple[str, int]] = set()  # (player, version) replies not yet shown
 
     def fresh(self, player: str) -> Match:
-        """A new match for a player without a stored one (adaptive; practice: from the
-        empty board), its first game not seeded by the player, who has not sent a seed."""
-        rng = self.rng
-        match = practice_match(rng, ()) if player.startswith(PRACTICE) else new_match(rng)
-        if match.game.turn == "ai":
-            # Its opening is part of the match shown, not a reply; untimed (think_us 0),
-            # so that one version is one snapshot wherever and whenever it is drawn.
-            match = ai_move(match)
-        return match
+        """A new match for a player without a stored one, from this service's randomness."""
+        return fresh(self.rng, practice=is_practice(player))
+
+    def _write(
+        self, player: str, transition: Transition[Match], *, known: Match | None = None
+    ) -> Written[Match]:
+        """One compare-and-set write of a pure transition. A damaged row (moved aside by
+        the store) is replaced first, as ``load`` does, and the transition made on that."""
+        try:
+            return write(self.store, player, transition, known=known)
+        except Damaged:
+            replacement = self._replace(player)
+        return write(self.store, player, transition, known=replacement)
+
+    def _show(self, player: str, written: Written[Match]) -> None:
+        """Push what a write has to show: its pushes now, then its ``later`` match after
+        the AI's delay."""
+        for match in written.pushes:
+            self.emit(player, match)
+        if written.later is not None:
+            self.reveal(player, written.later)
 
     def load(self, player: str) -> Match | None:
         """The stored match, or None; a damaged one is moved aside, the player told, and
@@ -87,22 +112,19 @@ class MatchService:
         try:
             return self.store.load(player)
         except Damaged:
-            # Every tab is told, then shown the fresh match: the event at hand may fail
-            # (a move made on the lost match's board) and emit nothing itself.
-            message = "your saved match could not be read, so a new one was started"
-            self.socketio.emit(
-                ServerEvent.NOTICE, notice(NoticeCode.MATCH_UNREADABLE, message), to=player
-            )
-            replacement = update(self.store, player, lambda m: self.ready(player, m))
-            self.emit(player, replacement)
-            return replacement
+            return self._replace(player)
 
-    def ready(self, player: str, current: Match | None) -> Match:
-        """``current`` ready to be shown: a fresh match if there is none, and a seed
-        committed for the next game if it has none (a match from an older release)."""
-        if current is None:
-            return self.fresh(player)
-        return current if current.next_seed else with_next_seed(current, self.rng)
+    def _replace(self, player: str) -> Match:
+        """A fresh match stored and shown in a damaged one's place, every tab told first:
+        the event at hand may fail (a move made on the lost match's board) and emit
+        nothing itself."""
+        message = "your saved match could not be read, so a new one was started"
+        self.socketio.emit(
+            ServerEvent.NOTICE, notice(NoticeCode.MATCH_UNREADABLE, message), to=player
+        )
+        written = write(self.store, player, partial(replaced, self.rng, is_practice(player)))
+        self._show(player, written)
+        return written.value
 
     def open(self, player: str) -> Match:
         """The player's match: the stored one, else a fresh one, stored now.
@@ -111,11 +133,17 @@ class MatchService:
         none of its games can reach a reveal while no move can be stored.
         """
         try:
-            return update(self.store, player, lambda m: self.ready(player, m), load=self.load)
+            return self._write(player, partial(opened, self.rng, is_practice(player))).value
         except StorageFull:
             return self.load(player) or self.fresh(player)
 
-    def change(self, player: str, step: Transition) -> Match:
+    def start(self, player: str, make: Callable[[Match | None], Match]) -> Match:
+        """Store the match ``make`` makes of the stored one (None: none), and show it."""
+        written = self._write(player, partial(made, make))
+        self._show(player, written)
+        return written.value
+
+    def change(self, player: str, step: Step) -> Match:
         """Apply one transition to the player's match, and the AI's reply if it is then the
         AI's move, in one write; emit the match after the transition, then the reply.
 
@@ -123,25 +151,13 @@ class MatchService:
         and shown after the AI's delay. Until then this process refuses moves on it
         (``unrevealed``); a tab that (re)loads meanwhile is shown it at once.
         """
-        shown: list[Match] = []  # the match before and after the transition, as stored
-
-        def run(current: Match | None) -> Match:
-            before = self.ready(player, current)
-            moved = step(before)
-            shown[:] = [before, moved]
-            if moved is before or moved.over or moved.game.turn != "ai":
-                return moved
-            return ai_move(moved, clock=time.perf_counter_ns)
-
-        changed = update(self.store, player, run, known=self.store.recent(player), load=self.load)
-        before, moved = shown
-        self.keep_if_ended(player, before, changed)
-        self.emit(player, moved)
-        if changed is not moved:
-            self.reveal(player, changed)
-        else:
-            self.schedule_ai(player, changed)
-        return changed
+        transition = partial(changed, self.rng, is_practice(player), step)
+        written = self._write(player, transition, known=self.store.recent(player))
+        self.keep_if_ended(player, written.before, written.value)
+        self._show(player, written)
+        if written.later is None:
+            self.schedule_ai(player, written.value)
+        return written.value
 
     def mark_hint(self, player: str, shown: Match) -> Match:
         """Mark the player's coming move as made with hints shown (``hint_shown``), in
@@ -150,13 +166,9 @@ class MatchService:
         if hint_shown(shown) is shown:
             return shown
         try:
-            return update(
-                self.store,
-                player,
-                lambda current: hint_shown(self.ready(player, current)),
-                known=shown,
-                load=self.load,
-            )
+            return self._write(
+                player, partial(hinted, self.rng, is_practice(player)), known=shown
+            ).value
         except StorageFull:  # no move can be stored either, so none goes unmarked
             return shown
 
@@ -184,9 +196,10 @@ class MatchService:
             self.revealing.discard(key)
         self.emit(key[0], replied)
 
-    def unrevealed(self, player: str, match: Match) -> bool:
-        """True while this process has not yet shown the AI's reply that ``match`` ends with."""
-        return (player, match.version) in self.revealing
+    def unrevealed(self, player: str) -> Unrevealed:
+        """The versions of the player's match whose AI reply this process has not yet
+        shown (``version in service.unrevealed(player)``)."""
+        return Unrevealed(player, self.revealing)
 
     def emit(self, player: str, match: Match, *, to: str | None = None) -> None:
         """Send the snapshot to one socket, or to every socket of the player."""
@@ -211,18 +224,12 @@ class MatchService:
             self.pending.discard(key)
 
     def _play_ai(self, player: str, version: int, *, known: Match | None = None) -> None:
-        def step(current: Match | None) -> Match:
-            # Another process, or a new match, may have moved on since this was scheduled.
-            if current is None or current.version != version or current.game.turn != "ai":
-                raise _Stale
-            return ai_move(current, clock=time.perf_counter_ns)
-
         try:
-            played = update(self.store, player, step, known=known, load=self.load)
-        except (_Stale, Conflict):
+            written = self._write(player, partial(played, version), known=known)
+        except (Stale, Conflict):
             return
-        self.keep_if_ended(player, None, played)  # the AI's move, if it ended the game
-        self.emit(player, played)
+        self.keep_if_ended(player, None, written.value)  # the AI's move, if it ended the game
+        self._show(player, written)
 
     def keep_if_ended(self, player: str, before: Match | None, after: Match) -> None:
         """Store the game in the player's history if this change (stored by this process,
@@ -231,7 +238,7 @@ class MatchService:
 
         ``before`` is the match the change was made on (None: a move, known to be one).
         """
-        if self.history is None or after.game.turn is not None or player.startswith(PRACTICE):
+        if self.history is None or after.game.turn is not None or is_practice(player):
             return  # practice games are not kept
         if before is not None and (before.game.turn is None or before is after):
             return

@@ -19,7 +19,8 @@ import math
 import re
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 from flask_socketio import SocketIO
@@ -41,13 +42,13 @@ from webapp.server.limits.rates import address_key
 from webapp.server.limits.shared_counts import LocalTally, Tally
 from webapp.server.protocol.vocabulary import ErrorCode, ServerEvent
 from webapp.server.services.room_view import LOCAL, Visit, Visits, seat_token, snapshot
+from webapp.server.services.room_writes import SeatsUncounted, Step, capped, live, too_many_rooms
 from webapp.server.store.history import HistoryStore
-from webapp.server.store.matches import update
+from webapp.server.store.matches import Written, write
 from webapp.server.store.rooms import RoomStore
 
 ONLINE_ID = re.compile(r"^[A-Za-z0-9_-]{22}$")  # 16 random bytes, base64url
 HOUR = 3600.0
-Step = Callable[[Room], Room]
 
 
 class TooManyNewRooms(RoomError):
@@ -111,10 +112,7 @@ class RoomService:
     def _seats_left(self, player: str) -> None:
         """Refuse one more seat to a player who holds one in ``max_rooms`` rooms already."""
         if len(self.store.online_rooms_of(player)) >= self.max_rooms:
-            raise RoomError(
-                ErrorCode.TOO_MANY_ROOMS,
-                f"you have {self.max_rooms} rooms open already: leave one first",
-            )
+            raise too_many_rooms(self.max_rooms)
 
     def _new_room_from(self, address: str | None) -> None:
         """Count one more new room from ``address``; refuse it past the hour's share."""
@@ -137,17 +135,12 @@ class RoomService:
     def change(self, room_id: str, step: Step) -> Room:
         """Apply one transition to a live room, store it, keep a game it ended in both
         players' history, and push it to the room."""
-        before: list[Room] = []
-
-        def seen(current: Room) -> Room:
-            before[:] = [current]  # the room the stored change was made on
-            return step(current)
-
-        changed = self._apply(room_id, seen)
-        if before:
-            self.keep_if_ended(before[0], changed)
-        self.push(changed)
-        return changed
+        written = self._write(room_id, step)
+        if written.before is not None:  # the room the stored change was made on
+            self.keep_if_ended(written.before, written.value)
+        for room in written.pushes:
+            self.push(room)
+        return written.value
 
     def keep_if_ended(self, before: Room, after: Room) -> None:
         """Store the game that this change ended in each seated player's history, as a
@@ -174,14 +167,19 @@ class RoomService:
             )
             self.history.add(player, f"room:{after.id}:{after.version}", entry)
 
-    def _apply(self, room_id: str, step: Step) -> Room:
-        def live(current: Room | None) -> Room:
-            now = time.time()
-            if current is None or expired(current, now=now, idle_seconds=self.idle_seconds):
-                raise RoomError(ErrorCode.ROOM_NOT_FOUND, "this room has ended or expired")
-            return step(current)
+    def _write(self, room_id: str, step: Step, *, known: Room | None = None) -> Written[Room]:
+        """One compare-and-set write of ``step`` on the live room (pure: ``live``)."""
+        transition = partial(live, step, time.time(), self.idle_seconds)
+        return write(self.store, room_id, transition, known=known)
 
-        return update(self.store, room_id, live)
+    def _seat(self, room_id: str, player: str, step: Step) -> Written[Room]:
+        """``step``, which may seat ``player``, written; their rooms are counted (and one
+        more seat refused past ``max_rooms``) only if it does, so once a seat taken."""
+        try:
+            return self._write(room_id, partial(capped, step, player, None, self.max_rooms))
+        except SeatsUncounted as uncounted:
+            held, read = len(self.store.online_rooms_of(player)), uncounted.room
+        return self._write(room_id, partial(capped, step, player, held, self.max_rooms), known=read)
 
     def join(self, sid: str, player: str, asked: object, address: str | None) -> dict[str, Any]:
         """Put a socket (from client ``address``) in a room: the free seat of a room that
@@ -193,22 +191,18 @@ class RoomService:
             self._new_room_from(address)
             room = open_room(room_id, player, kind="local", now=time.time())
             self.store.save(room_id, room, expected=None)
-        coin, seated = self._toss(), [False]
-
-        def sit(current: Room) -> Room:
-            after = take_seat(current, player, coin=coin, now=time.time())
-            seated[0] = after is not current
-            if after.kind == "online" and after.seats_of(player) != current.seats_of(player):
-                self._seats_left(player)  # capped on joining as on creating
-            return after
-
-        room = self._apply(room_id, sit)
+        coin = self._toss()
+        # Capped on joining as on creating.
+        written = self._seat(
+            room_id, player, lambda room: take_seat(room, player, coin=coin, now=time.time())
+        )
+        room = written.value
         watching = not room.seats_of(player)
         counted = self.visits.count(sid, Visit(room_id, player, watching))
         self.socketio.server.enter_room(sid, f"room:{room_id}", namespace="/")
         # A seat taken, or one more connected or watching: everyone sees it. A socket
         # that asks again changes nothing, so only it is answered.
-        self.push(room, to=None if seated[0] or counted else sid)
+        self.push(room, to=None if room is not written.before or counted else sid)
         return {
             "room": room.id if room.kind == "online" else LOCAL,
             "you": None if watching else self.token(room_id, player),
@@ -218,14 +212,9 @@ class RoomService:
         """A spectator's socket takes the free seat, as they asked; answers as ``join``."""
         room_id = self.room_id(asked, player)
         coin = self._toss()
-
-        def step(current: Room) -> Room:
-            after = take_free_seat(current, player, coin=coin, now=time.time())
-            if after is not current:
-                self._seats_left(player)
-            return after
-
-        room = self._apply(room_id, step)
+        room = self._seat(
+            room_id, player, lambda room: take_free_seat(room, player, coin=coin, now=time.time())
+        ).value
         self.visits.stop_watching(sid, room_id, player)
         self.visits.count(sid, Visit(room_id, player, watching=False))
         self.socketio.server.enter_room(sid, f"room:{room_id}", namespace="/")

@@ -47,7 +47,7 @@ class Store(Protocol):
     def recent(self, player: str) -> Match | None:
         """The match as this process last saved or read it, without reading the store,
         or None if it no longer remembers one. It may be stale: a change made on it is
-        checked by compare-and-set (``store.update``)."""
+        checked by compare-and-set (``write``, store/matches.py)."""
 
     def delete(self, player: str) -> None:
         """Forget the player's match."""

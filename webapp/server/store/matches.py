@@ -4,6 +4,8 @@ Each player has one stored match holding a versioned record (webapp/game/records
 which upgrades rows written by earlier releases as they are loaded) and its version.
 Writes are compare-and-set on that version, so two requests racing on one match (two
 tabs, or two server processes) cannot both win: the loser re-reads and re-validates.
+``write`` takes a pure transition and returns what it stored and what to push
+(``Written``): the caller pushes it, once the write is done.
 
 A stored match that cannot be read is moved aside, kept for inspection and logged once
 with the player id, and ``load`` raises ``Damaged``: from then on the player has no
@@ -15,8 +17,9 @@ store/sqlite/db.py), Redis in store/redis/matches.py, and what they share in sto
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from webapp.server.store.interface import (
     DAMAGED_DAYS,
@@ -46,13 +49,64 @@ V = TypeVar("V", bound=Versioned)
 
 
 class Saves(Protocol[V]):
-    """What ``update`` needs of a store: loading, and compare-and-set saving."""
+    """What ``write`` needs of a store: loading, and compare-and-set saving."""
 
     def load(self, key: str, /) -> V | None:
         """The stored value, or None."""
 
     def save(self, key: str, value: V, /, *, expected: int | None) -> bool:
         """Write ``value`` if the stored version is still ``expected`` (None: no row yet)."""
+
+
+@dataclass(frozen=True)
+class Written(Generic[V]):
+    """What one change stored and what it shows: the value stored (or found unchanged),
+    the value the change was made on, the values to push at once, in order, and the
+    value to push after a delay (None: nothing)."""
+
+    value: V
+    before: V | None = None
+    pushes: tuple[V, ...] = ()
+    later: V | None = None
+
+
+Transition = Callable[[V | None], Written[V]]
+
+
+def write(
+    store: Saves[V],
+    key: str,
+    transition: Transition[V],
+    *,
+    attempts: int = 5,
+    known: V | None = None,
+) -> Written[V]:
+    """Apply a pure ``transition`` to the stored value and save what it makes, compare-and-set,
+    computing it again from the winner's value when another writer won.
+
+    ``known`` is the value as this process last saved or read it: the first attempt
+    starts from it instead of reading it. A write made on it is checked by
+    compare-and-set; a refusal or a no-change made on it is never final, since it may
+    be stale, so the next attempt reads the value and decides again. ``Damaged`` is
+    raised, not handled: the row has been moved aside, and the caller decides what
+    takes its place.
+    """
+    for attempt in range(attempts):
+        unread = known is not None and attempt == 0
+        current = known if unread else store.load(key)
+        try:
+            written = transition(current)
+        except Exception:
+            if unread:
+                continue
+            raise
+        if written.value is current:
+            if unread:
+                continue
+            return written
+        if store.save(key, written.value, expected=current.version if current else None):
+            return written
+    raise Conflict(f"could not update {key} after {attempts} attempts")
 
 
 def update(
@@ -62,33 +116,15 @@ def update(
     *,
     attempts: int = 5,
     known: V | None = None,
-    load: Callable[[str], V | None] | None = None,
 ) -> V:
-    """Apply ``change`` to the stored value and save it, retrying when another writer won.
-
-    ``known`` is the value as this process last saved or read it: the first attempt
-    starts from it instead of reading it. A write made on it is checked by
-    compare-and-set; a refusal or a no-change made on it is never final, since it may
-    be stale, so the next attempt reads the value through ``load`` (``store.load``) and
-    decides again.
-    """
-    read = load or store.load
-    for attempt in range(attempts):
-        unread = known is not None and attempt == 0
-        current = known if unread else read(key)
-        try:
-            changed = change(current)
-        except Exception:
-            if unread:
-                continue
-            raise
-        if changed is current:
-            if unread:
-                continue
-            return changed
-        if store.save(key, changed, expected=current.version if current else None):
-            return changed
-    raise Conflict(f"could not update {key} after {attempts} attempts")
+    """``write`` for a change that pushes nothing: the value stored."""
+    return write(
+        store,
+        key,
+        lambda current: Written(change(current), current),
+        attempts=attempts,
+        known=known,
+    ).value
 
 
 def open_store(config: Mapping[str, Any]) -> Store:
@@ -115,8 +151,11 @@ __all__ = [
     "SQLiteStore",
     "StorageFull",
     "Store",
+    "Transition",
     "Unreadable",
+    "Written",
     "open_store",
     "parse",
     "update",
+    "write",
 ]

@@ -1,8 +1,8 @@
 """Where rooms live: beside the matches, in the same SQLite file or the same Redis.
 
-A room is written whole, compare-and-set on its version like a match (store.update
-runs the loop), and kept apart from every player's match, so nothing done in a room
-touches one. A room left unchanged for ``TICTACTOE_ROOM_IDLE_HOURS`` is gone: Redis
+A room is written whole, compare-and-set on its version like a match (``write`` in
+store/matches.py runs the loop), and kept apart from every player's match, so nothing
+done in a room touches one. A room left unchanged for ``TICTACTOE_ROOM_IDLE_HOURS`` is gone: Redis
 expires it, SQLite prunes it (at start-up and with the matches, every few hours), and
 either way it is never loaded again. A room row that cannot be read is deleted and
 logged once, and its link shows as unknown. At most ``TICTACTOE_MAX_ROOMS`` rooms are
