@@ -253,9 +253,6 @@ class Peer:
     def shutdown(self, how: int) -> None:
         self.reads.clear()
 
-    def settimeout(self, seconds: float) -> None:
-        pass
-
     def close(self) -> None:
         self.open = False
 
