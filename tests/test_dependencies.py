@@ -123,7 +123,9 @@ def test_the_patched_libraries_are_locked_at_the_versions_the_patches_were_writt
 
 @pytest.mark.parametrize("name", sorted(PINNED))
 def test_installed_version_is_the_one_the_patches_were_written_for(name: str) -> None:
-    """Fails on an upgrade: re-read wire/overrides.py, then update PINNED and the lock."""
+    """Fails on an upgrade: re-read wire/overrides.py (and wire/websocket.py for gunicorn or
+    simple-websocket: tests/test_websocket_guard.py checks what it relies on), then update
+    PINNED and the lock."""
     assert version(name) == PINNED[name]
 
 

@@ -2,10 +2,11 @@
 
 Everything else uses the libraries' documented hooks: gunicorn's settings and worker
 class, WSGI middleware (wire/websocket.py), python-socketio's ``json`` and
-``serializer`` parameters and its handlers. What is here was written against the
+``serializer`` parameters and its handlers. What is here, and what the websocket guard
+(wire/websocket.py) relies on of gunicorn and simple-websocket, was written against the
 versions in ``PINNED``; a test fails when an installed version differs, so an upgrade of
-one of these libraries is a deliberate change that re-reads this module. Every other
-dependency is upgraded by regenerating the lock.
+one of these libraries is a deliberate change that re-reads this module and the guard.
+Every other dependency is upgraded by regenerating the lock.
 """
 
 from __future__ import annotations
@@ -13,10 +14,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-# Distribution name -> the version every override below was written against.
+# Distribution name -> the version every override below, or the guard, was written against.
 PINNED: dict[str, str] = {
     "python-socketio": "5.18.1",
     "flask-socketio": "5.7.0",
+    # The guard's socket: gunicorn's gevent worker (AsyncWorker.handle_request, through
+    # gunicorn.http.wsgi.create) puts the connection's socket in the WSGI environ as
+    # ``gunicorn.socket``, where the guard puts its FrameGuard; a StopIteration out of
+    # the app ends the connection with nothing written.
+    "gunicorn": "27.0.1",
+    # Its reader: simple_websocket.Server takes ``gunicorn.socket``, builds its handshake
+    # from the environ's HTTP_ keys (so the guard takes out the compression offer), reads
+    # only through ``sock.recv`` (``b""`` ends the connection) and writes only through
+    # ``sock.send``; wsproto under it refuses a control frame over 125 bytes or in
+    # fragments (close 1002), which the guard lets through.
+    "simple-websocket": "1.1.0",
 }
 
 EioHandler = Callable[..., Any]

@@ -3,7 +3,8 @@
 gunicorn's gevent worker hands a websocket's socket to the app in the WSGI environ
 (``gunicorn.socket``), and Engine.IO's gevent driver reads it through simple-websocket
 (wsproto underneath). ``WebSocketGuard``, a WSGI middleware, gives simple-websocket that
-socket behind a ``FrameGuard``, which follows the frames in the bytes as they arrive:
+socket behind a ``FrameGuard``, which follows the frames in the bytes as they arrive
+(what it relies on of gunicorn and simple-websocket is pinned: overrides.py's PINNED):
 
 - a data message whose frames announce more than the limit, added up over its fragments,
   is refused (close 1009) from the header that crosses it, before its payload is read;
@@ -49,7 +50,7 @@ import socket
 import struct
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from webapp.server.limits.rates import AddressPackets, QuietLog, TokenBucket
 
@@ -84,7 +85,8 @@ UPGRADED = b"HTTP/1.1 101"
 
 def header_size(head: bytes | bytearray) -> int:
     """A frame header's length (RFC 6455 5.2), from its first two bytes."""
-    extended = {126: 2, 127: 8}.get(head[1] & LENGTH, 0)
+    short = head[1] & LENGTH
+    extended = 0 if short < 126 else 2 if short == 126 else 8
     return 2 + extended + (4 if head[1] & MASKED else 0)
 
 
@@ -94,6 +96,26 @@ def payload_length(head: bytes | bytearray) -> int:
     if short < 126:
         return short
     return int.from_bytes(head[2 : 4 if short == 126 else 10], "big")
+
+
+class FrameHeader(NamedTuple):
+    """What a whole frame header says (RFC 6455 5.2)."""
+
+    fin: bool  # the last frame of its message
+    reserved: int  # the RSV bits, which only a negotiated extension may set
+    opcode: int
+    masked: bool
+    mask: int  # the masking key's first byte, which masks the payload's first (0: none)
+    length: int  # of the payload
+
+
+def read_frame_header(head: bytes | bytearray) -> FrameHeader:
+    """What a whole frame header (``header_size`` bytes) says."""
+    first, masked = head[0], bool(head[1] & MASKED)
+    mask = head[-4] if masked else 0
+    return FrameHeader(
+        bool(first & FIN), first & RESERVED_BITS, first & OPCODE, masked, mask, payload_length(head)
+    )
 
 
 def close_frame(code: int) -> bytes:
@@ -222,9 +244,9 @@ class FrameGuard:
         return 0
 
     def _frame(self, head: bytearray) -> int:
-        if head[0] & RESERVED_BITS:
+        fin, reserved, opcode, _, mask, length = read_frame_header(head)
+        if reserved:
             return PROTOCOL_ERROR
-        length, opcode = payload_length(head), head[0] & OPCODE
         if opcode in (TEXT, BINARY):
             self._message = 0
             self._first = opcode == TEXT
@@ -236,9 +258,11 @@ class FrameGuard:
             self._message += length
             if self._message > self.limit:
                 return TOO_BIG
-            if self._first and not self._message and head[0] & FIN:
+            if self._first and not self._message and fin:
                 return UNREADABLE  # an empty text message
-            self._mask = head[-4] if head[1] & MASKED else 0
+            self._mask = mask
+        # A control frame's payload is skipped uncounted: wsproto refuses (close 1002) one
+        # over 125 bytes or in fragments from its first two bytes.
         self._skip = length
         return 0
 
