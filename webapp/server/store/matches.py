@@ -1,4 +1,4 @@
-"""Where matches live: one small interface, SQLite by default, Redis for several processes.
+"""Where matches live (SQLite by default, Redis for several processes), and how they are written.
 
 Each player has one stored match holding a versioned record (webapp/game/records.py,
 which upgrades rows written by earlier releases as they are loaded) and its version.
@@ -10,8 +10,8 @@ tabs, or two server processes) cannot both win: the loser re-reads and re-valida
 A stored match that cannot be read is moved aside, kept for inspection and logged once
 with the player id, and ``load`` raises ``Damaged``: from then on the player has no
 stored match. A store may hold at most ``TICTACTOE_MAX_MATCHES``; a new match past that
-deletes the longest idle ones. SQLite is in store/sqlite/matches.py (its connection in
-store/sqlite/db.py), Redis in store/redis/matches.py, and what they share in store/interface.py.
+deletes the longest idle ones. SQLite is in sqlite/matches.py (its connection in
+sqlite/db.py), Redis in redis/matches.py, and the interface they share in interface.py.
 """
 
 from __future__ import annotations
