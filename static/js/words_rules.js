@@ -31,7 +31,7 @@ export const fixedSummaryWords = (mode, first) => `${mode} · ${FIRST_WORDS[firs
 /** A match from a chance asked for (`target` 0..1), or why the chance as typed is none. */
 export function targetSummaryWords(mode, target, { fits, min, max }) {
   // A target outside the bounds is no promise: the summary says so, not "Win about 1250%".
-  if (!fits) return `${mode} · the chance you ask for needs a whole number from ${min} to ${max}`;
+  if (!fits) return `${mode} · the chance you ask for needs ${wholeNumber(min, max)}`;
   return `${mode} · ${targetWords(target)} · rules tuned for you`;
 }
 
