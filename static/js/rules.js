@@ -14,8 +14,6 @@ import { createPreview, showPreview } from "./rules_preview.js";
 import { promiseWords } from "./words.js";
 import { progressWords } from "./words_rules.js";
 
-export { modal };
-
 /** What the match of the snapshot `shown` would lose, in words; "" when it has nothing to lose. */
 function progress(shown) {
   const match = shown?.match;
