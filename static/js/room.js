@@ -1,11 +1,12 @@
 // Wires the socket to the room page: `room` snapshots are rendered, clicks become events.
 // The room is joined again on every (re)connect; the newest answer says whose seat is ours.
 import { connect } from "./connection.js";
+import { $ } from "./dom.js";
 import { EVENTS } from "./protocol.js";
 import { createRoomView } from "./roomview.js";
 
 const NUMBER_KEYS_KEY = "tictactoe-number-keys"; // the AI page's switch, "on" or "off"
-const room = document.getElementById("room").dataset.room; // an invite's id, or "local"
+const room = $("room").dataset.room; // an invite's id, or "local"
 
 let current = null; // the newest snapshot
 let you; // our seat token from the newest join answer: null to watch, undefined before

@@ -30,6 +30,101 @@ export const BOARD_HELP_DIGITS = ", keys 1 to 9 play a cell in reading order";
 /** A move the page could not send: it is not connected. */
 export const offlineMoveWords = (cell) => `Not connected: ${cell} was not played. Reconnecting…`;
 
+/** The board's accessible name, on a page that plays and on a replay. */
+export const BOARD_LABEL = "Board";
+export const REPLAY_BOARD_LABEL = "Replay board";
+
+/** A hint as the cell's description: "hint: win now: three in a row". */
+export const hintDescription = (sentence) => `hint: ${sentence}`;
+
+// --- the page's errors, the server's notices and the connection ------------------------
+
+/** What each refusal means to a player, by error code. */
+export const ERROR_MESSAGES = Object.freeze({
+  bad_payload: "The server did not understand that",
+  cell_out_of_range: "There is no such cell",
+  cell_taken: "That cell is taken",
+  not_your_turn: "Wait for the AI’s move",
+  stale_version: "The game changed in another tab: look again",
+  game_over: "This game is over",
+  match_over: "The match is over: start a new one",
+  bad_setting: "Those settings are out of range",
+  rate_limited: "Slow down a little",
+  unknown_event: "The server did not understand that",
+  busy: "The game is busy: try again",
+  bad_packet: "The server could not read what the page sent",
+  room_not_found: "This room has ended or expired",
+  not_seated: "You are watching: only the two players move",
+  not_allowed: "That is not allowed here",
+  game_not_over: "Finish this game first",
+  too_many_rooms: "You have too many rooms open: leave one first",
+  too_many_watchers: "This room has as many watchers as it can take",
+  rooms_full: "The server has as many rooms open as it can hold: try again later",
+  too_many_new_rooms: "Too many new rooms were opened from your network: try again later",
+  no_free_seat: "Both seats are taken: you can watch",
+  bad_name: "That name cannot be used",
+  storage_full: "The server’s storage is full: try again later",
+  game_not_found: "That game is not in your history",
+  bad_board: "That board cannot arise in a game",
+  too_costly: "That search is too large to show here",
+  bad_step: "That step is not in this search",
+  player_deleted: "Your data was deleted: reload the page",
+  internal: "The server failed: try again",
+});
+
+/** Codes the page makes up itself (connection.js), when no answer came. */
+export const CLIENT_ERROR_MESSAGES = Object.freeze({
+  offline: "Not connected: wait a moment",
+  timeout: "The server did not answer",
+  bad_reply: "The server’s answer was not understood",
+});
+
+/** Said of a refusal whose code the page does not know. */
+export const SOMETHING_WENT_WRONG = "Something went wrong";
+
+/**
+ * A refused request in words: `error` is an ack's {code, message}, or a bare code. The
+ * page's words for the code come first, else `fallback`. With `servers`, the server's
+ * own message (when it says more than the code) goes before the page's words for a
+ * server's code, with a capital unless it begins with a cell's name ("b2 is taken").
+ */
+export function errorWords(error, { fallback = SOMETHING_WENT_WRONG, servers = false } = {}) {
+  const { code, message } = typeof error === "object" && error ? error : { code: error };
+  const own = CLIENT_ERROR_MESSAGES[code];
+  const said = servers && message && message !== code ? message : "";
+  const text = own ?? (said || ERROR_MESSAGES[code]) ?? fallback;
+  return /^[a-i][1-9]\b/.test(text) ? text : capital(text);
+}
+
+/** What each of the server's notices tells the player, by code. */
+export const NOTICE_MESSAGES = Object.freeze({
+  match_unreadable: "Your saved match could not be read, so a new one was started",
+});
+
+/** What the server's `notice` says, by its code. */
+export const noticeWords = (code) => NOTICE_MESSAGES[code] ?? "The server sent a notice";
+
+/** Copying a link, by the clipboard or, without one, by hand. */
+export const LINK_COPIED = "Link copied";
+export const LINK_SELECTED = "Link selected: copy it with your keyboard or menu";
+
+/**
+ * The connection banner's words while not connected: reconnecting, or refused (with the
+ * server's `reason`). A page that only reads (History, the lab) shows the reason alone.
+ */
+export function connectionWords(status, reason = "", { plays = true } = {}) {
+  if (!plays) return reason || "Reconnecting…";
+  if (status !== "refused") return "Reconnecting…";
+  return `Connection refused: ${reason || "reload the page"}`;
+}
+
+/** A game's mode as the pages name it: the AI's mode (the new-match form's label), or a
+ * game with a friend. */
+export const modeName = (mode) => (mode === "friend" ? "With a friend" : capital(mode));
+
+/** "Game 3". */
+export const gameWords = (game) => `Game ${game}`;
+
 // --- results ----------------------------------------------------------------------------
 
 /** A game's end, by the server's status, as the player of the AI page reads it. */
@@ -222,15 +317,22 @@ export function practiceWords({ mistake, feedback }) {
   return { lesson, feedback: said ?? slipped };
 }
 
-/** A game record that passed the page's check, in plain words, by what its signature said
- * (the details are in the downloadable record). */
-export const RECORD_VERIFIED = Object.freeze({
-  verified: "Dice checked ✓",
-  unchecked: "Dice checked ✓ (this browser cannot check the signature)",
-  unsigned: "Dice checked ✓ (the record is unsigned)",
-});
-
 // --- the odds you ask for (a targeted match), your skill, and promises kept ----------
+
+/**
+ * A probability as a percentage with about three significant figures: 84.7%, 0.002%,
+ * 99.3%, 100%; never rounded up to 100% or down to 0% unless it is exactly that.
+ */
+export function percent(probability) {
+  const p = probability * 100;
+  if (!(p > 0)) return "0%";
+  if (p >= 100) return "100%";
+  const trim = (text) => (text.includes(".") ? text.replace(/\.?0+$/, "") : text);
+  let decimals = Math.min(20, Math.max(0, 2 - Math.floor(Math.log10(p))));
+  let text = trim(p.toFixed(decimals));
+  while (Number(text) >= 100 && decimals < 20) text = trim(p.toFixed(++decimals));
+  return `${text}%`;
+}
 
 /** A chance as a promise says it: "59.8%", "under 0.1%", "over 99.9%"; none at all "0%". */
 export function chanceWords(p) {
