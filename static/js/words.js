@@ -1,6 +1,8 @@
 // What the pages say to the player about a game: the board's cells and keys, the AI's
 // decisions, the values of moves under perfect play, the review's verdicts and the
-// results. Every page takes its words from here, so each is written once.
+// results, and what every page says of refusals, notices and the connection. Every page
+// takes its words from here or from its own words_*.js, so each is written once
+// (tests/test_one_wording.py fails on words written anywhere else).
 import { cellName } from "./protocol.js";
 
 /** "1 move", "2 moves". */
