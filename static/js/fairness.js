@@ -4,7 +4,7 @@
 // commitment and every number drawn from the stream. Which moves were perfect is the
 // server's word (and `tictactoe verify` checks it offline against the engine).
 import { cellName } from "./protocol.js";
-import { MISMATCHES as SAY, WHO } from "./words_dice.js";
+import { MISMATCHES as SAY, WHO } from "./words_fairness.js";
 
 const HEX_SEED = /^[0-9a-f]{64}$/;
 const FIRST_BY = ["dice", "choice", "position"];

@@ -7,16 +7,18 @@ import { setDisabled } from "./focus.js";
 import { cellIndex, labAddress } from "./protocol.js";
 import {
   PLAYER_RESULTS,
+  RECORD_CHECK,
+  RECORD_VERIFIED,
   REPLAY_BOARD_LABEL,
   betterCells,
   firstMoverWords,
   modeName,
   moveListWords,
   moveWords,
+  recordFailedWords,
   sharedResult,
   verdictWords,
 } from "./words.js";
-import { RECORD_CHECK, RECORD_VERIFIED, recordFailedWords } from "./words_dice.js";
 import { emptyBoardWords, ofWords, replayHeading, replayMoveWords } from "./words_history.js";
 
 /** When a game ended, as the player's locale writes it. */

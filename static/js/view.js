@@ -11,25 +11,23 @@ import { createControls } from "./view_controls.js";
 import { createDicePanel } from "./view_dice.js";
 import { createMatchPanel } from "./view_match.js";
 import {
+  EXPLAIN_EMPTY,
+  LOADING,
   MATCH_RESULTS,
+  NOT_CONNECTED,
+  OFFLINE_HEADLINES,
   RESULTS,
+  THINKING,
+  YOUR_TURN,
   errorWords,
+  gameMetaWords,
+  lastGameWords,
   latestMoveWords,
   modeName,
   noticeWords,
   offlineMoveWords,
   practiceWords,
 } from "./words.js";
-import {
-  EXPLAIN_EMPTY,
-  LOADING,
-  NOT_CONNECTED,
-  OFFLINE_HEADLINES,
-  THINKING,
-  YOUR_TURN,
-  gameMetaWords,
-  lastGameWords,
-} from "./words_ai.js";
 
 // TEMPORARY: the rules dialog still takes `percent` from here; it imports it from words.js
 // in the change that gives it its wording module, which deletes this line.

@@ -1,7 +1,7 @@
 // The AI page's switches and buttons around the board: keys 1-9, Sound, Hint, and the
 // buttons a game's end brings (Next game, New match) or a fixed mode allows (Take back).
 import { $ } from "./dom.js";
-import { newMatchWords } from "./words_ai.js";
+import { newMatchWords } from "./words.js";
 
 // An on/off toggle button: pressed when on.
 const pressed = (button) => button.getAttribute("aria-pressed") === "true";

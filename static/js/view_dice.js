@@ -7,7 +7,7 @@ import {
   SEED_HIDDEN,
   diceFailedWords,
   nextSeedWords,
-} from "./words_dice.js";
+} from "./words.js";
 
 /** The dice panel over the server-rendered page: render(state), showSeed(seed),
  * showVerdict(record, verdict). */

@@ -1,14 +1,15 @@
 // The AI page's match: its mode, the HP bars and the difficulty, the lock and the chances
 // (adaptive matches only), "How it works", and the tally of wins, losses and draws.
 import { $ } from "./dom.js";
-import { gameWords, modeName } from "./words.js";
 import {
   FULL_HP,
   chancesSentence,
   difficultyNoteWords,
   fixedModeWords,
+  gameWords,
   lockButtonWords,
-} from "./words_ai.js";
+  modeName,
+} from "./words.js";
 
 const formatDelta = (n) => (n > 0 ? `+${n}` : n < 0 ? `-${-n}` : "±0");
 

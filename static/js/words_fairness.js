@@ -1,45 +1,6 @@
-// What the pages say of a game's dice and its record (docs/fairness.md): the AI page's
-// dice panel, the replay's check of a signed record, and each reason fairness.js gives
-// when a check fails. words.js has the rest.
-
-/** A game record that passed the page's check, in plain words, by what its signature said
- * (the details are in the downloadable record). */
-export const RECORD_VERIFIED = Object.freeze({
-  verified: "Dice checked ✓",
-  unchecked: "Dice checked ✓ (this browser cannot check the signature)",
-  unsigned: "Dice checked ✓ (the record is unsigned)",
-});
-
-// --- the AI page's dice panel -----------------------------------------------------------
-
-/** The server seed's place while the game goes on. */
-export const SEED_HIDDEN = "revealed when the game ends";
-
-/** The client seed the next game will start from, when it is not this game's. */
-export const nextSeedWords = (seed) => ` (from your next game: ${seed}-…)`;
-
-/** The dice check's line, by where the game is. */
-export const DICE_CHECK = Object.freeze({
-  none: "This game began before verifiable dice",
-  waiting: "Dice fixed before the game: checked here when it ends",
-  checking: "Checking the dice…",
-  unchecked: "The dice could not be checked: reload the page to try again",
-});
-
-/** A dice check that failed, with the checker's reason. */
-export const diceFailedWords = (reason) => `Dice check failed: ${reason}`;
-
-// --- the replay's signed record ---------------------------------------------------------
-
-export const RECORD_CHECK = Object.freeze({
-  checking: "Checking the record…",
-  unchecked: "The record could not be checked: reload the page to try again",
-});
-
-/** A record check that failed, with the checker's reason. */
-export const recordFailedWords = (reason) => `Check failed: ${reason}`;
-
-// --- why a check failed (fairness.js) -----------------------------------------------------
+// Why a game's record fails its check (fairness.js, docs/fairness.md), as the page shows
+// it after "Dice check failed: ". Loaded with the checker, once a game ends; words.js has
+// the rest of the dice's words.
 
 /** Who moves, as a reason names them. */
 export const WHO = Object.freeze({ human: "you", ai: "the AI" });
