@@ -231,9 +231,10 @@ def test_redis_player_gets_a_fresh_match_and_a_notice(tmp_path: Path, redis_url:
 
 def test_notice_codes_agree_with_the_page_and_the_docs() -> None:
     script = (ROOT / "static" / "js" / "protocol.js").read_text()
+    words = (ROOT / "static" / "js" / "words.js").read_text()
     docs = (ROOT / "docs" / "protocol.md").read_text()
     messages = re.search(
-        r"export const NOTICE_MESSAGES = Object\.freeze\(\{(.*?)\}\);", script, re.S
+        r"export const NOTICE_MESSAGES = Object\.freeze\(\{(.*?)\}\);", words, re.S
     )
     names = re.search(r"export const NOTICES = Object\.freeze\(\{(.*?)\}\);", script, re.S)
     assert messages and names

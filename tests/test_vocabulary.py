@@ -18,13 +18,14 @@ from webapp.server.protocol.vocabulary import (
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTOCOL_JS = (ROOT / "static" / "js" / "protocol.js").read_text()
+WORDS_JS = (ROOT / "static" / "js" / "words.js").read_text()
 PROTOCOL_MD = (ROOT / "docs" / "protocol.md").read_text()
 CLIENT_ONLY = {"offline", "timeout", "bad_reply"}
 
 
-def js_object(name: str) -> dict[str, str]:
+def js_object(name: str, script: str = PROTOCOL_JS) -> dict[str, str]:
     """The key -> string-value pairs of ``export const NAME = Object.freeze({...})``."""
-    body = re.search(rf"export const {name} = Object\.freeze\(\{{(.*?)\}}\);", PROTOCOL_JS, re.S)
+    body = re.search(rf"export const {name} = Object\.freeze\(\{{(.*?)\}}\);", script, re.S)
     assert body, name
     return dict(re.findall(r'(\w+): "([^"]*)"', body[1]))
 
@@ -46,9 +47,10 @@ def test_events_agree() -> None:
 
 
 def test_error_codes_agree() -> None:
-    assert sorted(js_object("ERROR_MESSAGES")) == sorted(ErrorCode)
+    # The codes are the protocol's; their words are words.js's.
+    assert sorted(js_object("ERROR_MESSAGES", WORDS_JS)) == sorted(ErrorCode)
     assert md_table("### Error codes") == list(ErrorCode)
-    assert set(js_object("CLIENT_ERROR_MESSAGES")) == CLIENT_ONLY
+    assert set(js_object("CLIENT_ERROR_MESSAGES", WORDS_JS)) == CLIENT_ONLY
     assert not CLIENT_ONLY & set(ErrorCode)
     assert all(f"`{code}`" in PROTOCOL_MD for code in CLIENT_ONLY)
 
@@ -60,6 +62,8 @@ def test_refusal_codes_agree() -> None:
 
 def test_modes_agree() -> None:
     assert tuple(MODE_CHOICES) == MODES
+    # words.js's modeName writes a mode as the new-match form names it: with a capital.
+    assert all(name == mode.capitalize() for mode, (name, _) in MODE_CHOICES.items())
     documented = re.search(r'"mode": "([a-z\\|]+)"', PROTOCOL_MD)
     assert documented and documented[1].split("\\|") == list(MODES)
 

@@ -4,7 +4,15 @@
 // and the number keys. The page owns what to show: it hands the board a position, and
 // is told of a play. No game rule lives here: what may be played, the server says.
 import { cellName } from "./protocol.js";
-import { BETTER_MOVE, BOARD_HELP, BOARD_HELP_DIGITS, cellWords, hintWords } from "./words.js";
+import {
+  BETTER_MOVE,
+  BOARD_HELP,
+  BOARD_HELP_DIGITS,
+  BOARD_LABEL,
+  cellWords,
+  hintDescription,
+  hintWords,
+} from "./words.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -38,7 +46,7 @@ const element = (tag, attrs = {}) => Object.assign(document.createElement(tag), 
  * ("you" or "ai"). The handle: set(position), showHints(analysis), mark(cells),
  * setNumberKeys(on), focus().
  */
-export function createBoard(root, { size = 3, label = "Board", onPlay = null, colours = {} }) {
+export function createBoard(root, { size = 3, label = BOARD_LABEL, onPlay = null, colours = {} }) {
   const readOnly = !onPlay;
   const count = size * size;
   let focused = 0;
@@ -153,7 +161,7 @@ export function createBoard(root, { size = 3, label = "Board", onPlay = null, co
       const words = value ? hintWords(value) : null;
       hints[i].textContent = words?.label ?? "";
       hints[i].dataset.result = value ? value.result : "";
-      if (words) cell.setAttribute("aria-description", `hint: ${words.sentence}`);
+      if (words) cell.setAttribute("aria-description", hintDescription(words.sentence));
       else cell.removeAttribute("aria-description");
     });
   }

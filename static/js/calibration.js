@@ -1,6 +1,7 @@
 // Promises checked in the open: the player's skill line, and their targeted matches'
 // chance promised against the share won, as an inline SVG chart (with a title and a
 // description) and a table of the same numbers, its text equivalent.
+import { $ } from "./dom.js";
 import { matchesIn } from "./timeline.js";
 import {
   calibrationWords,
@@ -9,13 +10,20 @@ import {
   skillLineWords,
   skillMeaningWords,
 } from "./words.js";
+import {
+  CHANCE_PROMISED,
+  SHARE_WON,
+  calibrationDescription,
+  intervalWords,
+  ofWords,
+  rangeWords,
+  unfinishedWords,
+} from "./words_history.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const SIZE = 240;
 const PAD = { left: 52, right: 20, top: 12, bottom: 36 };
 const SHOWN_PROMISES = 20;
-
-const $ = (id) => document.getElementById(id);
 
 function svg(name, attributes, text = null) {
   const element = document.createElementNS(SVG_NS, name);
@@ -44,8 +52,8 @@ function axes() {
     );
   }
   group.append(
-    svg("text", { x: x(0.5), y: SIZE - 4, "text-anchor": "middle" }, "chance promised"),
-    svg("text", { x: 12, y: y(0.5), "text-anchor": "middle", transform: `rotate(-90 12 ${y(0.5)})` }, "share won"),
+    svg("text", { x: x(0.5), y: SIZE - 4, "text-anchor": "middle" }, CHANCE_PROMISED),
+    svg("text", { x: 12, y: y(0.5), "text-anchor": "middle", transform: `rotate(-90 12 ${y(0.5)})` }, SHARE_WON),
   );
   return group;
 }
@@ -64,19 +72,6 @@ function mark(bucket) {
   return group;
 }
 
-const range = (bucket) => `${Math.round(bucket.from * 100)}–${Math.round(bucket.to * 100)}%`;
-const interval = ([low, high]) => `${chanceWords(low)} to ${chanceWords(high)}`;
-
-/** The chart's description: every bucket in words, as the table has them. */
-function described(calibration) {
-  const parts = calibration.buckets.map(
-    (b) =>
-      `promised ${range(b)}: ${b.won} of ${b.matches} won (${chanceWords(b.observed)}, ` +
-      `interval ${interval(b.interval)}) against ${chanceWords(b.promised)} promised`,
-  );
-  return `The diagonal is a promise kept exactly. ${parts.join("; ")}.`;
-}
-
 function row(cells, header = false) {
   const element = document.createElement("tr");
   cells.forEach((text, i) => {
@@ -92,7 +87,7 @@ function drawCalibration(calibration) {
   $("calibration").hidden = calibration.matches === 0;
   if (calibration.matches === 0) return;
   $("calibration-summary").textContent = calibrationWords(calibration);
-  $("calibration-svg-desc").textContent = described(calibration);
+  $("calibration-svg-desc").textContent = calibrationDescription(calibration);
   const chart = $("calibration-svg");
   chart.replaceChildren(
     $("calibration-svg-title"),
@@ -100,12 +95,10 @@ function drawCalibration(calibration) {
     axes(),
     ...calibration.buckets.map(mark),
   );
-  const rows = calibration.buckets.map((b) =>
-    row(
-      [range(b), `${b.won} of ${b.matches}`, chanceWords(b.promised), chanceWords(b.observed), interval(b.interval)],
-      true,
-    ),
-  );
+  const rows = calibration.buckets.map((b) => {
+    const chances = [chanceWords(b.promised), chanceWords(b.observed), intervalWords(b.interval)];
+    return row([rangeWords(b), ofWords(b.won, b.matches), ...chances], true);
+  });
   $("calibration-rows").replaceChildren(...rows);
 }
 
@@ -120,7 +113,7 @@ function drawPromises(games, when) {
     const promise = match.games[0].promise;
     const happened = match.over
       ? keptWords(promise, last.hp_after.human > 0)
-      : `${chanceWords(promise.chance)} promised · not finished`;
+      : unfinishedWords(promise);
     return row([when(last.ended), `${Math.round(promise.target * 100)}%`, happened], true);
   });
   $("promises-rows").replaceChildren(...rows);

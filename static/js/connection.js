@@ -1,6 +1,9 @@
-// The one Socket.IO connection: state snapshots in, intentions out (answered by acks).
+// The one Socket.IO connection: state snapshots in, intentions out (answered by acks);
+// and what every page shows of it: the connection banner, and the notices announced.
 import { io } from "../vendor/socket.io.esm.min.js";
+import { $ } from "./dom.js";
 import { REFUSALS, SERVER_EVENTS } from "./protocol.js";
+import { connectionWords } from "./words.js";
 
 const ACK_TIMEOUT_MS = 5000;
 
@@ -67,4 +70,39 @@ export function connect({ onState, onRoom, onStatus, onNotice, onDeleted = reloa
   }
 
   return { send };
+}
+
+/**
+ * The connection banner (templates/_parts.html) for the socket's `status`: "online",
+ * "offline" (reconnecting) or "refused", with the server's `reason`. A page that `plays`
+ * also marks itself offline (its board goes dim) and words a refusal as one.
+ */
+export function showConnection(status, reason = "", { plays = true } = {}) {
+  const online = status === "online";
+  const banner = $("connection");
+  banner.hidden = online;
+  if (plays) {
+    banner.dataset.status = status;
+    document.body.classList.toggle("is-offline", !online);
+  }
+  if (!plays && online) return;
+  $("connection-text").textContent = connectionWords(status, reason, { plays });
+}
+
+let noticeTimer = 0;
+
+/**
+ * Show `text` in the page's notice (a status region: it is read out too). It fades after
+ * `ms`, or stays until the next notice when `ms` is null.
+ */
+export function announce(text, ms = null) {
+  const notice = $("notice");
+  notice.textContent = text;
+  notice.classList.add("is-visible");
+  clearTimeout(noticeTimer);
+  if (ms == null) return;
+  noticeTimer = setTimeout(() => {
+    notice.classList.remove("is-visible");
+    noticeTimer = setTimeout(() => (notice.textContent = ""), 400);
+  }, ms);
 }

@@ -4,9 +4,9 @@
 // commitment and every number drawn from the stream. Which moves were perfect is the
 // server's word (and `tictactoe verify` checks it offline against the engine).
 import { cellName } from "./protocol.js";
+import { MISMATCHES as SAY, WHO } from "./words_fairness.js";
 
 const HEX_SEED = /^[0-9a-f]{64}$/;
-const WHO = { human: "you", ai: "the AI" };
 const FIRST_BY = ["dice", "choice", "position"];
 const SIGNED_KIND = "tictactoe-hp-signed-game";
 // Served at the site's root, two folders above this module (static/js/).
@@ -67,28 +67,23 @@ function difficultyOf(record) {
 
 /** Check one AI move's numbers; `next` is the stream number it must use first. */
 async function checkMove(record, move, index, next, draw) {
-  const name = `AI move ${index} at ${nameOf(move.cell)}`;
+  const name = SAY.aiMove(index, nameOf(move.cell));
   const adaptive = record.mode === "adaptive";
-  if (adaptive && move.roll_n == null) throw new Mismatch(`${name}: the record has no roll`);
+  if (adaptive && move.roll_n == null) throw new Mismatch(SAY.noRoll(name));
   if (move.roll_n != null) {
-    const order = `${name}: its roll is stream number ${move.roll_n}, expected ${next}`;
-    expectEqual(move.roll_n, next, order);
+    expectEqual(move.roll_n, next, SAY.rollOrder(name, move.roll_n, next));
     const roll = pick(await draw(next), 100);
-    const said = `${name}: the dice give roll ${roll}, the record says ${move.roll}`;
-    expectEqual(move.roll, roll, said);
+    expectEqual(move.roll, roll, SAY.roll(name, roll, move.roll));
     next += 1;
     if (adaptive) {
       const difficulty = difficultyOf(record);
       if (difficulty != null) {
-        expectEqual(
-          move.difficulty,
-          difficulty,
-          `${name}: the difficulty is ${difficulty}, the record says ${move.difficulty}`,
-        );
+        const said = SAY.difficulty(name, difficulty, move.difficulty);
+        expectEqual(move.difficulty, difficulty, said);
       }
       const decision = roll < move.difficulty ? "perfect" : "random";
-      const means = `roll ${roll} against difficulty ${move.difficulty} means a ${decision} move`;
-      expectEqual(move.decision, decision, `${name}: ${means}, the record says ${move.decision}`);
+      const said = SAY.decision(name, roll, move.difficulty, decision, move.decision);
+      expectEqual(move.decision, decision, said);
     }
   }
   const candidates = move.candidates;
@@ -96,13 +91,11 @@ async function checkMove(record, move, index, next, draw) {
     Array.isArray(candidates) &&
     candidates.length > 0 &&
     candidates.every((cell, i) => isCell(cell) && (i === 0 || cell > candidates[i - 1]));
-  if (!sorted) throw new Mismatch(`${name}: its candidates are not sorted cells`);
-  const order = `${name}: its pick is stream number ${move.pick_n}, expected ${next}`;
-  expectEqual(move.pick_n, next, order);
+  if (!sorted) throw new Mismatch(SAY.candidates(name));
+  expectEqual(move.pick_n, next, SAY.pickOrder(name, move.pick_n, next));
   const cell = candidates[pick(await draw(next), candidates.length)];
-  const picked = `the dice pick ${cellName(cell)} from ${candidates.map(cellName).join(", ")}`;
-  const said = `${name}: ${picked}, the record says ${nameOf(move.cell)}`;
-  expectEqual(move.cell, cell, said);
+  const cells = candidates.map(cellName).join(", ");
+  expectEqual(move.cell, cell, SAY.pick(name, cellName(cell), cells, nameOf(move.cell)));
   return next + 1;
 }
 
@@ -112,14 +105,13 @@ async function checkMove(record, move, index, next, draw) {
  */
 function checkFirst(record, zero) {
   const firstBy = record.first_by ?? "dice"; // format 1 drew it every time
-  if (!FIRST_BY.includes(firstBy)) throw new Mismatch(`unknown first_by ${firstBy}`);
+  if (!FIRST_BY.includes(firstBy)) throw new Mismatch(SAY.firstBy(firstBy));
   if (!Object.hasOwn(WHO, record.first ?? "")) {
-    throw new Mismatch(`unknown first player ${record.first}`);
+    throw new Mismatch(SAY.firstPlayer(record.first));
   }
   if (firstBy !== "dice") return;
   const first = pick(zero, 2) === 0 ? "human" : "ai";
-  const who = `who starts: the dice say ${WHO[first]}, the record says ${WHO[record.first]}`;
-  expectEqual(record.first, first, who);
+  expectEqual(record.first, first, SAY.first(WHO[first], WHO[record.first]));
 }
 
 let published = null; // the server's public keys by id, fetched once
@@ -127,7 +119,7 @@ let published = null; // the server's public keys by id, fetched once
 function serverKeys() {
   published ??= fetch(KEYS_URL, { cache: "no-cache" })
     .then((reply) => {
-      if (!reply.ok) throw new Error(`the server's keys answered ${reply.status}`);
+      if (!reply.ok) throw new Error(SAY.keys(reply.status));
       return reply.json();
     })
     .then((document) => new Map(document.keys.map((key) => [key.id, key.public_key])))
@@ -142,7 +134,7 @@ function base64Bytes(text, name) {
   try {
     return Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
   } catch {
-    throw new Mismatch(`the signed record's ${name} is not base64`);
+    throw new Mismatch(SAY.base64(name));
   }
 }
 
@@ -153,14 +145,14 @@ function base64Bytes(text, name) {
  */
 async function opened(document) {
   if (document?.kind !== SIGNED_KIND) return { record: document, signature: "unsigned" };
-  if (document.format !== 1) throw new Mismatch("not a signed record of format 1");
+  if (document.format !== 1) throw new Mismatch(SAY.format);
   const payload = base64Bytes(document.payload, "payload");
   const signature = base64Bytes(document.signature, "signature");
   let record;
   try {
     record = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(payload));
   } catch {
-    throw new Mismatch("the signed payload is not JSON");
+    throw new Mismatch(SAY.payload);
   }
   const key = document.key;
   let keys;
@@ -170,7 +162,7 @@ async function opened(document) {
     return { record, signature: "unchecked", key };
   }
   if (!keys.has(key)) {
-    throw new Mismatch(`signed by key ${key}, which is not one of this server's keys`);
+    throw new Mismatch(SAY.unknownKey(key));
   }
   let publicKey;
   try {
@@ -183,7 +175,7 @@ async function opened(document) {
     throw err;
   }
   const good = await crypto.subtle.verify({ name: "Ed25519" }, publicKey, signature, payload);
-  if (!good) throw new Mismatch(`the signature does not match the record's bytes (key ${key})`);
+  if (!good) throw new Mismatch(SAY.signature(key));
   return { record, signature: "verified", key };
 }
 
@@ -198,25 +190,24 @@ function outcomeOf(cells) {
 function checkComplete(record) {
   const revealed = record.dice?.server_seed != null;
   if (!ENDED.has(record.status)) {
-    const missing = revealed ? ": moves are missing" : "";
-    throw new Mismatch(`the game is not over (status ${JSON.stringify(record.status)})${missing}`);
+    throw new Mismatch(SAY.notOver(JSON.stringify(record.status), revealed));
   }
   if (typeof record.mode !== "string" || typeof record.rules !== "object" || !record.rules) {
-    throw new Mismatch("the record has no mode or rules");
+    throw new Mismatch(SAY.noRules);
   }
-  if (!WHO[record.first]) throw new Mismatch("the record's first player is neither side");
+  if (!WHO[record.first]) throw new Mismatch(SAY.noFirst);
   const cells = Array(9).fill(null);
   let placed = 0;
   const place = (cell, index) => {
-    if (!isCell(cell) || cells[cell]) throw new Mismatch(`move ${index} is not on an empty cell`);
+    if (!isCell(cell) || cells[cell]) throw new Mismatch(SAY.notEmpty(index));
     cells[cell] = placed++ % 2 === 0 ? "X" : "O";
   };
   (record.setup ?? []).forEach((cell) => place(cell, 0));
   const other = record.first === "human" ? "ai" : "human";
   (record.moves ?? []).forEach((move, i) => {
-    if (outcomeOf(cells)) throw new Mismatch(`move ${i + 1} comes after the game was over`);
+    if (outcomeOf(cells)) throw new Mismatch(SAY.afterEnd(i + 1));
     const mover = placed % 2 === 0 ? record.first : other;
-    if (move.by !== mover) throw new Mismatch(`move ${i + 1} is not the ${WHO[mover]}'s turn`);
+    if (move.by !== mover) throw new Mismatch(SAY.notTurn(i + 1, WHO[mover]));
     place(move.cell, i + 1);
   });
   const outcome = outcomeOf(cells);
@@ -229,17 +220,17 @@ function checkComplete(record) {
           ? "human_won"
           : "ai_won";
   if (status !== record.status) {
-    throw new Mismatch(`the moves end with the game ${status}, the record says ${record.status}`);
+    throw new Mismatch(SAY.ending(status, record.status));
   }
 }
 
 async function check(record) {
   const dice = record?.dice;
-  if (!dice) throw new Mismatch("the game began before verifiable dice");
-  if (dice.server_seed == null) throw new Mismatch("the server seed is not revealed yet");
-  if (!HEX_SEED.test(dice.server_seed)) throw new Mismatch("the server seed is not 64 hex digits");
+  if (!dice) throw new Mismatch(SAY.noDice);
+  if (dice.server_seed == null) throw new Mismatch(SAY.seedHidden);
+  if (!HEX_SEED.test(dice.server_seed)) throw new Mismatch(SAY.seedForm);
   const digest = hex(await crypto.subtle.digest("SHA-256", bytesOf(dice.server_seed)));
-  expectEqual(digest, dice.commitment, "the server seed does not match the commitment");
+  expectEqual(digest, dice.commitment, SAY.commitment);
   const draw = await stream(dice.server_seed, dice.client_seed, record.game);
 
   checkFirst(record, await draw(0));
@@ -265,6 +256,6 @@ export async function verifyRecord(document) {
     return { ok: true, signature, key: key ?? null };
   } catch (err) {
     if (err instanceof Mismatch) return { ok: false, reason: err.message };
-    return { ok: false, reason: `the record could not be read (${err?.message ?? err})` };
+    return { ok: false, reason: SAY.unreadable(err?.message ?? err) };
   }
 }

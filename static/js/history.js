@@ -3,15 +3,31 @@
 // A replay has its own address (/history/<id>): opening one pushes it, so Back and
 // Forward step between replays and the list, and a bookmark or a reload opens it again.
 import { drawOdds } from "./calibration.js";
-import { connect } from "./connection.js";
-import { ERROR_MESSAGES, EVENTS } from "./protocol.js";
-import { formatWhen, hideReplay, modeName, showReplay, wireControls } from "./replay.js";
+import { announce, connect, showConnection } from "./connection.js";
+import { $ } from "./dom.js";
+import { EVENTS } from "./protocol.js";
+import { formatWhen, hideReplay, showReplay, wireControls } from "./replay.js";
 import { drawMatch, matchesIn } from "./timeline.js";
-import { PLAYER_RESULTS, askedTooOften, plural } from "./words.js";
+import {
+  CLIENT_ERROR_MESSAGES,
+  LINK_COPIED,
+  LINK_SELECTED,
+  PLAYER_RESULTS,
+  askedTooOften,
+  errorWords,
+  modeName,
+  plural,
+} from "./words.js";
+import {
+  MATCH_OVER,
+  NOT_DELETED,
+  REPLAY,
+  matchName,
+  replayLabel,
+  replayTitle,
+} from "./words_history.js";
 
 const SHOWN_MATCHES = 6;
-
-const $ = (id) => document.getElementById(id);
 
 let asked = null; // the id of the game last asked for
 let shown = false; // a replay is on screen
@@ -29,16 +45,12 @@ function gameInAddress() {
   return new URLSearchParams(window.location.search).get("game");
 }
 
-function showNotice(text) {
-  const notice = $("notice");
-  notice.textContent = text;
-  notice.classList.add("is-visible"); // the sheet keeps an empty notice transparent
-}
+// The page's notices stay until the next one.
+const showNotice = (text) => announce(text);
 
-function refused(reply) {
-  const code = reply?.error?.code;
-  showNotice(ERROR_MESSAGES[code] ?? reply?.error?.message ?? "The server did not answer");
-}
+// No answer at all (a download the server did not answer) reads as a timeout.
+const unanswered = CLIENT_ERROR_MESSAGES.timeout;
+const refused = (reply) => showNotice(errorWords(reply?.error, { fallback: unanswered }));
 
 // Games with a friend are counted apart from those against the AI.
 function renderFriends(counts) {
@@ -83,12 +95,12 @@ function renderGames(games, open) {
     button.type = "button";
     button.className = "btn btn-small";
     const date = formatWhen(game.ended);
-    button.textContent = "Replay";
-    button.setAttribute("aria-label", `Replay the game of ${date}`);
+    button.textContent = REPLAY;
+    button.setAttribute("aria-label", replayLabel(date));
     button.addEventListener("click", () => open(game.id));
     const action = document.createElement("td");
     action.append(button);
-    const result = PLAYER_RESULTS[game.result] + (game.match_over ? ", match over" : "");
+    const result = PLAYER_RESULTS[game.result] + (game.match_over ? MATCH_OVER : "");
     row.append(cellOf(date), cellOf(modeName(game.mode)), cellOf(result), cellOf(game.moves), action);
     return row;
   });
@@ -113,9 +125,9 @@ async function copyShareLink() {
   field.select();
   try {
     await navigator.clipboard.writeText(field.value);
-    showNotice("Link copied");
+    showNotice(LINK_COPIED);
   } catch {
-    showNotice("Link selected: copy it with your keyboard or menu");
+    showNotice(LINK_SELECTED);
   }
 }
 
@@ -152,7 +164,7 @@ function wireForget() {
     const reply = await fetch(dialog.dataset.action, { method: "POST" }).catch(() => null);
     dialog.close();
     if (reply?.ok) window.location.assign(dialog.dataset.home);
-    else showNotice("Nothing was deleted: the server did not answer. Try again.");
+    else showNotice(NOT_DELETED);
   });
 }
 
@@ -165,12 +177,7 @@ function renderMatches(games, underWay) {
   const figures = matches.map((match) => {
     const last = match.games[match.games.length - 1];
     const ended = formatWhen(last.ended);
-    const name = match.over
-      ? `Match of ${ended}`
-      : last.id === underWay
-        ? `This match, under way (last game ${ended})`
-        : `Abandoned match (last game ${ended})`;
-    return drawMatch(match, name);
+    return drawMatch(match, matchName(match.over, last.id === underWay, ended));
   });
   $("timelines").replaceChildren(...figures);
 }
@@ -196,7 +203,7 @@ function start() {
     if (push && window.location.pathname !== address) history.pushState({ id }, "", address);
     else if (window.location.pathname !== address) history.replaceState({ id }, "", address);
     showReplay(reply.game, reply.review, { signed: reply.signed_record });
-    document.title = `Game of ${formatWhen(reply.game.ended)} · ${PAGE_TITLE}`;
+    document.title = replayTitle(formatWhen(reply.game.ended), PAGE_TITLE);
     // A game with a friend is theirs too: it is not shared, nor practised against the AI.
     const friend = reply.game.kind === "friend";
     if (friend) $("share").hidden = $("retry").hidden = true;
@@ -222,8 +229,7 @@ function start() {
     else closeReplay();
   });
   const onStatus = (status, message) => {
-    $("connection").hidden = status === "online";
-    if (status !== "online") $("connection-text").textContent = message || "Reconnecting…";
+    showConnection(status, message, { plays: false });
     if (status === "online") load();
   };
   // Deleted from this page, or another tab: home, as after this page's own "Delete everything".

@@ -1,22 +1,17 @@
 // Wires the socket to the view: snapshots are rendered, clicks become events.
+import { CHOICES, choice, loadSeed, randomSeed, remember, saveSeed, stored } from "./choices.js";
 import { connect } from "./connection.js";
-import { CLIENT_SEED, ERRORS, EVENTS, NOTICES } from "./protocol.js";
+import { ERRORS, EVENTS, NOTICES } from "./protocol.js";
 import { createSounds, cuesBetween } from "./sound.js";
 import { createRules } from "./rules.js";
 import { createView } from "./view.js";
 
 const ODDS_DEBOUNCE_MS = 250;
-const SEED_KEY = "tictactoe-client-seed";
-const SOUND_KEY = "tictactoe-sound"; // "on" or "off", once the player chose
-const NUMBER_KEYS_KEY = "tictactoe-number-keys"; // "on" or "off"
-const HINTS_KEY = "tictactoe-hints"; // "on" or "off"
-const SEED_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
-const SEED_LENGTH = 16;
 const OFFLINE = "offline"; // connection.js's code for a question never sent
 
 let current = null;
 let heard = null; // the last snapshot whose sounds were played
-let hintsOn = choice(HINTS_KEY, false);
+let hintsOn = choice(CHOICES.hints, false);
 let chancesOn = false;
 let chancesFor = null; // the match position the chances shown are of
 let chancesTicket = 0;
@@ -27,57 +22,6 @@ let oddsAnswered = true;
 const verdicts = new Map(); // commitment -> verifyRecord's answer, once per game
 let fairness = null; // the checker, loaded when the first game ends
 let clientSeed = loadSeed();
-
-/** A fresh random client seed: 16 characters from a-z and 0-9, without bias. */
-function randomSeed() {
-  const chars = [];
-  const limit = 256 - (256 % SEED_ALPHABET.length);
-  while (chars.length < SEED_LENGTH) {
-    for (const byte of crypto.getRandomValues(new Uint8Array(SEED_LENGTH))) {
-      if (byte >= limit || chars.length === SEED_LENGTH) continue;
-      chars.push(SEED_ALPHABET[byte % SEED_ALPHABET.length]);
-    }
-  }
-  return chars.join("");
-}
-
-/** What the browser keeps under `key`, or null (storage refused in a private window). */
-function stored(key) {
-  try {
-    return localStorage.getItem(key);
-  } catch {
-    return null;
-  }
-}
-
-/** Keep `value` under `key` if the browser lets us; it is kept for this page anyway. */
-function store(key, value) {
-  try {
-    localStorage.setItem(key, value);
-  } catch {
-    // Kept for this page only.
-  }
-  return value;
-}
-
-/** The browser's client seed, made and kept the first time. */
-function loadSeed() {
-  const seed = stored(SEED_KEY);
-  if (seed && CLIENT_SEED.test(seed)) return seed;
-  return saveSeed(randomSeed());
-}
-
-function saveSeed(seed) {
-  return store(SEED_KEY, seed);
-}
-
-/** A remembered on/off choice, or `fallback` while the player has not made one. */
-function choice(key, fallback) {
-  const value = stored(key);
-  return value === "on" ? true : value === "off" ? false : fallback;
-}
-
-const remember = (key, on) => store(key, on ? "on" : "off");
 
 /**
  * The client seed of the game about to start: the player's own, joined to a value drawn
@@ -94,7 +38,7 @@ const view = createView({
   lockDifficulty: () => rules.confirmLock(),
   takeBack: () => request(EVENTS.takeBack),
   toggleHints(on) {
-    hintsOn = remember(HINTS_KEY, on) === "on";
+    hintsOn = remember(CHOICES.hints, on) === "on";
     refreshHints();
   },
   toggleChances(on) {
@@ -102,9 +46,9 @@ const view = createView({
     chancesFor = null;
     refreshChances();
   },
-  numberKeysChanged: (on) => remember(NUMBER_KEYS_KEY, on),
+  numberKeysChanged: (on) => remember(CHOICES.numberKeys, on),
   toggleSound(on) {
-    remember(SOUND_KEY, on);
+    remember(CHOICES.sound, on);
     sounds.setOn(on);
     sounds.unlock(); // the toggle's click is a gesture
   },
@@ -134,7 +78,7 @@ function showSeed(seed) {
   rules.showSeed(seed);
 }
 showSeed(clientSeed);
-view.showNumberKeys(choice(NUMBER_KEYS_KEY, true));
+view.showNumberKeys(choice(CHOICES.numberKeys, true));
 view.showHintsOn(hintsOn);
 
 // Sound: off by default for those who ask for reduced motion. The AudioContext waits for
@@ -145,9 +89,9 @@ function setSound(on) {
   sounds.setOn(on);
   view.showSound(on);
 }
-setSound(choice(SOUND_KEY, !calm.matches));
+setSound(choice(CHOICES.sound, !calm.matches));
 calm.addEventListener("change", () => {
-  if (stored(SOUND_KEY) === null) setSound(!calm.matches);
+  if (stored(CHOICES.sound) === null) setSound(!calm.matches);
 });
 for (const type of ["pointerdown", "keydown"]) {
   document.addEventListener(type, () => sounds.unlock(), { capture: true });

@@ -35,51 +35,16 @@ export const SERVER_EVENTS = Object.freeze({
   playerDeleted: "player_deleted",
 });
 
-/** What each refusal means to a player, by error code. */
-export const ERROR_MESSAGES = Object.freeze({
-  bad_payload: "The server did not understand that",
-  cell_out_of_range: "There is no such cell",
-  cell_taken: "That cell is taken",
-  not_your_turn: "Wait for the AI’s move",
-  stale_version: "The game changed in another tab: look again",
-  game_over: "This game is over",
-  match_over: "The match is over: start a new one",
-  bad_setting: "Those settings are out of range",
-  rate_limited: "Slow down a little",
-  unknown_event: "The server did not understand that",
-  busy: "The game is busy: try again",
-  bad_packet: "The server could not read what the page sent",
-  room_not_found: "This room has ended or expired",
-  not_seated: "You are watching: only the two players move",
-  not_allowed: "That is not allowed here",
-  game_not_over: "Finish this game first",
-  too_many_rooms: "You have too many rooms open: leave one first",
-  too_many_watchers: "This room has as many watchers as it can take",
-  rooms_full: "The server has as many rooms open as it can hold: try again later",
-  too_many_new_rooms: "Too many new rooms were opened from your network: try again later",
-  no_free_seat: "Both seats are taken: you can watch",
-  bad_name: "That name cannot be used",
-  storage_full: "The server’s storage is full: try again later",
-  game_not_found: "That game is not in your history",
-  bad_board: "That board cannot arise in a game",
-  too_costly: "That search is too large to show here",
-  bad_step: "That step is not in this search",
-  player_deleted: "Your data was deleted: reload the page",
-  internal: "The server failed: try again",
-});
+// TEMPORARY: the rules dialog and the lab still read the refusals' words here; they
+// move to words.js's errorWords in the change that gives those two their wording modules,
+// which deletes this line.
+export { CLIENT_ERROR_MESSAGES, ERROR_MESSAGES } from "./words.js";
 
 /** The error codes the page acts on, beyond showing their message. */
 export const ERRORS = Object.freeze({ badSetting: "bad_setting", badPayload: "bad_payload" });
 
 /** A client seed for the dice (docs/fairness.md): 1 to 64 letters, digits, - or _. */
 export const CLIENT_SEED = /^[A-Za-z0-9_-]{1,64}$/;
-
-/** Codes the page makes up itself, when no answer came. */
-export const CLIENT_ERROR_MESSAGES = Object.freeze({
-  offline: "Not connected: wait a moment",
-  timeout: "The server did not answer",
-  bad_reply: "The server’s answer was not understood",
-});
 
 /** Why the server refused the connection (`data.code` of connect_error). */
 export const REFUSALS = Object.freeze({
@@ -92,11 +57,6 @@ export const REFUSALS = Object.freeze({
 
 /** What the server's `notice` events are about (their `code`). */
 export const NOTICES = Object.freeze({ matchUnreadable: "match_unreadable" });
-
-/** What each notice tells the player, by code. */
-export const NOTICE_MESSAGES = Object.freeze({
-  match_unreadable: "Your saved match could not be read, so a new one was started",
-});
 
 const COLUMNS = "abcdefghi";
 

@@ -2,29 +2,30 @@
 // and controls (first, previous, next, last, a scrubber, the arrow keys). The History
 // page and a shared game's page both show it; the game and review come from the server.
 import { createBoard } from "./board.js";
+import { $ } from "./dom.js";
 import { setDisabled } from "./focus.js";
 import { cellIndex, labAddress } from "./protocol.js";
 import {
-  RECORD_VERIFIED,
   PLAYER_RESULTS,
+  RECORD_CHECK,
+  RECORD_VERIFIED,
+  REPLAY_BOARD_LABEL,
   betterCells,
   firstMoverWords,
+  modeName,
   moveListWords,
   moveWords,
+  recordFailedWords,
   sharedResult,
   verdictWords,
 } from "./words.js";
+import { emptyBoardWords, ofWords, replayHeading, replayMoveWords } from "./words_history.js";
 
-const $ = (id) => document.getElementById(id);
 /** When a game ended, as the player's locale writes it. */
 export const formatWhen = (seconds) =>
   new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }).format(
     new Date(seconds * 1000),
   );
-/** The text with a capital first letter. */
-const title = (text) => text.charAt(0).toUpperCase() + text.slice(1);
-/** A game's mode as the pages name it: the AI's mode, or a game with a friend. */
-export const modeName = (mode) => (mode === "friend" ? "With a friend" : title(mode));
 
 let replay = null; // {game, review, ply, signed}
 let downloadUrl = null;
@@ -44,7 +45,7 @@ function renderPly() {
   const move = ply > 0 ? moves[ply - 1] : null;
   board ??= createBoard($("replay-board"), {
     size: 3,
-    label: "Replay board",
+    label: REPLAY_BOARD_LABEL,
     colours: { X: "you", O: "ai" },
   });
   board.mark(move ? betterCells(move).map((name) => cellIndex(name)) : []);
@@ -55,8 +56,8 @@ function renderPly() {
   });
   const first = firstMoverWords(replay.game.record.first, moves[0]?.by);
   $("replay-move").textContent = move
-    ? `Move ${ply} of ${moves.length}: ${moveWords(move)}`
-    : `The empty board: ${first} moved first`;
+    ? replayMoveWords(ply, moves.length, moveWords(move))
+    : emptyBoardWords(first);
   $("replay-verdict").textContent = move ? verdictWords(move) : "";
   $("replay-verdict").dataset.verdict = move?.verdict ?? "";
   // The lab at the position this move was chosen in (the empty board before the first),
@@ -66,7 +67,7 @@ function renderPly() {
   const ai = move?.by === "ai" ? { cell: cellIndex(move.cell), decision: move.decision } : null;
   lab.href = labAddress(lab.href, at, ai);
   $("replay-scrubber").value = ply;
-  $("replay-at").textContent = `${ply} of ${moves.length}`;
+  $("replay-at").textContent = ofWords(ply, moves.length);
   const scrubber = $("replay-scrubber");
   for (const id of ["replay-first", "replay-previous"]) setDisabled($(id), ply === 0, scrubber);
   for (const id of ["replay-last", "replay-next"]) setDisabled($(id), ply === moves.length, scrubber);
@@ -107,7 +108,7 @@ async function showRecord(signed, game) {
   downloadUrl = URL.createObjectURL(new Blob([json], { type: "application/json" }));
   link.href = downloadUrl;
   link.download = `tictactoe-game-${game.record.game}.json`;
-  check.textContent = "Checking the record…";
+  check.textContent = RECORD_CHECK.checking;
   check.dataset.result = "checking";
   let verdict = null;
   try {
@@ -118,12 +119,12 @@ async function showRecord(signed, game) {
   }
   if (replay?.signed !== signed) return; // another game is shown by now
   if (!verdict) {
-    check.textContent = "The record could not be checked: reload the page to try again";
+    check.textContent = RECORD_CHECK.unchecked;
     check.dataset.result = "none";
     return;
   }
   const ok = verdict.ok;
-  check.textContent = ok ? RECORD_VERIFIED[verdict.signature] : `Check failed: ${verdict.reason}`;
+  check.textContent = ok ? RECORD_VERIFIED[verdict.signature] : recordFailedWords(verdict.reason);
   check.dataset.result = ok ? "ok" : "failed";
 }
 
@@ -136,7 +137,7 @@ export function showReplay(game, review, { focus = true, signed = null, shared =
   const date = formatWhen(game.ended);
   // A shared page says whose result it is; the player's own History says theirs.
   const result = shared ? sharedResult(game, shared) : PLAYER_RESULTS[game.result];
-  $("replay-title").textContent = `Replay: ${modeName(game.record.mode)}, ${date}, ${result}`;
+  $("replay-title").textContent = replayHeading(modeName(game.record.mode), date, result);
   $("replay-summary").textContent = review.summary;
   $("replay-scrubber").max = review.moves.length;
   renderMoveList(review);

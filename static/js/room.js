@@ -1,25 +1,17 @@
 // Wires the socket to the room page: `room` snapshots are rendered, clicks become events.
 // The room is joined again on every (re)connect; the newest answer says whose seat is ours.
+import { CHOICES, choice } from "./choices.js";
 import { connect } from "./connection.js";
+import { $ } from "./dom.js";
 import { EVENTS } from "./protocol.js";
 import { createRoomView } from "./roomview.js";
 
-const NUMBER_KEYS_KEY = "tictactoe-number-keys"; // the AI page's switch, "on" or "off"
-const room = document.getElementById("room").dataset.room; // an invite's id, or "local"
+const room = $("room").dataset.room; // an invite's id, or "local"
 
 let current = null; // the newest snapshot
 let you; // our seat token from the newest join answer: null to watch, undefined before
 let hintsOn = false;
 let hintsFor = -1; // the version whose hints were asked for
-
-/** Whether keys 1-9 play cells: on unless the player turned it off on the AI page. */
-function numberKeysOn() {
-  try {
-    return localStorage.getItem(NUMBER_KEYS_KEY) !== "off";
-  } catch {
-    return true; // storage refused in a private window
-  }
-}
 
 const view = createRoomView({
   // The version says which position the player saw: a click on an older one is refused.
@@ -44,7 +36,8 @@ const view = createRoomView({
     refreshHints();
   },
 });
-view.showNumberKeys(numberKeysOn());
+// Keys 1-9 play cells unless the player turned them off on the AI page.
+view.showNumberKeys(choice(CHOICES.numberKeys, true));
 
 const connection = connect({
   onRoom(snapshot) {

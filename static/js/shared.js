@@ -1,7 +1,8 @@
 // A shared game's page: the replay of one finished game, read from the page itself.
+import { $ } from "./dom.js";
 import { showReplay, wireControls } from "./replay.js";
 
-const data = JSON.parse(document.getElementById("shared-game").textContent);
+const data = JSON.parse($("shared-game").textContent);
 wireControls();
 showReplay(data.game, data.review, {
   focus: false,

@@ -1,5 +1,14 @@
 // A match in a picture: both sides' HP after every game, and the AI's difficulty, as an
 // inline SVG line chart with a table of the same numbers for screen readers and anyone.
+import {
+  THE_NUMBERS,
+  TIMELINE_COLUMNS,
+  TIMELINE_KEYS,
+  TIMELINE_START,
+  gamesAxis,
+  timelineLabel,
+} from "./words_history.js";
+
 const SVG_NS = "http://www.w3.org/2000/svg";
 const WIDTH = 320;
 const HEIGHT = 160;
@@ -57,7 +66,7 @@ function axes(max, games) {
     group.append(label);
   }
   const label = svg("text", { x: (WIDTH + PAD.left) / 2, y: HEIGHT - 6, "text-anchor": "middle" });
-  label.textContent = `games 1 to ${games}`;
+  label.textContent = gamesAxis(games);
   group.append(label);
   return group;
 }
@@ -68,7 +77,7 @@ function table(data, caption) {
   const head = element.createCaption();
   head.textContent = caption;
   const header = element.createTHead().insertRow();
-  for (const text of ["After game", "You", "AI", "Difficulty"]) {
+  for (const text of TIMELINE_COLUMNS) {
     const cell = document.createElement("th");
     cell.scope = "col";
     cell.textContent = text;
@@ -79,7 +88,7 @@ function table(data, caption) {
     const row = body.insertRow();
     // HP at 0 once it has run out, as the game page shows it.
     const shown = [hp, data.ai[i]].map((value) => Math.max(0, value));
-    for (const text of [i === 0 ? "Start" : i, ...shown, data.difficulty[i]]) {
+    for (const text of [i === 0 ? TIMELINE_START : i, ...shown, data.difficulty[i]]) {
       row.insertCell().textContent = text;
     }
   });
@@ -97,7 +106,7 @@ export function drawMatch(match, title) {
   const chart = svg("svg", {
     viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
     role: "img",
-    "aria-label": `${title}: you from ${data.human[0]} to ${data.human[last]} HP, the AI from ${data.ai[0]} to ${data.ai[last]} HP over ${last} games`,
+    "aria-label": timelineLabel(title, data.human, data.ai),
   });
   chart.append(
     axes(data.max, last),
@@ -107,7 +116,7 @@ export function drawMatch(match, title) {
   );
   const legend = document.createElement("p");
   legend.className = "timeline-legend";
-  for (const [name, text] of [["you", "You"], ["ai", "AI"], ["difficulty", "Difficulty"]]) {
+  for (const [name, text] of TIMELINE_KEYS) {
     const key = document.createElement("span");
     key.className = `key key-${name}`;
     key.textContent = text;
@@ -115,7 +124,7 @@ export function drawMatch(match, title) {
   }
   const details = document.createElement("details");
   const summary = document.createElement("summary");
-  summary.textContent = "The numbers";
+  summary.textContent = THE_NUMBERS;
   details.append(summary, table(data, title));
   figure.append(caption, chart, legend, details);
   return figure;

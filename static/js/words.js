@@ -1,6 +1,8 @@
 // What the pages say to the player about a game: the board's cells and keys, the AI's
 // decisions, the values of moves under perfect play, the review's verdicts and the
-// results. Every page takes its words from here, so each is written once.
+// results, and what every page says of refusals, notices and the connection. Every page
+// takes its words from here or from its own words_*.js, so each is written once
+// (tests/test_one_wording.py fails on words written anywhere else).
 import { cellName } from "./protocol.js";
 
 /** "1 move", "2 moves". */
@@ -29,6 +31,193 @@ export const BOARD_HELP_DIGITS = ", keys 1 to 9 play a cell in reading order";
 
 /** A move the page could not send: it is not connected. */
 export const offlineMoveWords = (cell) => `Not connected: ${cell} was not played. Reconnecting…`;
+
+/** The board's accessible name, on a page that plays and on a replay. */
+export const BOARD_LABEL = "Board";
+export const REPLAY_BOARD_LABEL = "Replay board";
+
+/** A hint as the cell's description: "hint: win now: three in a row". */
+export const hintDescription = (sentence) => `hint: ${sentence}`;
+
+// --- the page's errors, the server's notices and the connection ------------------------
+
+/** What each refusal means to a player, by error code. */
+export const ERROR_MESSAGES = Object.freeze({
+  bad_payload: "The server did not understand that",
+  cell_out_of_range: "There is no such cell",
+  cell_taken: "That cell is taken",
+  not_your_turn: "Wait for the AI’s move",
+  stale_version: "The game changed in another tab: look again",
+  game_over: "This game is over",
+  match_over: "The match is over: start a new one",
+  bad_setting: "Those settings are out of range",
+  rate_limited: "Slow down a little",
+  unknown_event: "The server did not understand that",
+  busy: "The game is busy: try again",
+  bad_packet: "The server could not read what the page sent",
+  room_not_found: "This room has ended or expired",
+  not_seated: "You are watching: only the two players move",
+  not_allowed: "That is not allowed here",
+  game_not_over: "Finish this game first",
+  too_many_rooms: "You have too many rooms open: leave one first",
+  too_many_watchers: "This room has as many watchers as it can take",
+  rooms_full: "The server has as many rooms open as it can hold: try again later",
+  too_many_new_rooms: "Too many new rooms were opened from your network: try again later",
+  no_free_seat: "Both seats are taken: you can watch",
+  bad_name: "That name cannot be used",
+  storage_full: "The server’s storage is full: try again later",
+  game_not_found: "That game is not in your history",
+  bad_board: "That board cannot arise in a game",
+  too_costly: "That search is too large to show here",
+  bad_step: "That step is not in this search",
+  player_deleted: "Your data was deleted: reload the page",
+  internal: "The server failed: try again",
+});
+
+/** Codes the page makes up itself (connection.js), when no answer came. */
+export const CLIENT_ERROR_MESSAGES = Object.freeze({
+  offline: "Not connected: wait a moment",
+  timeout: "The server did not answer",
+  bad_reply: "The server’s answer was not understood",
+});
+
+/** Said of a refusal whose code the page does not know. */
+export const SOMETHING_WENT_WRONG = "Something went wrong";
+
+/**
+ * A refused request in words: `error` is an ack's {code, message}, or a bare code. The
+ * page's words for the code come first, else `fallback`. With `servers`, the server's
+ * own message (when it says more than the code) goes before the page's words for a
+ * server's code, with a capital unless it begins with a cell's name ("b2 is taken").
+ */
+export function errorWords(error, { fallback = SOMETHING_WENT_WRONG, servers = false } = {}) {
+  const { code, message } = typeof error === "object" && error ? error : { code: error };
+  const own = CLIENT_ERROR_MESSAGES[code];
+  const said = servers && message && message !== code ? message : "";
+  const text = own ?? (said || ERROR_MESSAGES[code]) ?? fallback;
+  return /^[a-i][1-9]\b/.test(text) ? text : capital(text);
+}
+
+/** What each of the server's notices tells the player, by code. */
+export const NOTICE_MESSAGES = Object.freeze({
+  match_unreadable: "Your saved match could not be read, so a new one was started",
+});
+
+/** What the server's `notice` says, by its code. */
+export const noticeWords = (code) => NOTICE_MESSAGES[code] ?? "The server sent a notice";
+
+/** Copying a link, by the clipboard or, without one, by hand. */
+export const LINK_COPIED = "Link copied";
+export const LINK_SELECTED = "Link selected: copy it with your keyboard or menu";
+
+/**
+ * The connection banner's words while not connected: reconnecting, or refused (with the
+ * server's `reason`). A page that only reads (History, the lab) shows the reason alone.
+ */
+export function connectionWords(status, reason = "", { plays = true } = {}) {
+  if (!plays) return reason || "Reconnecting…";
+  if (status !== "refused") return "Reconnecting…";
+  return `Connection refused: ${reason || "reload the page"}`;
+}
+
+/** A game's mode as the pages name it: the AI's mode (the new-match form's label), or a
+ * game with a friend. */
+export const modeName = (mode) => (mode === "friend" ? "With a friend" : capital(mode));
+
+/** "Game 3". */
+export const gameWords = (game) => `Game ${game}`;
+
+// --- the AI page: its headline, the match and its tools ------------------------------
+
+/** The headline while the AI thinks (the tab's title adds "…"). */
+export const THINKING = "AI is thinking";
+
+/** The headline while not connected, by the connection's status. */
+export const OFFLINE_HEADLINES = Object.freeze({
+  offline: "Not connected: reconnecting…",
+  refused: "Not connected: the server refused the connection",
+});
+
+/** The headline before the first snapshot, the tab's title while not connected, and a
+ * move the player may make. */
+export const LOADING = "Loading the game";
+export const NOT_CONNECTED = "Not connected";
+export const YOUR_TURN = "Your turn";
+
+/** The line under the headline: "Game 2 · You play O, the AI goes first". */
+export function gameMetaWords(state) {
+  const order = state.first === "human" ? "you go first" : "the AI goes first";
+  return `${gameWords(state.match.game)} · You play ${state.human}, ${order}`;
+}
+
+/** Once the match is over, the game that ended it: "Last game: Draw". */
+export const lastGameWords = (status) => `Last game: ${RESULTS[status]}`;
+
+/** The HP badge of a win at full HP, which heals nothing. */
+export const FULL_HP = "already at full HP";
+
+/** Beside the difficulty's number, what it means (difficultyWords), after a dash. */
+export const difficultyNoteWords = (difficulty, locked) =>
+  ` — ${difficultyWords(difficulty, locked)}`;
+
+/** The lock button: "Lock difficulty", or the level it is locked at. */
+export const lockButtonWords = (locked) =>
+  locked != null ? `Difficulty locked at ${locked}` : "Lock difficulty";
+
+/** What "New match" would start: "New match: Adaptive, classic rules". */
+export const newMatchWords = (summary) => `New match: ${summary}`;
+
+/** "How it works" in a fixed mode: its name and its way of playing. */
+export const fixedModeWords = (name, way) =>
+  `${name} mode — ${way}. No hit points here: the AI plays this way all match, ` +
+  "and the match counts your wins, losses and draws.";
+
+/** The explanation's place before any move. */
+export const EXPLAIN_EMPTY = "The AI explains each of its moves here.";
+
+/** The chances of the match under way, from its current HP. */
+export function chancesSentence(odds) {
+  return (
+    `From here, a perfect player wins ${percent(odds.perfect.human_match_win_prob)} ` +
+    `of this match; a random one ${percent(odds.random.human_match_win_prob)}`
+  );
+}
+
+// --- the dice: the AI page's panel and the replay's signed record ----------------------
+
+/** A game record that passed the page's check, in plain words, by what its signature said
+ * (the details are in the downloadable record). */
+export const RECORD_VERIFIED = Object.freeze({
+  verified: "Dice checked ✓",
+  unchecked: "Dice checked ✓ (this browser cannot check the signature)",
+  unsigned: "Dice checked ✓ (the record is unsigned)",
+});
+
+/** The server seed's place while the game goes on. */
+export const SEED_HIDDEN = "revealed when the game ends";
+
+/** The client seed the next game will start from, when it is not this game's. */
+export const nextSeedWords = (seed) => ` (from your next game: ${seed}-…)`;
+
+/** The dice check's line, by where the game is. */
+export const DICE_CHECK = Object.freeze({
+  none: "This game began before verifiable dice",
+  waiting: "Dice fixed before the game: checked here when it ends",
+  checking: "Checking the dice…",
+  unchecked: "The dice could not be checked: reload the page to try again",
+});
+
+/** A dice check that failed, with the checker's reason. */
+export const diceFailedWords = (reason) => `Dice check failed: ${reason}`;
+
+/** The replay's check of a signed record, while it runs and when it could not. */
+export const RECORD_CHECK = Object.freeze({
+  checking: "Checking the record…",
+  unchecked: "The record could not be checked: reload the page to try again",
+});
+
+/** A record check that failed, with the checker's reason. */
+export const recordFailedWords = (reason) => `Check failed: ${reason}`;
 
 // --- results ----------------------------------------------------------------------------
 
@@ -222,15 +411,22 @@ export function practiceWords({ mistake, feedback }) {
   return { lesson, feedback: said ?? slipped };
 }
 
-/** A game record that passed the page's check, in plain words, by what its signature said
- * (the details are in the downloadable record). */
-export const RECORD_VERIFIED = Object.freeze({
-  verified: "Dice checked ✓",
-  unchecked: "Dice checked ✓ (this browser cannot check the signature)",
-  unsigned: "Dice checked ✓ (the record is unsigned)",
-});
-
 // --- the odds you ask for (a targeted match), your skill, and promises kept ----------
+
+/**
+ * A probability as a percentage with about three significant figures: 84.7%, 0.002%,
+ * 99.3%, 100%; never rounded up to 100% or down to 0% unless it is exactly that.
+ */
+export function percent(probability) {
+  const p = probability * 100;
+  if (!(p > 0)) return "0%";
+  if (p >= 100) return "100%";
+  const trim = (text) => (text.includes(".") ? text.replace(/\.?0+$/, "") : text);
+  let decimals = Math.min(20, Math.max(0, 2 - Math.floor(Math.log10(p))));
+  let text = trim(p.toFixed(decimals));
+  while (Number(text) >= 100 && decimals < 20) text = trim(p.toFixed(++decimals));
+  return `${text}%`;
+}
 
 /** A chance as a promise says it: "59.8%", "under 0.1%", "over 99.9%"; none at all "0%". */
 export function chanceWords(p) {

@@ -1,0 +1,165 @@
+// What the room page says: whose turn and who won, as each viewer reads it (a player, two
+// players on one device, a spectator), the notes under it, the score, the seats, the
+// invite and the questions asked before resigning or leaving. words.js has the rest.
+import { RESULTS, gameWords, plural } from "./words.js";
+import { SEATS, away, free, markOf, other } from "./seats.js";
+
+const SEAT_NAMES = ["Player 1", "Player 2"];
+
+/** A seat's name as the room shows it: the one its player gave, else Player 1 or 2. */
+export const nameOf = (room, seat) => room.seats[seat].name || SEAT_NAMES[seat];
+
+/** The friend of the player in `seat`, as that player reads it. */
+const friendOf = (room, seat) => room.seats[other(seat)].name || "Your friend";
+
+// For two people on one device: the marks, not the people.
+function markStatus(room) {
+  if (room.status === "playing") return `${markOf(room, room.turn)} to move`;
+  if (room.resigned != null) return `${markOf(room, room.resigned)} resigned`;
+  return room.winner == null ? RESULTS.draw : `${markOf(room, room.winner)} wins`;
+}
+
+// For a spectator: each player by name, with their mark.
+function watcherStatus(room) {
+  const who = (seat) => `${nameOf(room, seat)} (${markOf(room, seat)})`;
+  if (room.status === "playing") return `${who(room.turn)} to move`;
+  if (room.resigned != null) return `${who(room.resigned)} resigned`;
+  return room.winner == null ? RESULTS.draw : `${who(room.winner)} wins`;
+}
+
+function playerStatus(room, seat) {
+  const friend = friendOf(room, seat);
+  if (room.status === "playing") {
+    return room.turn === seat ? `Your turn (you play ${markOf(room, seat)})` : `${friend}'s turn`;
+  }
+  if (room.resigned != null) {
+    return room.resigned === seat ? "You resigned" : `${friend} resigned`;
+  }
+  if (room.winner == null) return RESULTS.draw;
+  return room.winner === seat ? RESULTS.human_won : `${friend} wins`;
+}
+
+/** What a player leaving means to this viewer ("" when no one has left). */
+export function leftText(room, mine) {
+  if (room.left == null) return "";
+  return mine.length ? "Your friend left the room" : `${SEAT_NAMES[room.left]} left the room`;
+}
+
+/** The status line, in plain words, for a viewer holding the seats `mine`. */
+export function statusText(room, mine) {
+  if (room.status === "waiting") {
+    if (room.left != null) return leftText(room, mine);
+    return mine.length ? "Waiting for your friend to open the link" : "Waiting for a second player";
+  }
+  if (room.kind === "local") return markStatus(room);
+  return mine.length === 1 ? playerStatus(room, mine[0]) : watcherStatus(room);
+}
+
+/** What else a player should know: a rematch asked for, a friend away, a free seat. */
+function playerNotes(room, seat) {
+  const friend = other(seat);
+  const name = friendOf(room, seat);
+  const notes = [];
+  if (room.status === "waiting" && room.left != null) {
+    notes.push("The score is your last series"); // short: a long note reads as a heading
+  }
+  if (room.status === "over") {
+    const asked = room.rematch.includes(seat);
+    const theirs = room.rematch.includes(friend);
+    const them = room.seats[friend].name || "your friend";
+    if (asked && !theirs) notes.push(`Waiting for ${them} to accept the rematch`);
+    if (theirs && !asked) notes.push(`${name} wants a rematch`);
+  }
+  if (room.status !== "waiting" && away(room, friend)) notes.push(`${name} is away`);
+  return notes.join(" · ");
+}
+
+/** What a spectator should know: who is away, and a seat they may take. */
+function watcherNotes(room) {
+  const notes = SEATS.filter((seat) => away(room, seat)).map((s) => `${nameOf(room, s)} is away`);
+  if (SEATS.some((seat) => free(room, seat))) {
+    notes.push("A seat is free");
+  }
+  return notes.join(" · ");
+}
+
+/** The notes under the status, for any viewer. */
+export function notesText(room, mine) {
+  if (room.kind === "local") return "";
+  return mine.length === 1 ? playerNotes(room, mine[0]) : watcherNotes(room);
+}
+
+/** The line under the status: the game, and who plays which mark. */
+export function metaText(room, mine) {
+  if (room.status === "waiting") {
+    return mine.length ? "Send your friend the invite link" : "Watching";
+  }
+  const game = gameWords(room.game);
+  if (room.kind === "local") {
+    const o = other(room.x_seat);
+    return `${game} · ${SEAT_NAMES[room.x_seat]} is X, ${SEAT_NAMES[o]} is O`;
+  }
+  if (mine.length) return `${game} · You play ${markOf(room, mine[0])}`;
+  const o = other(room.x_seat);
+  return `${game} · You are watching: ${nameOf(room, room.x_seat)} plays X, ${nameOf(room, o)} plays O`;
+}
+
+/** The series so far, as "You 2 – 1 Friend" and "1 draw" (by seat for a spectator). */
+export function scoreParts(room, mine) {
+  const player = mine.length === 1;
+  const [first, second] = player ? [mine[0], other(mine[0])] : SEATS;
+  const names = player
+    ? ["You", room.seats[second].name || "Friend"]
+    : [nameOf(room, 0), nameOf(room, 1)];
+  const wins = room.score.seat_wins;
+  const series = `${names[0]} ${wins[first]} – ${wins[second]} ${names[1]}`;
+  return [series, plural(room.score.draws, "draw")];
+}
+
+/** A seat in the list of who is in the room: "Ana (you) · X · here". */
+export function seatWords(room, seat, mine) {
+  const held = !free(room, seat);
+  const mark = room.status === "waiting" ? "" : ` · ${markOf(room, seat)}`;
+  const you = mine.includes(seat) ? " (you)" : "";
+  const state = !held ? "free seat" : away(room, seat) ? "away" : "here";
+  return `${held ? nameOf(room, seat) : SEAT_NAMES[seat]}${you}${mark} · ${state}`;
+}
+
+/** How many watch: "2 watching". */
+export const watchingWords = (count) => `${count} watching`;
+
+/** The page's heading and tagline, for a player and for a spectator. */
+export const HEADER = Object.freeze({
+  playing: { title: "Play a friend", tagline: "One board, two browsers: share the link below." },
+  watching: {
+    title: "Watching a game",
+    tagline: "You are watching two players. When a seat is free, you can take it.",
+  },
+});
+
+/** The invite's heading and help: for a friend, or for a spectator; `left`: a seat was left. */
+export const inviteTitle = (friend) => (friend ? "Invite a friend" : "Invite someone to watch");
+export const inviteHelp = (left) =>
+  left
+    ? "Whoever opens it can take the free seat with its button; anyone else watches."
+    : "The first person to open it plays you; anyone after them watches.";
+
+/** A name the server kept. */
+export const NAME_SAVED = "Name saved";
+
+/** Where the status goes when the room could not be joined. */
+export const NOT_IN_ROOM = "Not in the room";
+
+/** The questions asked before an action that cannot be undone. */
+export const CONFIRM_RESIGN = Object.freeze({
+  title: "Resign this game?",
+  text: "Your friend wins it, and it counts in the score.",
+  yes: "Yes, resign",
+  no: "Keep playing",
+});
+export const CONFIRM_LEAVE = Object.freeze({
+  title: "Leave this room?",
+  text: "The game under way counts as lost; whoever opens the link next takes your seat.",
+  yes: "Yes, leave",
+  no: "Stay",
+});
