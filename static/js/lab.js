@@ -6,22 +6,23 @@
 // scorings, and wires the tree (lab_tree.js), the steps (lab_steps.js) and the counts
 // (lab_counts.js).
 import { createBoard } from "./board.js";
-import { $ } from "./byid.js";
-import { connect } from "./connection.js";
+import { $ } from "./dom.js";
+import { connect, showConnection } from "./connection.js";
 import { setDisabled } from "./focus.js";
 import { showCounts } from "./lab_counts.js";
 import { createSteps } from "./lab_steps.js";
 import { createTree, markOf } from "./lab_tree.js";
 import { EVENTS, labAddress } from "./protocol.js";
 import {
-  FATALIST_WORDS,
-  SCORING_ABOUT,
   choiceWords,
+  FATALIST_WORDS,
   nodeWords,
   playedWords,
+  POSITION_BOARD,
+  refusedWords,
+  SCORING_ABOUT,
   toMoveWords,
-} from "./words.js";
-import { POSITION_BOARD, RECONNECTING, refusedWords } from "./words_lab.js";
+} from "./words_lab.js";
 
 const FATALIST = "XO..X....";
 // A jump far into a large trace runs the search again on the server, paused to let
@@ -172,8 +173,7 @@ function start() {
   wire();
   let started = false;
   const onStatus = (status, message) => {
-    $("connection").hidden = status === "online";
-    if (status !== "online") $("connection-text").textContent = message || RECONNECTING;
+    showConnection(status, message, { plays: false });
     if (status === "online" && !started) {
       started = true;
       show(root);

@@ -1,7 +1,7 @@
 // The lab's counts: the eight kinds of search (with or without pruning, a table and
 // symmetry) on one position, a small chart of their nodes with the numbers beside.
-import { $ } from "./byid.js";
-import { countWords, kindWords, measuredWords } from "./words.js";
+import { $ } from "./dom.js";
+import { countWords, kindWords, measuredWords } from "./words_lab.js";
 
 function chartRow(kind, most) {
   const li = document.createElement("li");

@@ -2,16 +2,19 @@
 // shown a step at a time: the position, the depth, the alpha-beta window, what the step
 // did and the moves it pruned. A slider dragged far asks only for where it stops.
 import { createBoard } from "./board.js";
-import { $ } from "./byid.js";
+import { $ } from "./dom.js";
 import { setDisabled } from "./focus.js";
-import { NO_CUTS_WORDS, stepOfWords, stepWords, windowWords } from "./words.js";
 import {
+  NO_CUTS_WORDS,
   NO_MORE_CUTS,
-  RUNNING,
-  STEP_BOARD,
   prunedWords,
+  RUNNING,
   runningWords,
+  STEP_BOARD,
   stepNumberWords,
+  stepOfWords,
+  stepWords,
+  windowWords,
 } from "./words_lab.js";
 
 const PAGE_SIZE = 200;

@@ -35,11 +35,6 @@ export const SERVER_EVENTS = Object.freeze({
   playerDeleted: "player_deleted",
 });
 
-// TEMPORARY: the rules dialog and the lab still read the refusals' words here; they
-// move to words.js's errorWords in the change that gives those two their wording modules,
-// which deletes this line.
-export { CLIENT_ERROR_MESSAGES, ERROR_MESSAGES } from "./words.js";
-
 /** The error codes the page acts on, beyond showing their message. */
 export const ERRORS = Object.freeze({ badSetting: "bad_setting", badPayload: "bad_payload" });
 

@@ -5,7 +5,7 @@
 // judged by the server: the form asks it (`new_match` with `check`) before it asks
 // whether to abandon anything.
 
-import { $ } from "./byid.js";
+import { $ } from "./dom.js";
 import { CLIENT_SEED } from "./protocol.js";
 import { createQuestions, modal } from "./rules_dialogs.js";
 import { createRulesForm } from "./rules_form.js";

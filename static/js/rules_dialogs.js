@@ -1,7 +1,7 @@
 // The questions asked before a match changes for good, each in its own modal dialog
 // (Escape cancels) whose first button keeps things as they are: starting over while the
 // match has something to lose, and locking the AI's difficulty for the rest of the match.
-import { $ } from "./byid.js";
+import { $ } from "./dom.js";
 import { lockWords } from "./words.js";
 import { lockButtonWords, newMatchWords } from "./words_rules.js";
 

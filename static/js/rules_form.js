@@ -2,7 +2,8 @@
 // takes it; the presets' numbers filled in and recognised; the fields a mode shows; and
 // the form set back to the defaults or to the match under way. It judges nothing: the
 // server does (rules.js asks it).
-import { $ } from "./byid.js";
+import { $ } from "./dom.js";
+import { modeName } from "./words.js";
 import { fixedSummaryWords, rulesSummaryWords, targetSummaryWords } from "./words_rules.js";
 
 // Numbers as typed: an integer as a number, anything else as it is, for the server to judge.
@@ -24,7 +25,6 @@ export function createRulesForm() {
       .filter((option) => option.dataset.rules)
       .map((option) => [option.value, JSON.parse(option.dataset.rules)]),
   );
-  const modeName = (mode) => $(`mode-${mode}`)?.labels[0]?.textContent ?? mode;
 
   function readRules() {
     return Object.fromEntries(ruleInputs.map((input) => [input.name, readNumber(input)]));

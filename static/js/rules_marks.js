@@ -1,7 +1,7 @@
 // The rules dialog's refusals shown: a field marked invalid with what it takes, the live
 // odds line, and the "Not started" message under the rules. The server names the field
 // it refused; the bounds it takes are the field's own (min and max), as the page drew them.
-import { $ } from "./byid.js";
+import { $ } from "./dom.js";
 import { ERRORS } from "./protocol.js";
 import {
   NO_RULES_UNTIL,

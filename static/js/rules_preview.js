@@ -1,7 +1,7 @@
 // The preview of a match from a chance asked for: the server tunes the rules exactly as
 // Start match would (`new_match` with `check`), and only the answer to the latest
 // question is shown, in three lines (the chance, the rules, the skill).
-import { $ } from "./byid.js";
+import { $ } from "./dom.js";
 import { REFUSALS, TARGET_REFUSED } from "./rules_marks.js";
 import { TUNING, noRulesWords } from "./words_rules.js";
 import { skillUsedWords, tunedChanceWords, tunedRulesWords } from "./words.js";

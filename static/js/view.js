@@ -29,10 +29,6 @@ import {
   practiceWords,
 } from "./words.js";
 
-// TEMPORARY: the rules dialog still takes `percent` from here; it imports it from words.js
-// in the change that gives it its wording module, which deletes this line.
-export { percent } from "./words.js";
-
 const NOTICE_MS = 3500;
 const SERVER_NOTICE_MS = 10000; // what the server tells unasked is read more slowly
 const SERVER_NOTICE_FIRST_MS = 2000; // errors that follow from it do not replace it at once

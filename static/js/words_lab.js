@@ -1,13 +1,15 @@
 // What the lab says beyond the words of values, lines and steps it shares with the other
 // pages (words.js): its boards' names, its waits and its refusals.
-import { errorWords } from "./words_rules.js";
+import { cellName } from "./protocol.js";
+import { DECISION_NAMES, errorWords, plural } from "./words.js";
 
 /** The accessible names of the lab's two boards. */
 export const POSITION_BOARD = "Position to search";
 export const STEP_BOARD = "Position at this step";
 
 /** A refusal of the lab's question (the server's `error`), or no answer at all. */
-export const refusedWords = (error) => errorWords(error?.code) ?? error?.message ?? "No answer";
+export const refusedWords = (error) =>
+  errorWords(error, { fallback: error?.message || "No answer" });
 
 /** A step's number as the step-through shows it: "1,024". */
 export const stepNumberWords = (step) => (step + 1).toLocaleString("en");
@@ -22,5 +24,158 @@ export const prunedWords = (name) => `${name}: pruned`;
 /** The search holds no cut after the step shown. */
 export const NO_MORE_CUTS = "No more cuts in this search.";
 
-/** The connection banner's words while the page is not connected and no reason came. */
-export const RECONNECTING = "Reconnecting…";
+// --- the lab: the AI's search made visible -----------------------------------------------
+
+/** Each scoring in two or three sentences: what a finished game is worth, and why. */
+export const SCORING_ABOUT = {
+  result:
+    "A win counts 1, a draw 0 and a loss −1, however long they take. It is enough to " +
+    "play perfectly, but every losing move looks the same, so in a lost position the AI " +
+    "takes the first cell and gives up.",
+  depth:
+    "A win is worth 10 minus the moves it took, a loss the same below zero. Quick wins " +
+    "beat slow ones, and a slow loss beats a quick one, so a beaten AI still blocks and " +
+    "makes you find the win.",
+  empties:
+    "A win is worth the empty squares left plus one, a loss the same below zero. It is " +
+    "the depth-aware idea counted in cells instead of moves: the sooner the game ends in " +
+    "your favour, the more squares remain.",
+  share:
+    "Each position is worth the share of the games below it that the side to move wins, " +
+    "with a draw as half, if both sides then moved at random. Under a depth limit this " +
+    "guesses at positions the search cannot see to the end; without one it is win, draw " +
+    "or loss again, on 0 to 1.",
+};
+
+const SCORING_NAMES = {
+  result: "win, draw or loss (±1)",
+  depth: "depth-aware scores",
+  empties: "empty squares + 1",
+  share: "the share of the leaves",
+};
+
+/**
+ * A value in words, for the side to move at the top (`me`): "a draw, value 0". Under a
+ * `depth` limit a position past it counts 0, as if drawn, so a 0 is no proof of a draw.
+ */
+export function labValueWords(value, me, scoring, { depth = null } = {}) {
+  if (value == null) return "no moves left";
+  const them = me === "X" ? "O" : "X";
+  const shown = Number.isInteger(value) ? String(value) : value.toFixed(2);
+  if (scoring === "share") return `${me}’s share ${shown}`;
+  if (value > 0) return `${me} wins, value ${shown}`;
+  if (value < 0) return `${them} wins, value ${shown}`;
+  if (depth) return `no win or loss within ${depth} ${depth === 1 ? "ply" : "plies"}, value ${shown}`;
+  return `a draw, value ${shown}`;
+}
+
+/** The line of moves from the top: "after X b2, O a1", or "the position itself". */
+export function lineWords(moves) {
+  if (!moves.length) return "the position itself";
+  return `after ${moves.map(({ mark, cell }) => `${mark} ${cellName(cell)}`).join(", ")}`;
+}
+
+/** A node of the tree, read as words: "after X b2, O a1: a draw, value 0, chosen". */
+export function nodeWords(moves, value, me, scoring, { chosen = false, depth = null } = {}) {
+  const picked = chosen ? ", the chosen move" : "";
+  return `${lineWords(moves)}: ${labValueWords(value, me, scoring, { depth })}${picked}`;
+}
+
+/** Who is to move, and what it is worth: "O to move: X wins, value -6". */
+export function toMoveWords(mark, value, scoring, { depth = null } = {}) {
+  if (!mark) return "The game is over here.";
+  return `${mark} to move: ${labValueWords(value, mark, scoring, { depth })}.`;
+}
+
+/** The move a scoring picks, and why: "With depth-aware scores it plays c3 (X wins, value -6)". */
+export function choiceWords(scoring, answer, me) {
+  const name = SCORING_NAMES[scoring];
+  if (answer.best == null) return `With ${name}: no move to make.`;
+  const ties = answer.children.filter((child) => child.value === answer.value).length;
+  const tied = ties > 1 ? `; ${ties} moves tie, and the first is taken` : "";
+  const worth = labValueWords(answer.value, me, scoring);
+  return `With ${name} it plays ${cellName(answer.best)} (${worth}${tied}).`;
+}
+
+/**
+ * What the AI played in the game at this position (its `decision`, as a game's moves
+ * name it), set against the search's choice: "In the game the AI played c3, a random
+ * move (O wins, value -7): this search plays a1 (a draw, value 0)."
+ */
+export function playedWords(cell, decision, answer, me, scoring, { depth = null } = {}) {
+  const child = answer.children.find((found) => found.cell === cell);
+  if (!child) return "";
+  const how = DECISION_NAMES[decision] ?? "its move";
+  const worth = (value) => labValueWords(value, me, scoring, { depth });
+  const said = `In the game the AI played ${cellName(cell)}, ${how} (${worth(child.value)})`;
+  if (cell === answer.best) return `${said}: the move this search plays too.`;
+  const best = cellName(answer.best);
+  if (child.value === answer.value) return `${said}: worth as much as this search’s ${best}.`;
+  return `${said}: this search plays ${best} (${worth(answer.value)}).`;
+}
+
+/** The two choices differ: the fatalist, and the one that fights on. */
+export const FATALIST_WORDS =
+  "Every move loses against best play, so ±1 scores make them all equal and the AI " +
+  "takes the first cell; depth-aware scores make it block and lose as late as it can.";
+
+const bound = (value) => (value == null ? "∞" : String(value));
+
+/** α or β as shown: "−∞", "+∞" or the number. */
+export function windowWords(value, side) {
+  if (value == null) return side === "alpha" ? "−∞" : "+∞";
+  return Number.isInteger(value) ? String(value) : value.toFixed(2);
+}
+
+/** One step of the search in words. */
+export function stepWords(event) {
+  const at = `node ${event.node}`;
+  if (event.type === "enter") {
+    const move = event.cell == null ? "the position itself" : `the move ${cellName(event.cell)}`;
+    return `Visit ${at}, ${move}, at depth ${event.depth}.`;
+  }
+  if (event.type === "update") {
+    return `${at} takes ${cellName(event.cell)}’s value: best so far ${bound(event.best)}.`;
+  }
+  if (event.type === "cut") return `Cut at ${at}: ${event.reason}.`;
+  const how = {
+    end: "the game is over",
+    frontier: "the depth limit",
+    table: "found in the table",
+    searched: "searched",
+  }[event.how];
+  const kind = event.bound === "exact" ? "" : ` (${event.bound})`;
+  return `Leave ${at}: value ${bound(event.value)}${kind}, ${how}.`;
+}
+
+/** Next cut asked of a search without alpha-beta pruning. */
+export const NO_CUTS_WORDS =
+  "Without alpha-beta pruning the search visits every move: there are no cuts. Turn pruning on to see them.";
+
+/** Where the step-through is: "Step 18 of 70,289". */
+export function stepOfWords(step, steps) {
+  const total = steps == null ? "" : ` of ${steps.toLocaleString("en")}`;
+  return `Step ${(step + 1).toLocaleString("en")}${total}.`;
+}
+
+/** One kind of search's counts beside its bar. */
+export function countWords({ nodes, hits, cuts, ms }) {
+  const parts = [plural(nodes, "node").replace(/^\d+/, nodes.toLocaleString("en"))];
+  if (hits) parts.push(`${hits.toLocaleString("en")} from the table`);
+  if (cuts) parts.push(plural(cuts, "cut").replace(/^\d+/, cuts.toLocaleString("en")));
+  parts.push(`${ms.toLocaleString("en")}\u00a0ms`); // a time never split from its unit
+  return parts.join(" · ");
+}
+
+/** When the times were measured. */
+export function measuredWords(measured) {
+  if (!measured) return "Counted just now on this server; the counts are exact, the times indicative.";
+  return (
+    `Measured once on ${measured} (this position is costly to count): the counts are exact, ` +
+    "the times indicative."
+  );
+}
+
+/** The search's kind, in words: "alphabeta+table" -> "alpha-beta, table". */
+export const kindWords = (kind) =>
+  kind.replace("alphabeta", "alpha-beta").replace("minimax", "plain minimax").split("+").join(", ");

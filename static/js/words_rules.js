@@ -1,18 +1,10 @@
 // What the rules dialog says: the new match in a few words, its odds, the questions asked
 // before a match changes for good, and its refusals in plain words by their field. The
 // words of targets, skills and promises it shares with History are in words.js.
-import { CLIENT_ERROR_MESSAGES, ERROR_MESSAGES } from "./protocol.js";
-import { percent } from "./view.js";
-import { plural, targetWords } from "./words.js";
+import { errorWords, percent, plural, targetWords } from "./words.js";
 
-/**
- * An error code in words (the server's refusal or the page's own), or undefined for a
- * code neither knows. Every refusal the rules dialog and the lab show is worded here.
- */
-export const errorWords = (code) => ERROR_MESSAGES[code] ?? CLIENT_ERROR_MESSAGES[code];
-
-/** Why something was refused, or `fallback` when the code has no words. */
-const whyWords = (code, fallback = "something went wrong") => errorWords(code) ?? fallback;
+/** Why something was refused (words.js's one lookup), or `fallback` for an unknown code. */
+const whyWords = (code, fallback = "something went wrong") => errorWords(code, { fallback });
 
 /** `text` with its first letter a capital, as a sentence shown alone begins. */
 const sentence = (text) => text.charAt(0).toUpperCase() + text.slice(1);
