@@ -37,7 +37,7 @@ run: install
 	$(BIN)/tictactoe serve
 
 check: install lint typecheck
-	$(BIN)/pytest -q -m "not ($(OUT_OF_PROCESS))"
+	$(BIN)/pytest -q -n 2 -m "not ($(OUT_OF_PROCESS))"
 
 test: install $(CHROMIUM) $(REDIS_SERVER) $(NGINX) $(SYSTEMD_ANALYZE) pythons lint typecheck pytest
 
