@@ -24,6 +24,10 @@ PYTHON312 ?= $(call found_python,3.12)
 PYTHON313 ?= $(call found_python,3.13)
 SYSTEMD_ANALYZE ?= /usr/bin/systemd-analyze
 FOUND_PYTHONS = $(foreach python,$(SYSTEM_PYTHON) $(PYTHON312) $(PYTHON313),$(wildcard $(python)))
+# pytest's worker processes in `make test` (pytest-xdist), each taking whole modules (so
+# that a module's tests share one live server) in tests/conftest.py's order; most of a
+# test's time is spent waiting on its servers and browser.
+JOBS ?= 4
 # The tiers that leave the test's process (tests/conftest.py); `make check` runs the rest.
 OUT_OF_PROCESS := browser or server or attack or system
 
@@ -33,7 +37,7 @@ run: install
 	$(BIN)/tictactoe serve
 
 check: install lint typecheck
-	$(BIN)/pytest -q -m "not ($(OUT_OF_PROCESS))"
+	$(BIN)/pytest -q -n 2 -m "not ($(OUT_OF_PROCESS))"
 
 test: install $(CHROMIUM) $(REDIS_SERVER) $(NGINX) $(SYSTEMD_ANALYZE) pythons lint typecheck pytest
 
@@ -111,7 +115,7 @@ typecheck: install
 	$(BIN)/mypy
 
 pytest: install $(AXE) $(CHROMIUM) $(REDIS_SERVER) $(NGINX) $(SYSTEMD_ANALYZE) pythons
-	TICTACTOE_TEST_PYTHONS="$(FOUND_PYTHONS)" $(BIN)/pytest --durations=25
+	TICTACTOE_TEST_PYTHONS="$(FOUND_PYTHONS)" $(BIN)/pytest -n $(JOBS) --dist loadfile --no-loadscope-reorder --durations=25
 
 bench: install
 	$(BIN)/python bench/engine.py

@@ -22,6 +22,7 @@ import pytest
 from browser import screenshot
 from flask import Flask
 from flask.testing import FlaskClient
+from playwright.sync_api import expect
 from support.live import Actions, LiveSocket, connect, live_servers, stop_live_servers
 from support.testing import Processes, RedisServer, ServerProcess
 
@@ -56,11 +57,31 @@ TIERS = {
     "system": {"redis_server", "redis_url", "two_hosts"},
 }
 OUT_OF_PROCESS = ("browser", "server", "attack", "system")
+# `make test`'s workers (pytest-xdist, each taking whole modules) start the longest
+# modules first, then those with a test of these tiers, in this order, so that they end
+# together on the many short in-process ones.
+LONGEST = (
+    "test_release_upgrade.py",
+    "test_pythons.py",
+    "test_serve.py",
+    "test_hosting_guide.py",
+    "test_redis.py",
+    "test_e2e_odds.py",
+    "test_attacks_wire.py",
+)
+FIRST = ("system", "browser", "attack", "server")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_configure() -> None:
+    """A page's expected state may take 20 s to come on a busy machine (5 s by default)."""
+    expect.set_options(timeout=20_000)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
     """Mark each test with the tiers of the fixtures it asks for (a store parametrized
-    with "redis" asks for Redis)."""
+    with "redis" asks for Redis), before ``-m`` selects by them; then, once pytest's own
+    order is made, put the modules in the order of ``LONGEST`` and ``FIRST``."""
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
         callspec = getattr(item, "callspec", None)
@@ -69,10 +90,36 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         for tier, brought_by in TIERS.items():
             if fixtures & brought_by:
                 item.add_marker(tier)
+    yield
+    rank: dict[str, tuple[int, int]] = {}
+    for item in items:
+        module = item.path.name
+        tiers = [FIRST.index(tier) for tier in FIRST if item.get_closest_marker(tier)]
+        longest = LONGEST.index(module) if module in LONGEST else len(LONGEST)
+        rank[module] = min(
+            rank.get(module, (longest, len(FIRST))), (longest, min(tiers, default=len(FIRST)))
+        )
+    items.sort(key=lambda item: rank[item.path.name])  # stable: in a module too
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A worker of a parallel run (pytest-xdist) hands its count of processes to the
+    controller."""
+    handed = getattr(session.config, "workeroutput", None)
+    if handed is not None:
+        handed["processes_started"] = dict(Processes.started)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """The controller adds up the processes its workers started."""
+    del error
+    for kind, count in getattr(node, "workeroutput", {}).get("processes_started", {}).items():
+        Processes.started[kind] = Processes.started.get(kind, 0) + count
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """How many server and Redis processes the run started."""
+    """How many server and Redis processes the run started (all its workers')."""
     started = ", ".join(f"{count} {kind}" for kind, count in sorted(Processes.started.items()))
     terminalreporter.write_line(f"processes started: {started or 'none'}")
 
