@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import json
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -59,7 +61,7 @@ def verified(page: Page, words: str = CHECKED) -> Locator:
     return dice(page).get_by_role("status").filter(has_text=re.compile(f"^{words}$"))
 
 
-def test_a_whole_game_verifies_its_dice(page: Page, server: Any) -> None:
+def test_a_whole_game_verifies_its_dice(page: Page, server: Any, tmp_path: Path) -> None:
     open_game(page, server.url)
     seed = open_rules(page).get_by_role("textbox", name="Your dice seed").input_value()
     assert SEED.match(seed), seed
@@ -79,6 +81,7 @@ def test_a_whole_game_verifies_its_dice(page: Page, server: Any) -> None:
     expect(panel.locator("#dice-client-seed")).to_have_text(seeded)
     expect(panel.get_by_text("Not seeded by you", exact=False)).to_be_hidden()
     expect(panel.get_by_role("link", name="Download game record")).to_be_hidden()
+    expect(panel.locator("#dice-verify")).to_be_hidden()
 
     play_game(page)
     expect(verified(page)).to_be_visible()
@@ -91,6 +94,17 @@ def test_a_whole_game_verifies_its_dice(page: Page, server: Any) -> None:
     expect(link).to_have_attribute("download", "tictactoe-game-1.json")
     signed = downloaded_record(page)
     assert signed["kind"] == "tictactoe-hp-signed-game"
+    # Beside the link, the command that checks the record offline, with this site's keys;
+    # run as shown, it passes.
+    hint = panel.locator("#dice-verify")
+    expect(hint).to_contain_text(f"--keys {server.url}/.well-known/tictactoe-keys.json")
+    command = hint.locator("code").inner_text().split()
+    assert command[:3] == ["tictactoe", "verify", "GAME.json"], command
+    game_file = tmp_path / "GAME.json"
+    game_file.write_text(json.dumps(signed))
+    verify = [str(Path(sys.executable).with_name("tictactoe")), *command[1:]]
+    checked = subprocess.run(verify, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
     record = payload(signed)
     assert record["game"] == 1 and record["dice"]["client_seed"].startswith(f"{seed}-")
     assert record["dice"]["commitment"] == shown

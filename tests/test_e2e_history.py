@@ -104,6 +104,7 @@ def test_a_mistake_is_marked_at_its_ply_replayed_by_keyboard_and_shared(
     # The stored game's record comes signed, and the replay checks it as the game did.
     expect(record_verified(page)).to_be_visible()
     expect(page.get_by_role("link", name="Download game record")).to_be_visible()
+    expect(page.locator("#replay-verify")).to_contain_text("--keys http")
     expect_no_violations(axe, page, "history with a replay")
     shoot(page, "history-replay")
 

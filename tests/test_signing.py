@@ -317,3 +317,9 @@ def test_verify_takes_the_keys_from_the_servers_url(server: Any, tmp_path: Path)
     assert check(tmp_path, stranger, "--keys", url).returncode == 1
     refused = check(tmp_path, stranger, "--keys", server.url + "/nothing.json")
     assert refused.returncode == 2 and "cannot read the keys" in refused.stderr
+
+
+def test_readme_gives_verify_the_sites_keys() -> None:
+    # Away from the server's data dir, verify needs the site's keys: README names them.
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert f"tictactoe verify GAME.json --keys https://your.site{KEYS_URL}" in readme

@@ -101,7 +101,7 @@ function renderMoveList(review) {
 async function showRecord(signed, game) {
   const check = $("replay-check");
   const link = $("replay-download");
-  check.hidden = link.hidden = !signed;
+  check.hidden = link.hidden = $("replay-verify").hidden = !signed;
   if (!signed) return;
   if (downloadUrl) URL.revokeObjectURL(downloadUrl);
   const json = JSON.stringify(signed, null, 2);

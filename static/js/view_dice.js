@@ -81,7 +81,7 @@ export function createDicePanel() {
   /** Offer the game's record for download: the signed one, when the server signed it. */
   function renderDownload(record, signed) {
     const link = $("dice-download");
-    link.hidden = !record;
+    link.hidden = $("dice-verify").hidden = !record;
     const name = record ? `tictactoe-game-${record.game}.json` : "";
     const commitment = record?.dice?.commitment ?? "";
     if (!record || (link.download === name && link.dataset.commitment === commitment)) return;
