@@ -151,12 +151,14 @@ def start_match(
     settle(page)
 
 
+# A percentage as words.js's percent() writes it: "84.7%", "less than 0.1%".
+PERCENT = r"(?:(?:less|more) than )?\d+(?:\.\d+)?%"
 ODDS = re.compile(
-    r"^A perfect player wins this match \d+(\.\d+)?% of the time, in about \d+ games?;"
-    r" a random player \d+(\.\d+)?%$"
+    rf"^A perfect player wins this match {PERCENT} of the time, in about \d+ games?;"
+    rf" a random player {PERCENT}$"
 )
 CHANCES = re.compile(
-    r"^From here, a perfect player wins \d+(\.\d+)?% of this match; a random one \d+(\.\d+)?%$"
+    rf"^From here, a perfect player wins {PERCENT} of this match; a random one {PERCENT}$"
 )
 
 

@@ -414,18 +414,17 @@ export function practiceWords({ mistake, feedback }) {
 // --- the odds you ask for (a targeted match), your skill, and promises kept ----------
 
 /**
- * A probability as a percentage with about three significant figures: 84.7%, 0.002%,
- * 99.3%, 100%; never rounded up to 100% or down to 0% unless it is exactly that.
+ * A probability as a percentage of at most three significant figures: 84.7%, 0.539%,
+ * 12%; one that would round to 100% or 0% is "more than 99.9%" or "less than 0.1%",
+ * so only a certainty or an impossibility reads 100% or 0%.
  */
 export function percent(probability) {
   const p = probability * 100;
   if (!(p > 0)) return "0%";
   if (p >= 100) return "100%";
-  const trim = (text) => (text.includes(".") ? text.replace(/\.?0+$/, "") : text);
-  let decimals = Math.min(20, Math.max(0, 2 - Math.floor(Math.log10(p))));
-  let text = trim(p.toFixed(decimals));
-  while (Number(text) >= 100 && decimals < 20) text = trim(p.toFixed(++decimals));
-  return `${text}%`;
+  if (p < 0.1) return "less than 0.1%";
+  if (p >= 99.95) return "more than 99.9%";
+  return `${Number(p.toPrecision(3))}%`;
 }
 
 /** A chance as a promise says it: "59.8%", "under 0.1%", "over 99.9%"; none at all "0%". */
