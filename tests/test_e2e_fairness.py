@@ -97,6 +97,7 @@ def test_a_whole_game_verifies_its_dice(page: Page, server: Any, tmp_path: Path)
     # Beside the link, the command that checks the record offline, with this site's keys;
     # run as shown, it passes.
     hint = panel.locator("#dice-verify")
+    hint.get_by_text("Check it offline").click()
     expect(hint).to_contain_text(f"--keys {server.url}/.well-known/tictactoe-keys.json")
     command = hint.locator("code").inner_text().split()
     assert command[:3] == ["tictactoe", "verify", "GAME.json"], command
