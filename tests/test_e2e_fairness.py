@@ -240,6 +240,8 @@ def test_game_over_is_accessible(page: Page, server: Any, axe: Any) -> None:
     play_game(page)
     expect(verified(page)).to_be_visible()
     open_details(page)
+    dice(page).get_by_text("Check it offline").click()  # the command to check it, shown
+    expect(dice(page).locator("#dice-verify code")).to_be_visible()
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme)
         expect_accessible(axe, page)
