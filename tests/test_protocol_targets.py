@@ -13,7 +13,9 @@ from support.live import Actions, connect, player_of
 from support.skill_play import played_games
 
 from webapp.game.calibration import calibration_of
-from webapp.game.odds import skill_player
+from webapp.game.odds import match_odds, skill_player
+from webapp.game.own_chance import own_chance
+from webapp.game.rules import Rules
 from webapp.game.skill import MIN_MOVES, skill_from
 from webapp.game.strategies import skill_strategy
 from webapp.game.tune import tune
@@ -167,3 +169,32 @@ def test_targets_are_tuned_on_the_connections_odds_budget(tmp_path: Any) -> None
     other = app.test_client()
     other.get("/")
     assert Actions(connect(app, other)).emit("new_match", {"target": 0.41, "check": True})["ok"]
+
+
+def test_current_odds_lead_with_the_players_own_chance_at_their_skill(
+    app: Flask, client: FlaskClient, play: Actions
+) -> None:
+    stored_games(app, client, 70, 40, seed=4)
+    assert play.new_match(rules={"start_human_hp": 60, "start_ai_hp": 30}) == {"ok": True}
+    answer = play.emit("odds", {"current": True})
+    entries = app.extensions["tictactoe"].history.games(player_of(client))
+    estimate = skill_from(entries)
+    assert estimate.measured
+    rules = Rules(start_human_hp=60, start_ai_hp=30)
+    expected = own_chance(rules, estimate, human_hp=60, ai_hp=30)
+    assert answer["you"] == expected.to_dict()
+    you = answer["you"]
+    assert you["odds"]["player"] == f"skill:{you['skill']['skill']:g}"
+    assert you["low"] <= you["chance"] <= you["high"] and you["more_moves"] == 0
+    # The scripted players stay beside it, for reference.
+    assert (
+        answer["odds"]["perfect"] == match_odds(rules, "perfect", human_hp=60, ai_hp=30).to_dict()
+    )
+
+
+def test_current_odds_say_how_many_more_moves_the_players_skill_needs(play: Actions) -> None:
+    assert play.new_match() == {"ok": True}
+    you = play.emit("odds", {"current": True})["you"]
+    assert you["chance"] is None and you["low"] is None and you["odds"] is None
+    assert you["more_moves"] == MIN_MOVES and you["skill"]["moves"] == 0
+    assert you["skill"]["measured"] is False

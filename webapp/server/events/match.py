@@ -197,7 +197,9 @@ def register(
             if set(fields) - {"current", "skill"}:
                 raise BadPayload("current odds take no rules: they are the match's own")
             match = service.open(match_key())
-            return {**OK, "odds": odds.for_match(payer(socketio), match, fields.get("skill"))}
+            entries = service.history.games(player_id()) if service.history else []
+            found = odds.for_match(payer(socketio), match, fields.get("skill"), entries=entries)
+            return {**OK, **found}
         return {**OK, "odds": odds.for_rules(payer(socketio), fields)}
 
     @on(Event.HINT)

@@ -1,6 +1,7 @@
 """The ``odds`` event's work: a match's exact odds for each scripted player (and a
-``skill:S`` player when asked), shared fairly; and the same for the tune behind a
-``new_match`` with a target (webapp/server/services/targets.py).
+``skill:S`` player when asked), and from a match under way the player's own chance at
+their estimated skill (webapp/game/own_chance.py), shared fairly; and the same for the
+tune behind a ``new_match`` with a target (webapp/server/services/targets.py).
 
 A new rule set's answers take up to a few milliseconds of work each (bench/odds.py), and
 every answer is cached by rule set and player. Three things keep that work from costing other
@@ -30,13 +31,15 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar, cast
 
+from webapp.game.history import Entry
 from webapp.game.match import Match
 from webapp.game.odds import PLAYERS, UnknownPlayer, match_odds, skill_player
+from webapp.game.own_chance import own_chance
 from webapp.game.rules import MatchError, Rules
-from webapp.game.skill import SkillEstimate
+from webapp.game.skill import SkillEstimate, skill_from
 from webapp.game.tune import Tuned, tune
 from webapp.server.limits.paid_work import (
     Budgets,
@@ -110,28 +113,36 @@ class Odds:
 
         return self._budgeted(connection, work)
 
-    def for_match(self, connection: Payer | str, match: Match, skill: object = None) -> Answer:
-        """Each scripted player's odds from ``match``'s current HP and locked difficulty
-        (and the ``skill`` player's, if given)."""
+    def for_match(
+        self,
+        connection: Payer | str,
+        match: Match,
+        skill: object = None,
+        *,
+        entries: Iterable[Entry] = (),
+    ) -> Answer:
+        """From ``match``'s current HP and locked difficulty: each scripted player's odds
+        (and the ``skill`` player's, if given) under "odds", and under "you" the player's
+        own chance at the skill their history ``entries`` show (``own_chance``); the
+        estimate and the walks are all work on this budget."""
         players = _players(skill)
         if not match.adaptive:
             raise MatchError("bad_setting", "only an adaptive match has odds: it has HP")
         if match.over:
             raise MatchError("match_over", "the match is over: start a new match")
-        return self._budgeted(
-            connection,
-            lambda: self._each(
-                players,
-                lambda player: match_odds(
-                    match.rules,
-                    player,
-                    human_hp=match.human_hp,
-                    ai_hp=match.ai_hp,
-                    locked=match.locked,
-                    pause=self.pause,
-                ),
-            ),
-        )
+        position: dict[str, Any] = {
+            "human_hp": match.human_hp,
+            "ai_hp": match.ai_hp,
+            "locked": match.locked,
+            "pause": self.pause,
+        }
+
+        def work() -> Answer:
+            each = self._each(players, lambda player: match_odds(match.rules, player, **position))
+            you = own_chance(match.rules, skill_from(entries), **position)
+            return {"odds": each, "you": you.to_dict()}
+
+        return self._budgeted(connection, work)
 
     def for_target(
         self, connection: Payer | str, target: float, estimate: Callable[[], SkillEstimate]
