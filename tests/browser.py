@@ -158,7 +158,8 @@ ODDS = re.compile(
     rf" a random player {PERCENT}$"
 )
 CHANCES = re.compile(
-    rf"^From here, a perfect player wins {PERCENT} of this match; a random one {PERCENT}$"
+    rf"^For reference, from here a perfect player wins {PERCENT} of this match;"
+    rf" a random one {PERCENT}$"
 )
 
 

@@ -20,9 +20,18 @@ from browser import (
     open_rules,
     press_start,
     screenshot,
+    start_match,
 )
 from playwright.sync_api import Locator, Page, expect
+from support.skill_play import played_games
+from support.stocked import player_of
 from support.testing import Player
+
+from webapp.game.own_chance import own_chance
+from webapp.game.rules import Rules
+from webapp.game.skill import MIN_MOVES, skill_from
+from webapp.game.strategies import skill_strategy
+from webapp.server.app import create_app
 
 DASH = "\N{EN DASH}"  # between the ends of a range, as the pages write it
 CHART = "Chance promised against share won, by tenth of the chance promised"
@@ -51,6 +60,11 @@ def chance(p: float) -> str:
 def skill_number(s: float) -> str:
     """A skill as the pages write it."""
     return f"{s:.2f}"
+
+
+def skills_named(preview: Locator) -> list[str]:
+    """The skills a target's preview names as "skill 0.50", in order."""
+    return re.findall(r"skill (\d\.\d\d)", preview.inner_text())
 
 
 def acks(frames: list[str], key: str) -> list[dict[str, Any]]:
@@ -111,20 +125,23 @@ def test_a_target_shows_its_rules_and_odds_before_the_match_starts(
     assert tuned["target"] == 0.35 and tuned["reachable"]
     # The preview says what the ack says: the chance, the rules changed, the skill used.
     changed = tuned["changed"]
+    skill = tuned["skill"]
+    assert not skill["measured"]
     expect(preview.locator("#target-chance")).to_have_text(
-        f"For your skill: a {chance(tuned['chance'])} chance of winning this match, "
-        f"in about {round(tuned['odds']['expected_games'])} games."
+        f"For the default skill {skill_number(skill['skill'])}: a {chance(tuned['chance'])} "
+        f"chance of winning this match, in about {round(tuned['odds']['expected_games'])} games."
     )
     rules = preview.locator("#target-rules")
     loss, draw = changed["ai_win_human_damage"], changed["draw_human_damage"]
     expect(rules).to_contain_text(f"a loss costs you {loss} HP (classic 34)")
     expect(rules).to_contain_text(f"a draw costs you {draw} HP (classic 10)")
-    skill = tuned["skill"]
-    assert not skill["measured"]
     expect(preview.locator("#target-skill")).to_have_text(
-        f"Tuned for the default skill {skill_number(skill['skill'])}: your own games count once "
-        f"they hold {skill['min_moves']} moves where a choice mattered (0 so far)."
+        f"Your own skill is used once your games hold {skill['min_moves']} moves "
+        "where a choice mattered (0 so far)."
     )
+    # One skill named, the one used, and why it is the default, once.
+    assert skills_named(preview) == [skill_number(skill["skill"])]
+    expect(preview).not_to_contain_text("your skill")
     expect(dialog.get_by_text("Adaptive · Win about 35% · rules tuned for you")).to_be_visible()
     look(page, axe, artifacts, "preview", dialog, preview)
 
@@ -244,15 +261,18 @@ def test_history_shows_the_skill_and_the_promises_kept(
     assert skill["measured"] and not tuned["reachable"]
     expect(preview).to_have_attribute("data-state", "out-of-reach")
     expect(preview.locator("#target-skill")).to_have_text(
-        f"Tuned for your skill {skill_number(skill['skill'])} ({skill_number(skill['low'])}"
-        f"{DASH}{skill_number(skill['high'])}, from {skill['moves']} moves)."
+        f"Measured from {skill['moves']} moves of yours where a choice mattered: most likely "
+        f"from {skill_number(skill['low'])} to {skill_number(skill['high'])}."
     )
     games = round(tuned["odds"]["expected_games"])
     odds = f"{chance(tuned['chance'])} chance of winning this match, in about {games} games"
     reach = f"{chance(tuned['reach']['low'])} to {chance(tuned['reach']['high'])}"
     expect(preview.locator("#target-chance")).to_have_text(
-        f"95% is out of reach: these rules can give your skill from {reach}. The nearest: a {odds}."
+        f"95% is out of reach: these rules can give your skill {skill_number(skill['skill'])} "
+        f"from {reach}. The nearest: a {odds}."
     )
+    assert skills_named(preview) == [skill_number(skill["skill"])]
+    expect(preview).not_to_contain_text("default")
     look(page, axe, artifacts, "out-of-reach", dialog, preview)
 
 
@@ -273,3 +293,113 @@ def test_a_target_out_of_bounds_is_never_summed_up_as_a_promise(
     expect_no_violations(axe, page, "a target to fix")
     field.fill("12")
     expect(summary).to_have_text("Adaptive · Win about 12% · rules tuned for you")
+
+
+# --- Show my chances: the player's own, then the scripted players' -------------------
+
+
+def percent(p: float) -> str:
+    """A chance as the chances line writes it (words.js, percent)."""
+    value = p * 100
+    if not value > 0:
+        return "0%"
+    if value >= 100:
+        return "100%"
+    if value < 0.1:
+        return "less than 0.1%"
+    if value >= 99.95:
+        return "more than 99.9%"
+    return f"{float(f'{value:.3g}'):g}%"
+
+
+def own_chance_words(you: dict[str, Any]) -> str:
+    """The player's own chance as the chances line says it (words.js, ownChanceWords)."""
+    skill = you["skill"]
+    if you["chance"] is None:
+        more = you["more_moves"]
+        return (
+            f"You: your own chance shows here after {more} more move{'' if more == 1 else 's'} "
+            f"where a choice mattered ({skill['moves']} of {skill['min_moves']} so far)"
+        )
+    low, high = percent(you["low"]), percent(you["high"])
+    interval = "" if low == high else f" ({low} to {high})"
+    return (
+        f"You, at your skill {skill_number(skill['skill'])} ({skill_number(skill['low'])}{DASH}"
+        f"{skill_number(skill['high'])}), win this match from here {percent(you['chance'])} "
+        f"of the time{interval}"
+    )
+
+
+def reference_words(odds: dict[str, Any]) -> str:
+    """The scripted players' chances below the player's own."""
+    perfect, random_one = (odds[key]["human_match_win_prob"] for key in ("perfect", "random"))
+    return (
+        f"For reference, from here a perfect player wins {percent(perfect)} of this match; "
+        f"a random one {percent(random_one)}"
+    )
+
+
+def store_games(server: Any, page: Page, skill: int, games: int) -> list[dict[str, Any]]:
+    """Store ``games`` finished HP games of a ``skill`` player as the page's player's, in
+    the server's own store; their entries."""
+    (cookie,) = (c for c in page.context.cookies() if c["name"] == "session")
+    player = player_of(f"session={cookie['value']}")
+    app = create_app({"TESTING": True, "DATA_DIR": str(server.data_dir)})
+    history = app.extensions["history"]
+    entries = played_games(skill_strategy(skill), games, random.Random(skill))
+    for n, entry in enumerate(entries):
+        assert history.add(player, f"seeded:{n}", {**entry, "id": f"seeded-{n:015d}"})
+    stored = history.games(player)
+    history.close()
+    return stored
+
+
+def show_chances(page: Page, frames: list[str]) -> tuple[dict[str, Any], Locator]:
+    """Press Show my chances; the current odds' answer, and the chances' lines."""
+    before = len(acks(frames, "you"))
+    page.get_by_role("button", name="Show my chances").click()
+    lines = page.locator("#chances > p")
+    expect(lines.first).to_have_text(re.compile("^You"))
+    answers = acks(frames, "you")
+    assert len(answers) > before
+    return answers[-1], lines
+
+
+def test_my_chances_lead_with_mine_at_my_skill_with_its_interval(
+    page: Page, server: Any, axe: Axe, artifacts: Path
+) -> None:
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(str(f))))
+    open_game(page, server.url)
+    entries = store_games(server, page, 70, 40)
+    start_match(page, "Adaptive", human_hp=60, ai_hp=30)
+    answer, lines = show_chances(page, frames)
+    # The server's numbers are those of the skill its History shows, from here.
+    estimate = skill_from(entries)
+    assert estimate.measured
+    rules = Rules(start_human_hp=60, start_ai_hp=30)
+    expected = own_chance(rules, estimate, human_hp=60, ai_hp=30).to_dict()
+    assert answer["you"] == expected
+    assert expected["low"] < expected["chance"] < expected["high"]
+    expect(lines).to_have_text([own_chance_words(expected), reference_words(answer["odds"])])
+    look(page, axe, artifacts, "chances-mine", page.locator("#chances"))
+
+
+def test_my_chances_say_how_many_more_moves_my_skill_needs(
+    page: Page, server: Any, axe: Axe, artifacts: Path
+) -> None:
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(str(f))))
+    open_game(page, server.url)
+    start_match(page, "Adaptive", human_hp=60, ai_hp=30)
+    answer, lines = show_chances(page, frames)
+    you = answer["you"]
+    assert you["chance"] is None and you["more_moves"] == MIN_MOVES
+    expect(lines).to_have_text(
+        [
+            f"You: your own chance shows here after {MIN_MOVES} more moves where a choice "
+            f"mattered (0 of {MIN_MOVES} so far)",
+            reference_words(answer["odds"]),
+        ]
+    )
+    look(page, axe, artifacts, "chances-unmeasured", page.locator("#chances"))

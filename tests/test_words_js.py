@@ -1,4 +1,5 @@
-"""The wording module's numbers, run in Node as the page runs them: no float noise."""
+"""The wording module's numbers, run in Node as the page runs them: no float noise; and
+the player's own chance and the skill a target's preview names."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,9 +17,14 @@ NODE = shutil.which("node")
 
 def percents(values: list[float]) -> list[str]:
     """words.js's ``percent`` of each value, computed by Node."""
+    return said("percent", [[value] for value in values])
+
+
+def said(function: str, calls: list[list[Any]]) -> list[str]:
+    """What words.js's ``function`` says for each list of arguments, computed by Node."""
     script = (
-        f"import {{ percent }} from {json.dumps(WORDS.as_uri())};"
-        f"console.log(JSON.stringify({json.dumps(values)}.map(percent)));"
+        f"import {{ {function} }} from {json.dumps(WORDS.as_uri())};"
+        f"console.log(JSON.stringify({json.dumps(calls)}.map((a) => {function}(...a))));"
     )
     run = subprocess.run(
         [str(NODE), "--input-type=module", "-e", script],
@@ -46,3 +53,54 @@ def test_percentages_have_at_most_three_significant_figures() -> None:
         (1e-300, "less than 0.1%"),
     ]
     assert percents([value for value, _ in table]) == [words for _, words in table]
+
+
+def skill(value: float, low: float, high: float, moves: int, measured: bool) -> dict[str, Any]:
+    """A skill estimate as the server sends it."""
+    return {
+        "skill": value,
+        "low": low,
+        "high": high,
+        "moves": moves,
+        "measured": measured,
+        "hinted_left_out": 0,
+        "min_moves": 30,
+    }
+
+
+@pytest.mark.skipif(NODE is None, reason="needs Node, as `make` does")
+def test_my_own_chance_leads_with_you_at_my_skill_and_its_interval() -> None:
+    measured = skill(0.62, 0.48, 0.75, 140, True)
+    unmeasured = skill(0.5, 0.0, 1.0, 29, False)
+    calls = [
+        [{"skill": measured, "chance": 0.4123, "low": 0.33, "high": 0.5, "more_moves": 0}],
+        [{"skill": measured, "chance": 1, "low": 1, "high": 1, "more_moves": 0}],
+        [{"skill": measured, "chance": 2e-5, "low": 1e-6, "high": 3e-4, "more_moves": 0}],
+        [{"skill": unmeasured, "chance": None, "low": None, "high": None, "more_moves": 1}],
+    ]
+    assert said("ownChanceWords", calls) == [
+        "You, at your skill 0.62 (0.48\N{EN DASH}0.75), win this match from here 41.2% of the "
+        "time (33% to 50%)",
+        "You, at your skill 0.62 (0.48\N{EN DASH}0.75), win this match from here 100% of the time",
+        "You, at your skill 0.62 (0.48\N{EN DASH}0.75), win this match from here less than 0.1% "
+        "of the time",
+        "You: your own chance shows here after 1 more move where a choice mattered "
+        "(29 of 30 so far)",
+    ]
+
+
+@pytest.mark.skipif(NODE is None, reason="needs Node, as `make` does")
+def test_a_targets_preview_names_the_one_skill_it_used() -> None:
+    tuned = {"target": 0.6, "chance": 0.598, "reachable": True, "odds": {"expected_games": 9.2}}
+    measured, default = skill(0.62, 0.48, 0.75, 140, True), skill(0.5, 0.0, 1.0, 4, False)
+    chances = said(
+        "tunedChanceWords", [[{**tuned, "skill": measured}], [{**tuned, "skill": default}]]
+    )
+    assert chances == [
+        "For your skill 0.62: a 59.8% chance of winning this match, in about 9 games.",
+        "For the default skill 0.50: a 59.8% chance of winning this match, in about 9 games.",
+    ]
+    assert said("skillUsedWords", [[measured], [default]]) == [
+        "Measured from 140 moves of yours where a choice mattered: most likely from 0.48 to 0.75.",
+        "Your own skill is used once your games hold 30 moves where a choice mattered (4 so far).",
+    ]

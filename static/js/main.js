@@ -177,7 +177,7 @@ async function refreshChances() {
   const ticket = ++chancesTicket;
   const reply = await connection.send(EVENTS.odds, { current: true });
   if (ticket !== chancesTicket || !chancesOn) return;
-  if (reply.ok) view.showChances(reply.odds);
+  if (reply.ok) view.showChances(reply);
   else {
     chancesFor = null; // asked again with the next snapshot
     view.showChances(null);

@@ -9,6 +9,7 @@ import {
   gameWords,
   lockButtonWords,
   modeName,
+  ownChanceWords,
 } from "./words.js";
 
 const formatDelta = (n) => (n > 0 ? `+${n}` : n < 0 ? `-${-n}` : "±0");
@@ -16,7 +17,7 @@ const formatDelta = (n) => (n > 0 ? `+${n}` : n < 0 ? `-${-n}` : "±0");
 /**
  * The match panel over the server-rendered page. `actions`: lockDifficulty() (asked
  * first, by the rules dialog) and toggleChances(on). The handle: render(state),
- * showChances(odds).
+ * showChances(answer).
  */
 export function createMatchPanel(actions) {
   $("lock").addEventListener("click", () => actions.lockDifficulty());
@@ -84,12 +85,13 @@ export function createMatchPanel(actions) {
     if (!adaptive || match.over) showChances(null);
   }
 
-  /** The chances of the match under way (an `odds` answer), or hide them with null. */
-  function showChances(odds) {
-    const line = $("chances");
-    const on = chancesToggle.getAttribute("aria-pressed") === "true";
-    line.hidden = !(odds && on);
-    line.textContent = odds && on ? chancesSentence(odds) : "";
+  /** The chances of the match under way (a current `odds` answer: the player's own, then
+   * the scripted players' for reference), or hide them with null. */
+  function showChances(answer) {
+    const shown = Boolean(answer && chancesToggle.getAttribute("aria-pressed") === "true");
+    $("chances").hidden = !shown;
+    $("chances-you").textContent = shown ? ownChanceWords(answer.you) : "";
+    $("chances-reference").textContent = shown ? chancesSentence(answer.odds) : "";
   }
 
   /** "How it works": the HP rules in adaptive mode, the fixed mode's way otherwise. */

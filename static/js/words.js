@@ -175,11 +175,32 @@ export const fixedModeWords = (name, way) =>
 /** The explanation's place before any move. */
 export const EXPLAIN_EMPTY = "The AI explains each of its moves here.";
 
-/** The chances of the match under way, from its current HP. */
+/** The scripted players' chances of the match under way, from its current HP. */
 export function chancesSentence(odds) {
   return (
-    `From here, a perfect player wins ${percent(odds.perfect.human_match_win_prob)} ` +
+    `For reference, from here a perfect player wins ${percent(odds.perfect.human_match_win_prob)} ` +
     `of this match; a random one ${percent(odds.random.human_match_win_prob)}`
+  );
+}
+
+/**
+ * The player's own chance from here (the `you` of a current `odds` answer), at their skill
+ * with its interval: "You, at your skill 0.62 (0.48–0.75), win this match from here 41% of
+ * the time (33% to 50%)"; or how many more moves their skill needs.
+ */
+export function ownChanceWords(you) {
+  const skill = you.skill;
+  if (you.chance == null) {
+    return (
+      `You: your own chance shows here after ${plural(you.more_moves, "more move")} where a ` +
+      `choice mattered (${skill.moves} of ${skill.min_moves} so far)`
+    );
+  }
+  const [low, high] = [percent(you.low), percent(you.high)];
+  const range = low === high ? "" : ` (${low} to ${high})`;
+  return (
+    `You, at your skill ${skillNumber(skill.skill)} (${skillNumber(skill.low)}–${skillNumber(skill.high)}), ` +
+    `win this match from here ${percent(you.chance)} of the time${range}`
   );
 }
 
@@ -460,24 +481,28 @@ export function tunedRulesWords(changed, classic) {
 const eitherAnd = (parts) =>
   parts.length < 2 ? parts.join("") : `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}`;
 
-/** The chance the tuned rules give, and whether the target was within their reach. */
+/** The one skill a tune used, by name: "your skill 0.62", or "the default skill 0.50". */
+const skillUsed = (skill) => `${skill.measured ? "your skill" : "the default skill"} ${skillNumber(skill.skill)}`;
+
+/** The chance the tuned rules give the skill used, and whether the target was within reach. */
 export function tunedChanceWords(tuned) {
   const games = Math.round(tuned.odds.expected_games);
   const odds = `${chanceWords(tuned.chance)} chance of winning this match, in about ${plural(games, "game")}`;
-  if (tuned.reachable) return `For your skill: a ${odds}.`;
+  const whose = skillUsed(tuned.skill);
+  if (tuned.reachable) return `For ${whose}: a ${odds}.`;
   const asked = `${Math.round(tuned.target * 100)}%`;
   const reach = `${chanceWords(tuned.reach.low)} to ${chanceWords(tuned.reach.high)}`;
-  return `${asked} is out of reach: these rules can give your skill from ${reach}. The nearest: a ${odds}.`;
+  return `${asked} is out of reach: these rules can give ${whose} from ${reach}. The nearest: a ${odds}.`;
 }
 
-/** Which skill estimate a tune used: the player's own, or the default and why. */
+/** Where the skill a tune used comes from: the player's moves, or why the default. */
 export function skillUsedWords(skill) {
   if (skill.measured) {
-    return `Tuned for your skill ${skillNumber(skill.skill)} (${skillNumber(skill.low)}–${skillNumber(skill.high)}, from ${plural(skill.moves, "move")}).`;
+    return `Measured from ${plural(skill.moves, "move")} of yours where a choice mattered: most likely from ${skillNumber(skill.low)} to ${skillNumber(skill.high)}.`;
   }
   return (
-    `Tuned for the default skill ${skillNumber(skill.skill)}: your own games count once they hold ` +
-    `${plural(skill.min_moves, "move")} where a choice mattered (${skill.moves} so far).`
+    `Your own skill is used once your games hold ${plural(skill.min_moves, "move")} ` +
+    `where a choice mattered (${skill.moves} so far).`
   );
 }
 
