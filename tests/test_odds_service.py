@@ -3,13 +3,20 @@ it refuses before any work. The protocol tests hold the same refusals over a soc
 
 from __future__ import annotations
 
+import dataclasses
+import random
 import threading
+from collections.abc import Iterator
 
 import pytest
+from support.skill_play import played_games
 from support.testing import HARD_RULES, TOO_MANY_STATES, wait_until
 
+from webapp.game.history import Entry
+from webapp.game.match import new_match
 from webapp.game.odds import match_odds
-from webapp.game.rules import MatchError, count_states
+from webapp.game.rules import MatchError, Rules, count_states
+from webapp.game.strategies import skill_strategy
 from webapp.server.limits.paid_work import Abandoned, FairTurn, Payer
 from webapp.server.services.odds import Odds
 
@@ -107,3 +114,33 @@ def test_an_answers_first_slice_goes_before_the_walks_coming_back() -> None:
     answer.join(5)
     assert order == ["answer", "walk"]
     assert not turn.held
+
+
+class Entries:
+    """History entries that count how often they are read."""
+
+    def __init__(self, entries: list[Entry]) -> None:
+        self.entries, self.reads = entries, 0
+
+    def __iter__(self) -> Iterator[Entry]:
+        self.reads += 1
+        return iter(self.entries)
+
+
+def test_a_players_own_chance_walks_three_skills_at_most_on_their_budget() -> None:
+    odds = Odds(ms_per_second=1, burst_ms=1)
+    entries = Entries(played_games(skill_strategy(70), 40, random.Random(7)))
+    rules = Rules(**{**HARD_RULES, "start_human_hp": 187})
+    match = new_match(random.Random(1), rules=rules)
+    before = match_odds.cache_info()
+    answer = odds.for_match("asker", match, entries=entries)
+    # The three scripted players, then the skill and its interval's two ends: one walk each.
+    assert match_odds.cache_info().misses == before.misses + 6 and entries.reads == 1
+    you = answer["you"]
+    assert you["odds"]["player"] == f"skill:{you['skill']['skill']:g}"
+    # Paid from the connection's budget: in debt, the next is refused before any work,
+    # the history not even read.
+    later = dataclasses.replace(match, human_hp=150)
+    with pytest.raises(MatchError, match="ask again in"):
+        odds.for_match("asker", later, entries=entries)
+    assert match_odds.cache_info().misses == before.misses + 6 and entries.reads == 1
