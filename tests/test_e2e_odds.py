@@ -1,7 +1,7 @@
 """End-to-end: a match tuned to the chance of winning asked for, previewed with its rules
 and exact odds before it starts, its promise on the Match card; and History's skill line
-and calibration chart after several such matches, in a real browser against the real
-server."""
+and calibration chart after several such matches; and "Show my chances", the player's own
+first, in a real browser against the real server."""
 
 from __future__ import annotations
 
