@@ -378,6 +378,30 @@ def test_a_finished_room_game_stays_in_both_players_history(
         assert shared.status_code == 404  # another person's game too: not shared
 
 
+def test_a_game_left_under_way_is_a_forfeit_in_both_players_history(
+    people: list[Person],
+) -> None:
+    room, x, o, first = seated_room(people)
+    assert code(x.send("room_name", {"room": room, "name": "Bob"})) is None
+    for mover, cell in ((x, 4), (o, 0)):
+        assert code(mover.send("room_move", {"room": room, "cell": cell})) is None
+    assert code(x.send("room_leave", {"room": room})) is None
+    told = o.latest()
+    assert (told["left"], told["former"], told["taken"]) == (first["x_seat"], "Bob", None)
+    for person, result, forfeit in ((x, "loss", "human"), (o, "win", "friend")):
+        (listed,) = person.send("history")["games"]
+        assert (listed["kind"], listed["result"], listed["moves"]) == ("friend", result, 2)
+        assert (listed["forfeit"], listed["resigned"]) == (forfeit, None)
+        game = person.send("history_game", {"id": listed["id"]})
+        assert [move["cell"] for move in game["review"]["moves"]] == ["b2", "a1"]
+        assert game["signed_record"] is None  # a game with a friend is never signed
+    watcher = people[2]
+    watcher.join(room)
+    assert watcher.send("room_sit", {"room": room})["you"]
+    taken = o.latest()
+    assert (taken["taken"], taken["former"], taken["left"]) == (first["x_seat"], "Bob", None)
+
+
 def test_friend_games_fall_under_the_cap_and_are_forgotten(tmp_path: Path) -> None:
     app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "HISTORY_PER_PLAYER": 2})
     people = [Person(app) for _ in range(2)]
