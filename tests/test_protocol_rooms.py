@@ -255,7 +255,9 @@ def test_names_are_seen_by_everyone_and_checked(app: Flask, people: list[Person]
     assert code(watcher.send("room_name", {"room": room, "name": "Cy"})) == "not_seated"
     assert x.latest()["version"] == version  # nothing changed
     assert post(x.app, x.web, "/history/forget") == 204
-    assert all(seat["name"] is None for seat in o.latest()["seats"])
+    erased = o.latest()
+    assert all(seat["name"] is None for seat in erased["seats"])
+    assert erased["left"] is not None and erased["former"] is None  # no name kept either
 
 
 def test_a_friend_who_disconnects_shows_as_away(people: list[Person]) -> None:

@@ -168,6 +168,8 @@ def test_the_leavers_name_stays_until_a_new_series_and_the_seat_taken_is_said() 
     # The host leaves the newcomer alone: the notice is of that leave, not the old one.
     alone = leave(cy, "a", now=NOW)
     assert (alone.left, alone.former, alone.taken) == (0, "Ann", None)
+    # A player who deletes their data leaves no name behind.
+    assert leave(cy, "a", now=NOW, erased=True).former is None
 
 
 def test_a_player_who_leaves_a_game_under_way_forfeits_it() -> None:

@@ -292,11 +292,12 @@ def rematch(room: Room, player: str, *, now: float) -> Room:
     )
 
 
-def leave(room: Room, player: str, *, now: float) -> Room:
+def leave(room: Room, player: str, *, now: float, erased: bool = False) -> Room:
     """``player`` leaves for good, freeing their seat and their name; a game under way
     is lost by them (a forfeit: ``ended_game``). The series stays as the room's last
-    score, the leaver's name as ``former``, and the one who stays waits for someone to
-    take the seat, when a new series begins."""
+    score, the leaver's name as ``former`` (not if ``erased``: they asked for their data
+    to be deleted), and the one who stays waits for someone to take the seat, when a new
+    series begins."""
     seats = room.seats_of(player)
     if not seats:
         raise RoomError("not_seated", "you are not playing in this room")
@@ -318,7 +319,7 @@ def leave(room: Room, player: str, *, now: float) -> Room:
         rematch=frozenset(),
         tally=room.score,
         left=seats[0] if len(seats) == 1 else None,
-        former=room.names[seats[0]] if len(seats) == 1 else None,
+        former=room.names[seats[0]] if len(seats) == 1 and not erased else None,
         taken=None,
     )
 

@@ -244,7 +244,9 @@ class RoomService:
         for room_id in self.store.online_rooms_of(player):
             try:
                 left = self.change(
-                    room_id, lambda r: leave(r, player, now=time.time()), deleted=player
+                    room_id,
+                    lambda r: leave(r, player, now=time.time(), erased=True),
+                    deleted=player,
                 )
                 self.forget(room_id, left)
             except RoomError:
