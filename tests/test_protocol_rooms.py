@@ -340,6 +340,9 @@ def test_room_store_compare_and_set_and_expiry(
     assert store.save(room.id, moved, expected=1)
     assert not store.save(room.id, moved, expected=1)  # a stale writer loses
     assert store.online_rooms_of("b") == [room.id] and store.online_rooms_of("c") == []
+    taken = Room(**{**moved.__dict__, "version": 3, "former": "Bob", "taken": 1})
+    assert store.save(room.id, taken, expected=2)
+    assert store.load(room.id) == taken  # whose seat was taken survives the store
     store.delete(room.id)
     assert store.load(room.id) is None
     store.close()
