@@ -340,6 +340,126 @@ def test_a_leave_is_told_and_a_watcher_takes_the_seat_by_its_button(
     shoot(b, "history-friend")
 
 
+def expect_no_violations_in_both_themes(axe: Any, page: Page, where: str) -> None:
+    """axe-core finds nothing on the page as it is now, in the light and the dark theme."""
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme, reduced_motion="reduce")
+        expect_no_violations(axe, page, f"{where} ({scheme})")
+
+
+# Keeps every text the notice area is given (it fades after a while): what was announced.
+KEEP_NOTICES = """() => {
+  const notice = document.getElementById("notice");
+  window.announced = [];
+  new MutationObserver(() => window.announced.push(notice.textContent)).observe(notice, {
+    childList: true, characterData: true, subtree: true,
+  });
+}"""
+
+
+def expect_announced(page: Page, text: str) -> None:
+    """The page's notice area (a status region: read out) was given ``text``."""
+    page.wait_for_function("(text) => window.announced.includes(text)", arg=text)
+
+
+def name_yourself(page: Page, name: str) -> None:
+    """Save the name a player is shown by in this room."""
+    page.get_by_label("Your name in this room").fill(name)
+    page.get_by_role("button", name="Save name").click()
+    expect(page.get_by_text("Name saved")).to_be_visible()
+
+
+def test_a_seat_that_changes_hands_says_who_took_whose_and_a_forfeit_reaches_history(
+    new_context: NewContext, server: ServerProcess, axe: Any, shoot: Shoot
+) -> None:
+    alice, bob, link = friends(new_context, server.url)
+    carol, dan = new_context().new_page(), new_context().new_page()
+    for watcher in (carol, dan):
+        open_room(watcher, link)
+    in_step(alice, bob, carol, dan)
+    name_yourself(alice, "Alice")
+    name_yourself(bob, "Bob")
+    expect(dan.get_by_role("list")).to_contain_text("Bob")
+
+    # Alice wins game 1; in game 2 Bob leaves after its first move: a forfeit, 2-0.
+    play_out({alice: click_cell, bob: click_cell}, X_WINS if mark_of(alice) == "X" else O_WINS)
+    expect(status(alice)).to_have_text("You win!")
+    for page in (alice, bob):
+        page.get_by_role("button", name="Rematch", exact=True).click()
+    expect(alice.locator("#game-meta")).to_have_text(re.compile(r"^Game 2 · "))
+    x, _ = x_first(alice, bob)
+    click_cell(x, 4)
+    in_step(alice, bob, carol, dan)
+
+    # The question says what really happens: the seat waits for its button.
+    bob.get_by_role("link", name="Leave room").click()
+    question = bob.get_by_role("dialog", name="Leave this room?")
+    expect(question).to_contain_text(
+        "Your seat stays free until someone watching, or opening the link, presses"
+        " \N{LEFT DOUBLE QUOTATION MARK}Take the free seat\N{RIGHT DOUBLE QUOTATION MARK}:"
+        " then a new series begins."
+    )
+    expect_no_violations_in_both_themes(axe, bob, "the leave question")
+    shoot(bob, "room-leave-question")
+    bob.get_by_role("button", name="Yes, leave").click()
+    expect(bob).to_have_url(server.url + "/")
+
+    # Bob keeps his name in the notice and in the score of the series he played.
+    expect(status(alice)).to_have_text("Bob left the room")
+    expect(alice.locator("#score")).to_have_text("You 2 \N{EN DASH} 0 Bob, 0 draws")
+    for watcher in (carol, dan):
+        expect(status(watcher)).to_have_text("Bob left the room")
+        expect(watcher.locator("#score")).to_have_text("Alice 2 \N{EN DASH} 0 Bob, 0 draws")
+    expect_no_violations_in_both_themes(axe, carol, "a spectator told who left")
+    shoot(carol, "room-left-by-name")
+
+    # Carol takes the seat: everyone is told whose seat, and why the score is 0-0.
+    for page in (alice, carol, dan):
+        page.evaluate(KEEP_NOTICES)
+    carol.get_by_role("button", name="Take the free seat").click()
+    taken = "took Bob's seat: a new series begins"
+    for page, who in ((alice, "A new player"), (carol, "You"), (dan, "A new player")):
+        expect(page.locator("#series-note")).to_have_text(f"{who} {taken}")
+        expect_announced(page, f"{who} {taken}")
+    expect(alice.locator("#score")).to_have_text("You 0 \N{EN DASH} 0 Friend, 0 draws")
+    expect(dan.locator("#score")).to_have_text("Alice 0 \N{EN DASH} 0 Player 2, 0 draws")
+    name_yourself(carol, "Carol")
+    for page in (alice, dan):
+        expect(page.locator("#series-note")).to_have_text(f"Carol {taken}")
+    expect(alice.locator("#score")).to_have_text("You 0 \N{EN DASH} 0 Carol, 0 draws")
+    expect_no_violations_in_both_themes(axe, alice, "a seat taken, said to the player who stayed")
+    shoot(alice, "room-seat-taken")
+    expect_no_violations_in_both_themes(axe, carol, "a seat taken, said to the newcomer")
+    shoot(carol, "room-seat-taken-newcomer")
+
+    # The forfeit is in both histories, cut short, with who won it; its replay works.
+    for page, result in (
+        (alice, "Win by forfeit (your friend left)"),
+        (bob, "Loss by forfeit (you left)"),
+    ):
+        page.goto(server.url + "/history")
+        rows = page.get_by_role("row").filter(has_text="With a friend")
+        expect(rows).to_have_count(2)
+        expect(rows.first).to_contain_text(result)
+    alice.get_by_role("row").filter(has_text="by forfeit").get_by_role("button").click()
+    expect(
+        alice.get_by_role(
+            "heading",
+            name=re.compile(r"^Replay: With a friend, .*, Win by forfeit \(your friend left\)$"),
+        )
+    ).to_be_visible()
+    expect(alice.locator("#replay-summary")).to_contain_text(
+        "Cut short after 1 move: your friend left the room, and the game went to you."
+    )
+    expect(alice.locator("#replay-move")).to_have_text(re.compile(r"^Move 1 of 1: .* played b2"))
+    alice.get_by_role("button", name="First", exact=True).click()
+    expect(alice.locator("#replay-move")).to_have_text(re.compile(r"^The empty board"))
+    alice.get_by_role("button", name="Last", exact=True).click()  # where it was cut short
+    expect(alice.locator("#replay-at")).to_have_text("1 of 1")
+    expect_no_violations_in_both_themes(axe, alice, "the replay of a game cut short")
+    shoot(alice, "history-cut-short")
+
+
 def test_two_players_on_one_device(page: Page, server: ServerProcess) -> None:
     page.goto(server.url + "/")
     ai_board = page.get_by_role("grid", name="Board")

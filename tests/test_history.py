@@ -18,6 +18,7 @@ from flask.testing import FlaskClient
 from support.live import Actions, connect, player_of
 
 from webapp.game.history import (
+    SCHEMA,
     counted,
     finished_game,
     friend_game,
@@ -26,6 +27,7 @@ from webapp.game.history import (
     reviewed,
     summary,
     totals_from,
+    upgrade_entry,
 )
 from webapp.game.match import ai_move, human_move, new_match
 from webapp.server.app import create_app
@@ -258,6 +260,9 @@ def test_forget_deletes_games_match_and_seats_only_from_our_page(
     rooms = app.extensions["rooms"].store
     seats = rooms.load(room).seats
     assert None in seats and seats.count(None) == 1  # the friend keeps theirs
+    # The game under way is the friend's by forfeit; none is kept for the deleted player.
+    (won,) = app.extensions["history"].games(player_of(friend))
+    assert (won["result"], won["forfeit"], won["record"]["moves"]) == ("win", "friend", [])
 
 
 FIXTURE_0_4_0 = Path(__file__).parent / "fixtures" / "history-0.4.0.jsonl"
@@ -282,6 +287,45 @@ def test_entries_stored_by_0_4_0_load_beside_games_with_a_friend(store: Any) -> 
     assert totals.with_friends == {"win": 0, "draw": 0, "loss": 1}
     assert [kind_of(entry) for entry in old] == ["ai", "ai"]
     assert reviewed(old[0])["moves"] and reviewed(friend)["mark"] == "O"
+
+
+def test_a_game_cut_short_is_a_forfeit_in_the_list_and_its_review() -> None:
+    left = friend_game(
+        (4, 0),
+        mine="X",
+        result="win",
+        resigned=None,
+        forfeit="friend",
+        game=2,
+        game_id="g" * 22,
+        ended=2e9,
+    )
+    assert left["forfeit"] == "friend" and left["resigned"] is None
+    listed = summary(left)
+    assert (listed["result"], listed["forfeit"], listed["moves"]) == ("win", "friend", 2)
+    assert [move["by"] for move in reviewed(left)["moves"]] == ["human", "friend"]
+    assert reviewed(left)["winning_line"] is None  # no line: it was cut short
+    assert counted({}, left) == {"friend:win": 1}
+
+
+FIXTURE_FRIENDS_0_5_0 = Path(__file__).parent / "fixtures" / "history-0.5.0-friends.jsonl"
+
+
+def test_games_with_a_friend_stored_by_0_5_0_were_forfeited_by_no_one(store: Any) -> None:
+    old = [json.loads(line) for line in FIXTURE_FRIENDS_0_5_0.open()]
+    for entry in old:
+        assert store.add("p", f"room:r:{entry['id']}", entry)
+        upgraded = upgrade_entry(entry)
+        assert (upgraded["format"], upgraded["forfeit"]) == (SCHEMA, None)
+        assert {**upgraded, "format": 3, "forfeit": None} == {**entry, "forfeit": None}
+    listed = [summary(entry) for entry in store.games("p")]
+    assert [(g["result"], g["resigned"], g["forfeit"]) for g in listed] == [
+        ("loss", "human", None),
+        ("win", None, None),
+    ]
+    promised = finished_game(finished(3), game_id="h" * 22, ended=2e9)
+    promised["record"]["promise"] = {"chance": 0.6}  # as a targeted match's game keeps it
+    assert upgrade_entry({**promised, "format": 3}) == promised  # its promise stays
 
 
 def test_history_says_which_match_is_under_way_and_which_was_abandoned(play: Actions) -> None:

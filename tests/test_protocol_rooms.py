@@ -255,7 +255,9 @@ def test_names_are_seen_by_everyone_and_checked(app: Flask, people: list[Person]
     assert code(watcher.send("room_name", {"room": room, "name": "Cy"})) == "not_seated"
     assert x.latest()["version"] == version  # nothing changed
     assert post(x.app, x.web, "/history/forget") == 204
-    assert all(seat["name"] is None for seat in o.latest()["seats"])
+    erased = o.latest()
+    assert all(seat["name"] is None for seat in erased["seats"])
+    assert erased["left"] is not None and erased["former"] is None  # no name kept either
 
 
 def test_a_friend_who_disconnects_shows_as_away(people: list[Person]) -> None:
@@ -338,6 +340,9 @@ def test_room_store_compare_and_set_and_expiry(
     assert store.save(room.id, moved, expected=1)
     assert not store.save(room.id, moved, expected=1)  # a stale writer loses
     assert store.online_rooms_of("b") == [room.id] and store.online_rooms_of("c") == []
+    taken = Room(**{**moved.__dict__, "version": 3, "former": "Bob", "taken": 1})
+    assert store.save(room.id, taken, expected=2)
+    assert store.load(room.id) == taken  # whose seat was taken survives the store
     store.delete(room.id)
     assert store.load(room.id) is None
     store.close()
@@ -376,6 +381,30 @@ def test_a_finished_room_game_stays_in_both_players_history(
         assert all("gift" not in move for move in game["review"]["moves"])
         shared = person.web.get(f"/g/{history['games'][0]['id']}")
         assert shared.status_code == 404  # another person's game too: not shared
+
+
+def test_a_game_left_under_way_is_a_forfeit_in_both_players_history(
+    people: list[Person],
+) -> None:
+    room, x, o, first = seated_room(people)
+    assert code(x.send("room_name", {"room": room, "name": "Bob"})) is None
+    for mover, cell in ((x, 4), (o, 0)):
+        assert code(mover.send("room_move", {"room": room, "cell": cell})) is None
+    assert code(x.send("room_leave", {"room": room})) is None
+    told = o.latest()
+    assert (told["left"], told["former"], told["taken"]) == (first["x_seat"], "Bob", None)
+    for person, result, forfeit in ((x, "loss", "human"), (o, "win", "friend")):
+        (listed,) = person.send("history")["games"]
+        assert (listed["kind"], listed["result"], listed["moves"]) == ("friend", result, 2)
+        assert (listed["forfeit"], listed["resigned"]) == (forfeit, None)
+        game = person.send("history_game", {"id": listed["id"]})
+        assert [move["cell"] for move in game["review"]["moves"]] == ["b2", "a1"]
+        assert game["signed_record"] is None  # a game with a friend is never signed
+    watcher = people[2]
+    watcher.join(room)
+    assert watcher.send("room_sit", {"room": room})["you"]
+    taken = o.latest()
+    assert (taken["taken"], taken["former"], taken["left"]) == (first["x_seat"], "Bob", None)
 
 
 def test_friend_games_fall_under_the_cap_and_are_forgotten(tmp_path: Path) -> None:

@@ -9,9 +9,11 @@ import pytest
 
 from webapp.game.board import RuleError
 from webapp.game.room import (
+    EndedGame,
     Room,
     RoomError,
     Tally,
+    ended_game,
     expired,
     from_record,
     leave,
@@ -141,6 +143,55 @@ def test_leaving_keeps_the_series_and_the_seat_is_taken_only_on_purpose() -> Non
     assert leave(leave(room, "a", now=NOW), "b", now=NOW).empty
 
 
+def named(room: Room) -> Room:
+    """``room`` with its host "a" named Ann and its friend "b" named Bo."""
+    room = set_name(room, "a", "Ann", now=NOW, max_chars=20)
+    return set_name(room, "b", "Bo", now=NOW, max_chars=20)
+
+
+def test_the_leavers_name_stays_until_a_new_series_and_the_seat_taken_is_said() -> None:
+    left = leave(play(named(seated(coin=0)), 0, 3, 1, 4, 2), "b", now=NOW)
+    assert (left.names, left.left, left.former, left.taken) == (("Ann", None), 1, "Bo", None)
+    newcomer = take_free_seat(left, "c", coin=1, now=NOW)
+    # Cy took Bo's seat: the room says so through the new series' first game.
+    assert (newcomer.left, newcomer.former, newcomer.taken) == (None, "Bo", 1)
+    assert (newcomer.score, newcomer.names) == (Tally(), ("Ann", None))
+    cy = set_name(newcomer, "c", "Cy", now=NOW, max_chars=20)
+    over = play(cy, 0, 3, 1, 4, 2)
+    assert (over.status, over.former, over.taken) == ("over", "Bo", 1)
+    assert from_record(to_record(over)) == over
+    second = rematch(rematch(over, "a", now=NOW), "c", now=NOW)
+    assert (second.game_number, second.former, second.taken) == (2, None, None)
+    assert "former" not in to_record(second) and "taken" not in to_record(second)
+    # The first player ever to open the link took no one's seat.
+    assert (seated().former, seated().taken) == (None, None)
+    # The host leaves the newcomer alone: the notice is of that leave, not the old one.
+    alone = leave(cy, "a", now=NOW)
+    assert (alone.left, alone.former, alone.taken) == (0, "Ann", None)
+    # A player who deletes their data leaves no name behind.
+    assert leave(cy, "a", now=NOW, erased=True).former is None
+
+
+def test_a_player_who_leaves_a_game_under_way_forfeits_it() -> None:
+    under_way = play(seated(coin=0), 4, 0)
+    left = leave(under_way, "a", now=NOW)  # seat 0 (X) leaves
+    assert ended_game(under_way, left) == EndedGame(
+        players=("a", "b"), moves=(4, 0), x_seat=0, number=1, winner=1, forfeit=0
+    )
+    assert left.score.seat_wins == (0, 1)
+    won = play(seated(coin=0), 0, 3, 1, 4, 2)
+    assert ended_game(won, leave(won, "b", now=NOW)) is None  # it had ended already
+    ended = ended_game(play(seated(coin=0), 0, 3, 1, 4), won)
+    assert ended == EndedGame(("a", "b"), (0, 3, 1, 4, 2), 0, 1, winner=0)
+    resigned = resign(under_way, "b", now=NOW)
+    assert ended_game(under_way, resigned) == EndedGame(
+        ("a", "b"), (4, 0), 0, 1, winner=0, resigned=1
+    )
+    assert ended_game(won, set_name(won, "a", "Ann", now=NOW, max_chars=20)) is None
+    local = room_move(open_room("l", "p", kind="local", now=NOW), "p", 4, now=NOW)
+    assert ended_game(local, leave(local, "p", now=NOW)) is None  # one device keeps none
+
+
 def test_a_finished_game_stays_in_the_score_after_a_leave() -> None:
     won = play(seated(coin=0), 0, 3, 1, 4, 2)  # seat 0 (X) wins
     left = leave(won, "a", now=NOW)
@@ -226,7 +277,14 @@ def test_record_round_trip_and_damaged_records() -> None:
     room = rematch(rematch(play(seated(coin=1), 0, 3, 1, 4, 2), "a", now=NOW), "b", now=NOW)
     assert from_record(to_record(room)) == room
     record = to_record(room)
-    for damage in ({"moves": [4, 4]}, {"x_seat": 2}, {"format": 99}, {"kind": "party"}):
+    for damage in (
+        {"moves": [4, 4]},
+        {"x_seat": 2},
+        {"format": 99},
+        {"kind": "party"},
+        {"taken": 2},
+        {"former": 5},
+    ):
         with pytest.raises((RoomError, RuleError)):
             from_record({**record, **damage})
 
@@ -241,3 +299,16 @@ def test_rooms_stored_by_0_4_0_load_and_play_on() -> None:
     assert room_move(playing, "p1", 2, now=NOW).board.cells == "O.O.X...X"
     assert (local.game_number, local.x_seat, local.tally.x_wins) == (2, 1, 1)
     assert take_back(local, "p3", now=NOW).moves == ()
+
+
+FIXTURE_0_5_0 = Path(__file__).parent / "fixtures" / "rooms-0.5.0.jsonl"
+
+
+def test_rooms_stored_by_0_5_0_load_and_a_seat_taken_says_whose() -> None:
+    playing, left = (from_record(json.loads(line)) for line in FIXTURE_0_5_0.open())
+    assert (playing.names, playing.former, playing.taken) == (("Alice", "Bob"), None, None)
+    assert (left.left, left.former, left.score.seat_wins) == (1, None, (2, 0))
+    # 0.5.0 kept no leaver's name: the seat is taken from "Player 2", and a new series begins.
+    carol = take_free_seat(left, "carol-player", coin=0, now=NOW)
+    assert (carol.taken, carol.former, carol.score) == (1, None, Tally())
+    assert to_record(carol)["format"] == 2 and set(to_record(carol)) >= {"taken"}

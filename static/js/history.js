@@ -12,7 +12,6 @@ import {
   CLIENT_ERROR_MESSAGES,
   LINK_COPIED,
   LINK_SELECTED,
-  PLAYER_RESULTS,
   askedTooOften,
   errorWords,
   modeName,
@@ -25,6 +24,7 @@ import {
   matchName,
   replayLabel,
   replayTitle,
+  resultWords,
 } from "./words_history.js";
 
 const SHOWN_MATCHES = 6;
@@ -100,7 +100,7 @@ function renderGames(games, open) {
     button.addEventListener("click", () => open(game.id));
     const action = document.createElement("td");
     action.append(button);
-    const result = PLAYER_RESULTS[game.result] + (game.match_over ? MATCH_OVER : "");
+    const result = resultWords(game) + (game.match_over ? MATCH_OVER : "");
     row.append(cellOf(date), cellOf(modeName(game.mode)), cellOf(result), cellOf(game.moves), action);
     return row;
   });

@@ -6,7 +6,6 @@ import { $ } from "./dom.js";
 import { setDisabled } from "./focus.js";
 import { cellIndex, labAddress } from "./protocol.js";
 import {
-  PLAYER_RESULTS,
   RECORD_CHECK,
   RECORD_VERIFIED,
   REPLAY_BOARD_LABEL,
@@ -19,7 +18,14 @@ import {
   sharedResult,
   verdictWords,
 } from "./words.js";
-import { emptyBoardWords, ofWords, replayHeading, replayMoveWords } from "./words_history.js";
+import {
+  cutShortWords,
+  emptyBoardWords,
+  ofWords,
+  replayHeading,
+  replayMoveWords,
+  resultWords,
+} from "./words_history.js";
 
 /** When a game ended, as the player's locale writes it. */
 export const formatWhen = (seconds) =>
@@ -136,9 +142,11 @@ export function showReplay(game, review, { focus = true, signed = null, shared =
   showRecord(signed, game);
   const date = formatWhen(game.ended);
   // A shared page says whose result it is; the player's own History says theirs.
-  const result = shared ? sharedResult(game, shared) : PLAYER_RESULTS[game.result];
+  const result = shared ? sharedResult(game, shared) : resultWords(game);
   $("replay-title").textContent = replayHeading(modeName(game.record.mode), date, result);
-  $("replay-summary").textContent = review.summary;
+  // A game cut short says so first: its last position is not its end.
+  const cut = cutShortWords(game, review.moves.length);
+  $("replay-summary").textContent = cut ? `${cut} ${review.summary}` : review.summary;
   $("replay-scrubber").max = review.moves.length;
   renderMoveList(review);
   $("replay").hidden = false;

@@ -19,6 +19,7 @@ import {
   scoreParts,
   seatWords,
   statusText,
+  takenText,
   watchingWords,
 } from "./words_room.js";
 
@@ -28,6 +29,12 @@ const NOTICE_MS = 5000;
 function tone(room, mine) {
   if (room.status !== "over" || mine.length !== 1 || room.winner == null) return "";
   return room.winner === mine[0] ? "good" : "bad";
+}
+
+/** Say `text` in the notice area for a while: news of the room (`news`), else a refusal. */
+function say(text, { news = false } = {}) {
+  $("notice").dataset.tone = news ? "news" : "";
+  announce(text, NOTICE_MS);
 }
 
 /** What a refused action means to the player: the page's words, else the server's. */
@@ -58,7 +65,7 @@ export function createRoomView(actions) {
     colours: { X: "you", O: "ai" },
     onPlay(cell) {
       if (online) return actions.play(cell);
-      announce(offlineMoveWords(cellName(cell)), NOTICE_MS);
+      say(offlineMoveWords(cellName(cell)));
       return { ok: false };
     },
   });
@@ -134,6 +141,24 @@ export function createRoomView(actions) {
     const watching = $("watching");
     watching.hidden = !room.watching;
     watching.textContent = room.watching ? watchingWords(room.watching) : "";
+    const taken = $("series-note");
+    if (!taken) return;
+    taken.textContent = takenText(room, mine);
+    taken.hidden = !taken.textContent;
+  }
+
+  // A seat taken is said as it happens: when a snapshot first shows it; said anew while
+  // it is still on show if its words change (the newcomer's own seat known from its
+  // answer, their name given).
+  let said = { version: -1, text: "" };
+  function sayTaken(before, room) {
+    const text = takenText(room, mine);
+    const fresh = before && before.taken == null && room.taken != null;
+    const showing = said.version === room.version || $("notice").textContent === said.text;
+    const reworded = said.text !== "" && showing && said.text !== text;
+    if (!text || !(fresh || reworded)) return;
+    said = { version: room.version, text };
+    say(text, { news: true });
   }
 
   // --- everything, from one snapshot --------------------------------------------------
@@ -142,6 +167,7 @@ export function createRoomView(actions) {
   function render(room, you) {
     const fresh = !shown || shown.version !== room.version;
     const had = page.querySelector("#actions :focus");
+    const before = shown;
     shown = room;
     mine = seatsOf(room, you);
     page.dataset.status = room.status;
@@ -154,6 +180,7 @@ export function createRoomView(actions) {
     renderBoard(room);
     renderStatus(room);
     renderScore(room);
+    sayTaken(before, room);
     buttons.render(room, mine, online);
     invite.render(room, mine);
     renderPlayers(room);
@@ -173,7 +200,7 @@ export function createRoomView(actions) {
   }
 
   /** Show a refused action ({code, message}) in the notice area. */
-  const showError = (error) => announce(errorText(error), NOTICE_MS);
+  const showError = (error) => say(errorText(error));
 
   /** The room could not be joined: say why where the status goes. */
   function showRefusedJoin(error) {
@@ -182,7 +209,7 @@ export function createRoomView(actions) {
   }
 
   /** Show what the server's `notice` says, by its code. */
-  const showNotice = (code) => announce(noticeWords(code), NOTICE_MS);
+  const showNotice = (code) => say(noticeWords(code));
 
   return {
     render,

@@ -1,7 +1,7 @@
 // What History and a shared game's page say: the list of games, each match's timeline,
 // the replay's steps, and the calibration of the promises kept. words.js has the rest
 // (results, verdicts, skill and promises in a sentence).
-import { chanceWords } from "./words.js";
+import { PLAYER_RESULTS, chanceWords, plural } from "./words.js";
 
 // --- the list of games --------------------------------------------------------------------
 
@@ -17,6 +17,25 @@ export const replayTitle = (date, page) => `Game of ${date} · ${page}`;
 
 /** "Delete everything" when the server did not answer. */
 export const NOT_DELETED = "Nothing was deleted: the server did not answer. Try again.";
+
+/** A game with a friend that a player cut short by leaving it: who left, by `forfeit`. */
+const LEFT_BY = { human: "you left", friend: "your friend left" };
+
+/** A game's result as its player reads it: "Win", or "Win by forfeit (your friend left)". */
+export function resultWords(game) {
+  const result = PLAYER_RESULTS[game.result];
+  const left = LEFT_BY[game.forfeit];
+  return left ? `${result} by forfeit (${left})` : result;
+}
+
+/** What the replay of a game cut short says first ("" for a game played out). */
+export function cutShortWords(game, moves) {
+  const left = LEFT_BY[game.forfeit];
+  if (!left) return "";
+  const after = moves ? `after ${plural(moves, "move")}` : "before the first move";
+  const winner = game.forfeit === "human" ? "your friend" : "you";
+  return `Cut short ${after}: ${left} the room, and the game went to ${winner}.`;
+}
 
 /** An HP match's name above its timeline: over, under way, or abandoned for a newer one. */
 export function matchName(over, underWay, ended) {

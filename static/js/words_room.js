@@ -6,11 +6,15 @@ import { SEATS, away, free, markOf, other } from "./seats.js";
 
 const SEAT_NAMES = ["Player 1", "Player 2"];
 
+/** The name the player in `seat` gave, or the leaver's while the room speaks of them. */
+const givenName = (room, seat) =>
+  room.seats[seat].name || (seat === room.left ? room.former : null);
+
 /** A seat's name as the room shows it: the one its player gave, else Player 1 or 2. */
-export const nameOf = (room, seat) => room.seats[seat].name || SEAT_NAMES[seat];
+export const nameOf = (room, seat) => givenName(room, seat) || SEAT_NAMES[seat];
 
 /** The friend of the player in `seat`, as that player reads it. */
-const friendOf = (room, seat) => room.seats[other(seat)].name || "Your friend";
+const friendOf = (room, seat) => givenName(room, other(seat)) || "Your friend";
 
 // For two people on one device: the marks, not the people.
 function markStatus(room) {
@@ -39,10 +43,21 @@ function playerStatus(room, seat) {
   return room.winner === seat ? RESULTS.human_won : `${friend} wins`;
 }
 
-/** What a player leaving means to this viewer ("" when no one has left). */
+/** What a player leaving means to this viewer ("" when no one has left), by their name. */
 export function leftText(room, mine) {
   if (room.left == null) return "";
-  return mine.length ? "Your friend left the room" : `${SEAT_NAMES[room.left]} left the room`;
+  const who = mine.length === 1 ? friendOf(room, mine[0]) : nameOf(room, room.left);
+  return `${who} left the room`;
+}
+
+/** Who took whose seat, while the new series it began is in its first game ("" else):
+ * "Carol took Bob's seat: a new series begins". */
+export function takenText(room, mine) {
+  const seat = room.taken;
+  if (seat == null) return "";
+  const theirs = room.former || (mine.length ? "your friend" : SEAT_NAMES[seat]);
+  const who = mine.includes(seat) ? "You" : room.seats[seat].name || "A new player";
+  return `${who} took ${theirs}'s seat: a new series begins`;
 }
 
 /** The status line, in plain words, for a viewer holding the seats `mine`. */
@@ -66,7 +81,7 @@ function playerNotes(room, seat) {
   if (room.status === "over") {
     const asked = room.rematch.includes(seat);
     const theirs = room.rematch.includes(friend);
-    const them = room.seats[friend].name || "your friend";
+    const them = givenName(room, friend) || "your friend";
     if (asked && !theirs) notes.push(`Waiting for ${them} to accept the rematch`);
     if (theirs && !asked) notes.push(`${name} wants a rematch`);
   }
@@ -109,7 +124,7 @@ export function scoreParts(room, mine) {
   const player = mine.length === 1;
   const [first, second] = player ? [mine[0], other(mine[0])] : SEATS;
   const names = player
-    ? ["You", room.seats[second].name || "Friend"]
+    ? ["You", givenName(room, second) || "Friend"]
     : [nameOf(room, 0), nameOf(room, 1)];
   const wins = room.score.seat_wins;
   const series = `${names[0]} ${wins[first]} – ${wins[second]} ${names[1]}`;
@@ -159,7 +174,9 @@ export const CONFIRM_RESIGN = Object.freeze({
 });
 export const CONFIRM_LEAVE = Object.freeze({
   title: "Leave this room?",
-  text: "The game under way counts as lost; whoever opens the link next takes your seat.",
+  text:
+    "The game under way counts as lost. Your seat stays free until someone watching, or " +
+    "opening the link, presses “Take the free seat”: then a new series begins.",
   yes: "Yes, leave",
   no: "Stay",
 });

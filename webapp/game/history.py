@@ -9,7 +9,9 @@ drops; the longest run of games without a loss is kept as the current run and it
 A game played with a friend in a room is an entry of its own kind (``"kind": "friend"``):
 the moves, whose each was, and the result, for each of its two players. It is counted in
 figures of its own (``friend:<result>``), never in those against the AI, and like every
-entry it falls under the player's cap. Entries stored before kinds existed (0.4.0) are
+entry it falls under the player's cap. A game cut short, because a player left it under
+way, is kept too, with the moves played, as a forfeit (``"forfeit"``: who left): a win
+for the one who stayed, a loss for the one who left. Entries stored before kinds existed (0.4.0) are
 all games against the AI.
 """
 
@@ -26,11 +28,12 @@ from .review import summary as review_summary
 from .rules import MODES
 from .verification import game_record
 
-SCHEMA = 3
+SCHEMA = 4
 """1: release 0.4 on; 2: an HP game's record marks each of the player's moves "hinted"
 (true or false), the moves made with hints shown; 3: the record of a game against the AI
-says what its match promised (``"promise"``, None unless started from a target).
-``upgrade_entry`` reads every earlier format."""
+says what its match promised (``"promise"``, None unless started from a target); 4: a
+game with a friend says who forfeited it by leaving (``"forfeit"``, None when no one
+did). ``upgrade_entry`` reads every earlier format."""
 RESULTS = ("win", "draw", "loss")
 FRIEND = "friend"  # the kind, and the record's mode, of a game played with a friend
 Entry = dict[str, Any]
@@ -51,9 +54,11 @@ def friend_game(
     game: int,
     game_id: str,
     ended: float,
+    forfeit: str | None = None,
 ) -> Entry:
     """The entry, for one of its players, of a game with a friend: ``mine`` is the mark
-    they played, ``result`` theirs, ``resigned`` who resigned ("human", "friend", None)."""
+    they played, ``result`` theirs, ``resigned`` who resigned and ``forfeit`` who left
+    it under way ("human", "friend", None)."""
     if result not in RESULTS:
         raise ValueError(f"result must be one of {', '.join(RESULTS)}")
 
@@ -71,6 +76,7 @@ def friend_game(
         "match_over": False,
         "match_winner": None,
         "resigned": resigned,
+        "forfeit": forfeit,
         "record": {
             "mode": FRIEND,
             "game": game,
@@ -84,19 +90,22 @@ def friend_game(
 def upgrade_entry(entry: Entry) -> Entry:
     """The entry in the current format. A format 1 game against the AI did not record
     hints, so each of the player's moves says ``"hinted": None``: not known; a game
-    stored before format 3 was in no targeted match, so its record promises nothing."""
+    stored before format 3 was in no targeted match, so its record promises nothing; a
+    game with a friend stored before format 4 was played out, forfeited by no one."""
     stored = entry.get("format", 1)
     if stored >= SCHEMA:
         return entry
     if kind_of(entry) == "friend":
-        return {**entry, "format": SCHEMA}
+        return {**entry, "format": SCHEMA, "forfeit": None}
     record = entry["record"]
     if stored < 2:
         moves = [
             {**move, "hinted": None} if move["by"] == "human" else move for move in record["moves"]
         ]
         record = {**record, "moves": moves}
-    return {**entry, "format": SCHEMA, "record": {**record, "promise": None}}
+    if stored < 3:
+        record = {**record, "promise": None}
+    return {**entry, "format": SCHEMA, "record": record}
 
 
 def result_of(status: str) -> str:
@@ -166,6 +175,7 @@ def summary(entry: Entry) -> dict[str, Any]:
             "match_over": False,
             "game": record["game"],
             "resigned": entry.get("resigned"),
+            "forfeit": entry.get("forfeit"),
         }
     return {
         "id": entry["id"],

@@ -3,11 +3,12 @@
 A room has two seats. An online room's first seat is its host's, and the second is
 taken by whoever opens the invite link first; anyone else watches. Once a player has
 left, their seat is taken only on purpose (``take_free_seat``), never by opening the
-link, and the series they played stays as the room's last score until it is. A room on one
-device seats the same player twice, and allows taking a move back. Who plays X in the
-first game is a coin toss (the caller's), and X alternates after that. A finished game
-counts in the room's tally once both seats agree to a rematch; until then the score
-shown counts it too.
+link, and the series they played stays as the room's last score, under their name,
+until it is; whoever takes it begins a new series, and the room says whose seat they
+took until that series' second game begins. A room on one device seats the same player
+twice, and allows taking a move back. Who plays X in the first game is a coin toss (the
+caller's), and X alternates after that. A finished game counts in the room's tally once
+both seats agree to a rematch; until then the score shown counts it too.
 
 Time is passed in (``now``, seconds) and stored as the room's last change, from which
 its expiry is judged; nothing here reads a clock.
@@ -28,6 +29,8 @@ Status = Literal["waiting", "playing", "over"]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 SEATS: tuple[Seat, Seat] = (0, 1)
 SCHEMA = 2  # 2: names and the seat left (0.5.0); 1 (0.4.0) still loads
+# Since 0.6.0 a format 2 record may hold two optional keys, ``former`` and ``taken``,
+# written only while the room speaks of a player who left: 0.5.0 reads it, ignoring them.
 NAME_CHARS = 20  # the default longest name, in code points after NFC
 # Bidirectional controls reorder the text around them: a name could disguise another.
 BIDI_CONTROLS = frozenset(
@@ -75,6 +78,8 @@ class Room:
     tally: Tally = field(default_factory=Tally)
     names: tuple[str | None, str | None] = (None, None)
     left: Seat | None = None  # the seat whose player left, until someone takes it
+    former: str | None = None  # the name of the player who left it, while it is spoken of
+    taken: Seat | None = None  # the seat a newcomer took, until their series' second game
 
     @property
     def board(self) -> Board:
@@ -176,7 +181,7 @@ def _seated(room: Room, player: str, *, coin: Seat, now: float) -> Room:
     free = room.seats.index(None)
     seats = (player, room.seats[1]) if free == 0 else (room.seats[0], player)
     if None in seats:
-        return _bump(room, now, seats=seats, left=None)
+        return _bump(room, now, seats=seats, left=None, former=None, taken=None)
     return _bump(
         room,
         now,
@@ -187,6 +192,8 @@ def _seated(room: Room, player: str, *, coin: Seat, now: float) -> Room:
         resigned=None,
         tally=Tally(),
         left=None,
+        former=room.former if room.left is not None else None,
+        taken=free if room.left is not None else None,
     )
 
 
@@ -280,13 +287,17 @@ def rematch(room: Room, player: str, *, now: float) -> Room:
         moves=(),
         resigned=None,
         rematch=frozenset(),
+        former=None,
+        taken=None,
     )
 
 
-def leave(room: Room, player: str, *, now: float) -> Room:
+def leave(room: Room, player: str, *, now: float, erased: bool = False) -> Room:
     """``player`` leaves for good, freeing their seat and their name; a game under way
-    is lost by them. The series stays as the room's last score, and the one who stays
-    waits for someone to take the seat, when a new series begins."""
+    is lost by them (a forfeit: ``ended_game``). The series stays as the room's last
+    score, the leaver's name as ``former`` (not if ``erased``: they asked for their data
+    to be deleted), and the one who stays waits for someone to take the seat, when a new
+    series begins."""
     seats = room.seats_of(player)
     if not seats:
         raise RoomError("not_seated", "you are not playing in this room")
@@ -308,6 +319,51 @@ def leave(room: Room, player: str, *, now: float) -> Room:
         rematch=frozenset(),
         tally=room.score,
         left=seats[0] if len(seats) == 1 else None,
+        former=room.names[seats[0]] if len(seats) == 1 and not erased else None,
+        taken=None,
+    )
+
+
+@dataclass(frozen=True)
+class EndedGame:
+    """A game of an online room that a change ended, for its players' history."""
+
+    players: tuple[str | None, str | None]  # by seat, the one who left it included
+    moves: tuple[Cell, ...]
+    x_seat: Seat
+    number: int
+    winner: Seat | None
+    resigned: Seat | None = None  # the seat that resigned it
+    forfeit: Seat | None = None  # the seat whose player left it under way: cut short
+
+
+def ended_game(before: Room, after: Room) -> EndedGame | None:
+    """The game of an online room that the change from ``before`` to ``after`` ended: on
+    the board, by a resignation, or cut short by a player who left it (a forfeit, which
+    the other seat wins); None if it ended none."""
+    if after.kind != "online":
+        return None
+    if before.status == "playing" and after.status == "waiting" and after.left is not None:
+        left = after.left
+        return EndedGame(
+            before.seats,
+            before.moves,
+            before.x_seat,
+            before.game_number,
+            other_seat(left),
+            forfeit=left,
+        )
+    if after.status != "over" or (
+        before.status == "over" and before.game_number == after.game_number
+    ):
+        return None
+    return EndedGame(
+        after.seats,
+        after.moves,
+        after.x_seat,
+        after.game_number,
+        after.winner,
+        resigned=after.resigned,
     )
 
 
@@ -333,6 +389,9 @@ def to_record(room: Room) -> dict[str, Any]:
         "tally": dataclasses.asdict(room.tally),
         "names": list(room.names),
         "left": room.left,
+        # Optional keys, so that 0.5.0 still reads every room (it ignores them).
+        **({} if room.former is None else {"former": room.former}),
+        **({} if room.taken is None else {"taken": room.taken}),
     }
 
 
@@ -355,6 +414,8 @@ def from_record(data: dict[str, Any]) -> Room:
         tally=Tally(tuple(tally["seat_wins"]), tally["x_wins"], tally["o_wins"], tally["draws"]),
         names=(names[0], names[1]),
         left=data.get("left"),
+        former=data.get("former"),
+        taken=data.get("taken"),
     )
     _check(room)
     return room
@@ -363,8 +424,10 @@ def from_record(data: dict[str, Any]) -> Room:
 def _check(room: Room) -> None:
     if room.kind not in KINDS or room.x_seat not in SEATS or room.resigned not in (None, *SEATS):
         raise RoomError("bad_state", "a room's kind or seats are out of range")
-    if room.left not in (None, *SEATS) or len(room.names) != 2:
-        raise RoomError("bad_state", "a room's seat left or names are out of range")
+    if room.left not in (None, *SEATS) or room.taken not in (None, *SEATS):
+        raise RoomError("bad_state", "a room's seat left or taken is out of range")
+    if len(room.names) != 2 or not isinstance(room.former, str | None):
+        raise RoomError("bad_state", "a room's names are out of range")
     if not all(name is None or isinstance(name, str) for name in room.names):
         raise RoomError("bad_state", "a room's names are not text")
     if not room.rematch <= frozenset(SEATS) or len(room.tally.seat_wins) != 2:

@@ -105,6 +105,8 @@ def snapshot(room: Room, presence: Presence, token: Token) -> dict[str, Any]:
         },
         "seats": [_seat(room, seat, presence, token) for seat in SEATS],
         "left": room.left,
+        "former": room.former,
+        "taken": room.taken,
         "watching": presence.count(f"room:{room.id}:watch"),
     }
 

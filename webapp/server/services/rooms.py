@@ -31,6 +31,7 @@ from webapp.game.room import (
     Room,
     RoomError,
     Seat,
+    ended_game,
     expired,
     leave,
     open_room,
@@ -62,6 +63,12 @@ class TooManyNewRooms(RoomError):
             f" try again in {minutes} minute{'s' if minutes > 1 else ''}",
         )
         self.retry_after = retry_after
+
+
+def _whose(seat: Seat | None, viewer: Seat) -> str | None:
+    """Who, from ``viewer``'s side, the seat that did something is: "human" (they did),
+    "friend", or None (no one)."""
+    return None if seat is None else "human" if seat == viewer else "friend"
 
 
 class RoomService:
@@ -132,36 +139,37 @@ class RoomService:
         self.store.save(room_id, room, expected=None)
         return room_id
 
-    def change(self, room_id: str, step: Step) -> Room:
+    def change(self, room_id: str, step: Step, *, deleted: str | None = None) -> Room:
         """Apply one transition to a live room, store it, keep a game it ended in both
-        players' history, and push it to the room."""
+        players' history (not in that of ``deleted``, whose data is being deleted), and
+        push it to the room."""
         written = self._write(room_id, step)
         if written.before is not None:  # the room the stored change was made on
-            self.keep_if_ended(written.before, written.value)
+            self.keep_if_ended(written.before, written.value, deleted=deleted)
         for room in written.pushes:
             self.push(room)
         return written.value
 
-    def keep_if_ended(self, before: Room, after: Room) -> None:
-        """Store the game that this change ended in each seated player's history, as a
-        game with a friend (a room on one device keeps none)."""
-        if self.history is None or after.kind != "online" or after.status != "over":
+    def keep_if_ended(self, before: Room, after: Room, *, deleted: str | None = None) -> None:
+        """Store the game that this change ended (played out, resigned, or cut short by a
+        player who left it) in each of its players' history, as a game with a friend (a
+        room on one device keeps none)."""
+        game = ended_game(before, after) if self.history is not None else None
+        if game is None or self.history is None:
             return
-        if before.status == "over" and before.game_number == after.game_number:
-            return  # it had ended already
-        ended, winner = time.time(), after.winner
+        ended = time.time()
         for seat in SEATS:
-            player = after.seats[seat]
-            if player is None:
+            player = game.players[seat]
+            if player is None or player == deleted:
                 continue
-            result = "draw" if winner is None else "win" if winner == seat else "loss"
-            resigned = None if after.resigned is None else after.resigned == seat
+            result = "draw" if game.winner is None else "win" if game.winner == seat else "loss"
             entry = friend_game(
-                after.moves,
-                mine="X" if seat == after.x_seat else "O",
+                game.moves,
+                mine="X" if seat == game.x_seat else "O",
                 result=result,
-                resigned=None if resigned is None else "human" if resigned else "friend",
-                game=after.game_number,
+                resigned=_whose(game.resigned, seat),
+                forfeit=_whose(game.forfeit, seat),
+                game=game.number,
                 game_id=secrets.token_urlsafe(16),
                 ended=ended,
             )
@@ -235,9 +243,12 @@ class RoomService:
         """Free every seat the player holds, and delete their room on this device."""
         for room_id in self.store.online_rooms_of(player):
             try:
-                self.forget(
-                    room_id, self.change(room_id, lambda r: leave(r, player, now=time.time()))
+                left = self.change(
+                    room_id,
+                    lambda r: leave(r, player, now=time.time(), erased=True),
+                    deleted=player,
                 )
+                self.forget(room_id, left)
             except RoomError:
                 continue  # gone or left meanwhile
         self.store.delete("local." + player)
