@@ -60,12 +60,15 @@ function renderPly() {
     : emptyBoardWords(first);
   $("replay-verdict").textContent = move ? verdictWords(move) : "";
   $("replay-verdict").dataset.verdict = move?.verdict ?? "";
-  // The lab at the position this move was chosen in (the empty board before the first),
-  // with the AI's move there and how it chose it.
+  // "Why this move?" on the AI's moves only: the lab at the position it was chosen in,
+  // with the move, how the AI chose it, its roll and the difficulty (the record's).
   const lab = $("replay-lab");
-  const at = boardAt(moves, Math.max(0, ply - 1)).join("");
-  const ai = move?.by === "ai" ? { cell: cellIndex(move.cell), decision: move.decision } : null;
-  lab.href = labAddress(lab.href, at, ai);
+  lab.hidden = move?.by !== "ai";
+  if (!lab.hidden) {
+    const { roll, difficulty } = replay.game.record.moves?.[ply - 1] ?? {};
+    const ai = { cell: cellIndex(move.cell), decision: move.decision, roll, difficulty };
+    lab.href = labAddress(lab.href, boardAt(moves, ply - 1).join(""), ai);
+  }
   $("replay-scrubber").value = ply;
   $("replay-at").textContent = ofWords(ply, moves.length);
   const scrubber = $("replay-scrubber");
