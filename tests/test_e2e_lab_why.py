@@ -19,6 +19,7 @@ from browser import (
     play_game,
     start_match,
 )
+from browser_rooms import click_cell, in_step, open_room, play_out, start_room
 from playwright.sync_api import Locator, Page, expect
 
 Axe = Callable[[Page], list[dict[str, Any]]]
@@ -186,3 +187,21 @@ def test_why_is_offered_on_the_ais_moves_only(page: Page, server: Any, axe: Axe)
     asked = query(link)
     link.click()
     expect(answer(page)).to_contain_text(f"The AI played {cell_name(int(asked['played'][0]))}")
+
+
+def test_a_game_with_a_friend_offers_no_lab_link(new_context: Any, server: Any) -> None:
+    host = new_context().new_page()
+    link = start_room(host, server.url)
+    guest = new_context().new_page()
+    open_room(guest, link)
+    in_step(host, guest)
+    play_out({host: click_cell, guest: click_cell}, [0, 1, 4, 2, 8])
+    host.goto(server.url + "/history")
+    host.get_by_role("row").filter(has_text="With a friend").get_by_role("button").click()
+    expect(host.get_by_role("grid", name="Replay board")).to_be_visible()
+    host.get_by_role("button", name="First", exact=True).click()
+    move = host.locator("#replay-move")
+    for ply in range(1, 6):  # the player's moves and the friend's: no AI moved
+        host.get_by_role("button", name="Next", exact=True).click()
+        expect(move).to_have_text(re.compile(rf"^Move {ply} of 5: (You|Your friend) "))
+        expect(host.locator("#replay-lab")).to_be_hidden()
