@@ -19,8 +19,9 @@ from browser import (
     play_game,
     start_match,
 )
+from browser_history import open_newest_replay
 from browser_rooms import click_cell, in_step, open_room, play_out, start_room
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 Axe = Callable[[Page], list[dict[str, Any]]]
 SCREENS = ((390, 844), (1280, 800))
@@ -205,3 +206,41 @@ def test_a_game_with_a_friend_offers_no_lab_link(new_context: Any, server: Any) 
         host.get_by_role("button", name="Next", exact=True).click()
         expect(move).to_have_text(re.compile(rf"^Move {ply} of 5: (You|Your friend) "))
         expect(host.locator("#replay-lab")).to_be_hidden()
+
+
+def test_someone_elses_shared_game_names_the_player_not_you(
+    page: Page, browser: Browser, server: Any
+) -> None:
+    open_game(page, server.url)
+    start_match(page, "Impossible", first="The AI")
+    play_game(page)
+    open_newest_replay(page, server.url)
+    page.get_by_role("button", name="First", exact=True).click()
+    page.get_by_role("button", name="Next", exact=True).click()  # the AI's first move
+    assert "player" not in query(page.get_by_role("link", name="Why this move?"))
+    shared = page.get_by_role("textbox", name="Share link").input_value()
+
+    stranger = browser.new_context().new_page()
+    stranger.goto(shared)
+    stranger.get_by_role("button", name="First", exact=True).click()
+    stranger.get_by_role("button", name="Next", exact=True).click()
+    why = stranger.get_by_role("link", name="Why this move?")
+    asked = query(why)
+    assert asked["player"] == ["them"], asked
+    why.click()
+    played = cell_name(int(asked["played"][0]))
+    expect(answer(stranger)).to_have_text(
+        f"The AI played {played}, its best move, one of 9 as good: it keeps a draw."
+    )
+    to_move = stranger.locator("#to-move")
+    expect(to_move).to_have_text("The AI, playing X, to move: a draw, value 0.")
+    empty = "a1" if played != "a1" else "b1"
+    lab_board(stranger).get_by_role("button", name=f"{empty}, empty").click()
+    expect(to_move).to_have_text(re.compile(r"^The player, playing O, to move: "))
+    # What the AI's random move there let happen, said of that player.
+    stranger.goto(f"{server.url}/lab?board={DRAWN}&played=1&how=random&player=them")
+    expect(answer(stranger)).to_have_text(
+        "The AI played b1 at random; the best move was b2, which keeps a draw, "
+        "and b1 lets the player win."
+    )
+    stranger.context.close()

@@ -63,17 +63,18 @@ const played = (() => {
     return /^(100|[1-9]?\d)$/.test(text) ? Number(text) : null;
   };
   const chance = { roll: percent("roll"), difficulty: percent("level") };
-  return { board: root, cell: Number(cell), decision, ...chance };
+  const player = asked.get("player") === "them" ? "them" : null; // someone else's game
+  return { board: root, cell: Number(cell), decision, ...chance, player };
 })();
 const fromGame = () => played !== null && root === played.board;
 
 // Who played each side, while the position follows from the game's: the AI moved at the
-// game's position, the player is the other side.
+// game's position, the player ("you", or "them" in someone else's game) the other.
 function whoMoves(mark) {
   const game = [...(played?.board ?? "")];
   if (!mark || !played || game.some((was, cell) => was !== "." && root[cell] !== was)) return null;
   const ai = game.filter((was) => was !== ".").length % 2 ? "O" : "X";
-  return mark === ai ? "ai" : "you";
+  return mark === ai ? "ai" : (played.player ?? "you");
 }
 
 // --- the position: set up by hand ---------------------------------------------------------

@@ -57,14 +57,15 @@ const COLUMNS = "abcdefghi";
 
 /**
  * The lab's address (`base`, any query dropped) at `board`, nine characters, with the
- * AI's move there in a game when `played` ({cell, decision, roll, difficulty}) is given:
- * "/lab?board=XO..X....&played=2&how=random&roll=71&level=40". The roll and the
- * difficulty are left out where the game had none (a fixed mode).
+ * AI's move there in a game when `played` ({cell, decision, roll, difficulty, player})
+ * is given: "/lab?board=XO..X....&played=2&how=random&roll=71&level=40". The roll and
+ * the difficulty are left out where the game had none (a fixed mode); `player` is
+ * "them" where the AI's opponent is not the reader (a shared game).
  */
 export function labAddress(base, board, played = null) {
   const query = new URLSearchParams({ board });
-  const { cell, decision, roll, difficulty } = played ?? {};
-  const facts = { played: cell, how: decision, roll, level: difficulty };
+  const { cell, decision, roll, difficulty, player } = played ?? {};
+  const facts = { played: cell, how: decision, roll, level: difficulty, player };
   for (const [name, value] of Object.entries(facts)) {
     if (value != null && value !== "") query.set(name, String(value));
   }

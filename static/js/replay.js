@@ -27,7 +27,7 @@ export const formatWhen = (seconds) =>
     new Date(seconds * 1000),
   );
 
-let replay = null; // {game, review, ply, signed}
+let replay = null; // {game, review, ply, signed, stranger}: a stranger's is someone else's
 let downloadUrl = null;
 let board = null; // the replay's board, drawn once
 
@@ -66,7 +66,8 @@ function renderPly() {
   lab.hidden = move?.by !== "ai";
   if (!lab.hidden) {
     const { roll, difficulty } = replay.game.record.moves?.[ply - 1] ?? {};
-    const ai = { cell: cellIndex(move.cell), decision: move.decision, roll, difficulty };
+    const player = replay.stranger ? "them" : null; // a shared game of someone else's
+    const ai = { cell: cellIndex(move.cell), decision: move.decision, roll, difficulty, player };
     lab.href = labAddress(lab.href, boardAt(moves, ply - 1).join(""), ai);
   }
   $("replay-scrubber").value = ply;
@@ -135,7 +136,8 @@ async function showRecord(signed, game) {
  * move; the focus moves to the replay's heading unless `focus` is false. `shared`
  * ({mine}) words the result for a shared game's page. */
 export function showReplay(game, review, { focus = true, signed = null, shared = null } = {}) {
-  replay = { game, review, ply: review.moves.length, signed };
+  const stranger = Boolean(shared && !shared.mine);
+  replay = { game, review, ply: review.moves.length, signed, stranger };
   showRecord(signed, game);
   const date = formatWhen(game.ended);
   // A shared page says whose result it is; the player's own History says theirs.
