@@ -44,7 +44,7 @@ const element = (tag, attrs = {}) => Object.assign(document.createElement(tag), 
  * or a number key) and answers with a promise of the server's ack; without it the board
  * is read-only (a replay): no buttons, no tab stop. `colours` names each mark's colour
  * ("you" or "ai"). The handle: set(position), showHints(analysis), mark(cells),
- * setNumberKeys(on), focus().
+ * tag(tags), setNumberKeys(on), focus().
  */
 export function createBoard(root, { size = 3, label = BOARD_LABEL, onPlay = null, colours = {} }) {
   const readOnly = !onPlay;
@@ -53,6 +53,7 @@ export function createBoard(root, { size = 3, label = BOARD_LABEL, onPlay = null
   let busy = false; // a play is on its way to the server
   let numberKeys = size <= 3;
   let shown = { marks: ".".repeat(count), playable: false, last: -1, line: null };
+  let tagged = {}; // cell -> {kinds, words}: the page's own names for cells
 
   root.classList.add("board");
   root.setAttribute("role", "grid");
@@ -122,7 +123,8 @@ export function createBoard(root, { size = 3, label = BOARD_LABEL, onPlay = null
     cells.forEach((cell, i) => {
       const mark = marks[i] === "X" || marks[i] === "O" ? marks[i] : "";
       const best = holders[i].dataset.best === "true";
-      cell.setAttribute("aria-label", best ? `${labelOf(i)}, ${BETTER_MOVE}` : labelOf(i));
+      const said = [labelOf(i), best ? BETTER_MOVE : "", tagged[i]?.words ?? ""];
+      cell.setAttribute("aria-label", said.filter(Boolean).join(", "));
       if (!readOnly) cell.setAttribute("aria-disabled", String(!(playable && !mark)));
       const face = readOnly ? cell.firstElementChild.firstElementChild : cell.firstElementChild;
       const box = readOnly ? cell.firstElementChild : cell;
@@ -170,6 +172,20 @@ export function createBoard(root, { size = 3, label = BOARD_LABEL, onPlay = null
   function mark(better) {
     const marked = new Set(better);
     holders.forEach((holder, i) => (holder.dataset.best = String(marked.has(i))));
+    render();
+  }
+
+  /**
+   * Name cells beside them, seen and read alike: `tags` maps a cell to {kinds, words}
+   * (["played", "best"], "AI’s move, best"); other cells lose theirs. A page shows tags
+   * or hints, not both: they share the label beside the cell.
+   */
+  function tag(tags) {
+    tagged = tags;
+    holders.forEach((holder, i) => {
+      holder.dataset.tag = (tags[i]?.kinds ?? []).join(" ");
+      hints[i].textContent = tags[i]?.words ?? "";
+    });
     render();
   }
 
@@ -249,6 +265,7 @@ export function createBoard(root, { size = 3, label = BOARD_LABEL, onPlay = null
     set,
     showHints,
     mark,
+    tag,
     setColours,
     setNumberKeys,
     /** Give the focus to the cell in the tab order. */

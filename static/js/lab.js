@@ -14,9 +14,12 @@ import { createSteps } from "./lab_steps.js";
 import { createTree, markOf } from "./lab_tree.js";
 import { EVENTS, labAddress } from "./protocol.js";
 import {
+  answerWords,
+  BEST_TAG,
   choiceWords,
   FATALIST_WORDS,
   nodeWords,
+  PLAYED_TAG,
   playedWords,
   POSITION_BOARD,
   refusedWords,
@@ -44,8 +47,10 @@ function refused(reply) {
   $("notice").textContent = refusedWords(reply?.error);
 }
 
-// The AI's move in a game, when the lab was opened from it ("Why this move?"): shown
-// beside the search's choice while the lab shows that game's position.
+// The AI's move in a game, when the lab was opened from it ("Why this move?"): the
+// answer at the top, marked on the board and shown beside the search's choice while the
+// lab shows that game's position. The roll and the difficulty are the game's, if it had
+// them (an address without them, or an older one, still opens).
 const played = (() => {
   const asked = new URLSearchParams(window.location.search);
   const cell = asked.get("played") ?? "";
@@ -53,9 +58,24 @@ const played = (() => {
   if (!/^[0-8]$/.test(cell) || root[Number(cell)] !== "." || !/^[a-z]{0,16}$/.test(decision)) {
     return null;
   }
-  return { board: root, cell: Number(cell), decision };
+  const percent = (name) => {
+    const text = asked.get(name) ?? "";
+    return /^(100|[1-9]?\d)$/.test(text) ? Number(text) : null;
+  };
+  const chance = { roll: percent("roll"), difficulty: percent("level") };
+  const player = asked.get("player") === "them" ? "them" : null; // someone else's game
+  return { board: root, cell: Number(cell), decision, ...chance, player };
 })();
 const fromGame = () => played !== null && root === played.board;
+
+// Who played each side, while the position follows from the game's: the AI moved at the
+// game's position, the player ("you", or "them" in someone else's game) the other.
+function whoMoves(mark) {
+  const game = [...(played?.board ?? "")];
+  if (!mark || !played || game.some((was, cell) => was !== "." && root[cell] !== was)) return null;
+  const ai = game.filter((was) => was !== ".").length % 2 ? "O" : "X";
+  return mark === ai ? "ai" : (played.player ?? "you");
+}
 
 // --- the position: set up by hand ---------------------------------------------------------
 
@@ -104,6 +124,7 @@ async function show(position) {
   $("notice").textContent = "";
   const address = labAddress($("lab").dataset.address, root, fromGame() ? played : null);
   window.history.replaceState(null, "", address);
+  board.tag({});
   board.set({ marks: root, playable: false });
   setDisabled($("undo"), earlier.length === 0, $("lab-board").querySelector('[tabindex="0"]'));
   await Promise.all([loadRoot(), loadChoices(), loadCounts(), steps.reset()]);
@@ -116,7 +137,7 @@ async function loadRoot() {
   me = reply.children.length ? markOf(reply.children[0]) : null;
   board.set({ marks: root, playable: reply.children.length > 0 });
   const { scoring, depth } = options();
-  $("to-move").textContent = toMoveWords(me, reply.value, scoring, { depth });
+  $("to-move").textContent = toMoveWords(me, reply.value, scoring, { depth, who: whoMoves(me) });
   const inGame = fromGame()
     ? playedWords(played.cell, played.decision, reply, me, scoring, { depth })
     : "";
@@ -141,6 +162,21 @@ async function loadChoices() {
   const differ = plain.best !== aware.best && plain.value === -1;
   $("choice-note").textContent = differ ? FATALIST_WORDS : "";
   $("choices").dataset.differ = String(differ);
+  showAnswer(aware);
+}
+
+// "Why this move?" answered first: in words at the top, and marked on the board.
+function showAnswer(aware) {
+  const said = fromGame() ? answerWords(played, aware) : "";
+  $("answer").textContent = said;
+  $("answer-card").hidden = !said;
+  if (!said) return board.tag({});
+  const best = aware.children.filter((child) => child.value === aware.value).map((c) => c.cell);
+  const tags = Object.fromEntries(best.map((cell) => [cell, { kinds: ["best"], words: BEST_TAG }]));
+  const both = best.includes(played.cell);
+  const words = both ? `${PLAYED_TAG}, ${BEST_TAG}` : PLAYED_TAG;
+  tags[played.cell] = { kinds: both ? ["played", "best"] : ["played"], words };
+  board.tag(tags);
 }
 
 // --- wiring -----------------------------------------------------------------------------------

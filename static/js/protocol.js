@@ -55,18 +55,24 @@ export const NOTICES = Object.freeze({ matchUnreadable: "match_unreadable" });
 
 const COLUMNS = "abcdefghi";
 
-/** The a1..c3 name of a cell on a board `size` wide: column letter, then row from the top. */
 /**
  * The lab's address (`base`, any query dropped) at `board`, nine characters, with the
- * AI's move there in a game when `played` ({cell, decision}) is given:
- * "/lab?board=XO..X....&played=2&how=random".
+ * AI's move there in a game when `played` ({cell, decision, roll, difficulty, player})
+ * is given: "/lab?board=XO..X....&played=2&how=random&roll=71&level=40". The roll and
+ * the difficulty are left out where the game had none (a fixed mode); `player` is
+ * "them" where the AI's opponent is not the reader (a shared game).
  */
 export function labAddress(base, board, played = null) {
-  const how = played?.decision ? `&how=${encodeURIComponent(played.decision)}` : "";
-  const game = played ? `&played=${played.cell}${how}` : "";
-  return `${base.split("?")[0]}?board=${encodeURIComponent(board)}${game}`;
+  const query = new URLSearchParams({ board });
+  const { cell, decision, roll, difficulty, player } = played ?? {};
+  const facts = { played: cell, how: decision, roll, level: difficulty, player };
+  for (const [name, value] of Object.entries(facts)) {
+    if (value != null && value !== "") query.set(name, String(value));
+  }
+  return `${base.split("?")[0]}?${query}`;
 }
 
+/** The a1..c3 name of a cell on a board `size` wide: column letter, then row from the top. */
 export const cellName = (cell, size = 3) =>
   `${COLUMNS[cell % size]}${Math.floor(cell / size) + 1}`;
 

@@ -33,7 +33,7 @@ export const formatWhen = (seconds) =>
     new Date(seconds * 1000),
   );
 
-let replay = null; // {game, review, ply, signed}
+let replay = null; // {game, review, ply, signed, stranger}: a stranger's is someone else's
 let downloadUrl = null;
 let board = null; // the replay's board, drawn once
 
@@ -66,12 +66,16 @@ function renderPly() {
     : emptyBoardWords(first);
   $("replay-verdict").textContent = move ? verdictWords(move) : "";
   $("replay-verdict").dataset.verdict = move?.verdict ?? "";
-  // The lab at the position this move was chosen in (the empty board before the first),
-  // with the AI's move there and how it chose it.
+  // "Why this move?" on the AI's moves only: the lab at the position it was chosen in,
+  // with the move, how the AI chose it, its roll and the difficulty (the record's).
   const lab = $("replay-lab");
-  const at = boardAt(moves, Math.max(0, ply - 1)).join("");
-  const ai = move?.by === "ai" ? { cell: cellIndex(move.cell), decision: move.decision } : null;
-  lab.href = labAddress(lab.href, at, ai);
+  lab.hidden = move?.by !== "ai";
+  if (!lab.hidden) {
+    const { roll, difficulty } = replay.game.record.moves?.[ply - 1] ?? {};
+    const player = replay.stranger ? "them" : null; // a shared game of someone else's
+    const ai = { cell: cellIndex(move.cell), decision: move.decision, roll, difficulty, player };
+    lab.href = labAddress(lab.href, boardAt(moves, ply - 1).join(""), ai);
+  }
   $("replay-scrubber").value = ply;
   $("replay-at").textContent = ofWords(ply, moves.length);
   const scrubber = $("replay-scrubber");
@@ -138,7 +142,8 @@ async function showRecord(signed, game) {
  * move; the focus moves to the replay's heading unless `focus` is false. `shared`
  * ({mine}) words the result for a shared game's page. */
 export function showReplay(game, review, { focus = true, signed = null, shared = null } = {}) {
-  replay = { game, review, ply: review.moves.length, signed };
+  const stranger = Boolean(shared && !shared.mine);
+  replay = { game, review, ply: review.moves.length, signed, stranger };
   showRecord(signed, game);
   const date = formatWhen(game.ended);
   // A shared page says whose result it is; the player's own History says theirs.

@@ -130,18 +130,20 @@ export function createView(actions) {
     if (fresh) showHints(null);
   }
 
-  /** "Why this move?": the lab at the position the AI's latest move was chosen in. */
+  /**
+   * "Why this move?": the lab at the position the AI's move was chosen in, offered while
+   * that move is the latest (the line above it speaks of it), never on the player's.
+   */
   function renderWhy(state) {
     const why = $("why");
-    const at = state.history.findLastIndex((move) => move.by === "ai");
-    why.hidden = at < 0;
-    if (at < 0) return;
-    const later = new Set(state.history.slice(at).map((move) => move.cell));
-    const before = [...state.board].map((mark, cell) => (later.has(cell) ? "." : mark)).join("");
-    // The move played there, and how the AI chose it when the state says (last_ai_move).
-    const { cell } = state.history[at];
-    const decision = state.last_ai_move?.cell === cell ? state.last_ai_move.decision : null;
-    why.href = labAddress(why.href, before, { cell, decision });
+    const latest = state.history.at(-1);
+    why.hidden = latest?.by !== "ai";
+    if (why.hidden) return;
+    const before = [...state.board].map((mark, cell) => (cell === latest.cell ? "." : mark));
+    // How the AI chose it, its roll and the difficulty, when the state says (last_ai_move).
+    const told = state.last_ai_move;
+    const move = told?.cell === latest.cell ? told : { cell: latest.cell };
+    why.href = labAddress(why.href, before.join(""), move);
   }
 
   /** On the practice page: the mistake practised, and what the latest move does. */

@@ -81,10 +81,18 @@ export function nodeWords(moves, value, me, scoring, { chosen = false, depth = n
   return `${lineWords(moves)}: ${labValueWords(value, me, scoring, { depth })}${picked}`;
 }
 
-/** Who is to move, and what it is worth: "O to move: X wins, value -6". */
-export function toMoveWords(mark, value, scoring, { depth = null } = {}) {
+/** Who played each side in the game the lab was opened from. */
+const PLAYERS = { ai: "The AI", you: "You", them: "The player" };
+
+/**
+ * Who is to move, and what it is worth: "O to move: X wins, value -6"; when the lab
+ * knows who played that side (`who`, "ai", "you" or "them"), "The AI, playing O, to
+ * move: …".
+ */
+export function toMoveWords(mark, value, scoring, { depth = null, who = null } = {}) {
   if (!mark) return "The game is over here.";
-  return `${mark} to move: ${labValueWords(value, mark, scoring, { depth })}.`;
+  const mover = PLAYERS[who] ? `${PLAYERS[who]}, playing ${mark},` : mark;
+  return `${mover} to move: ${labValueWords(value, mark, scoring, { depth })}.`;
 }
 
 /** The move a scoring picks, and why: "With depth-aware scores it plays c3 (X wins, value -6)". */
@@ -112,6 +120,83 @@ export function playedWords(cell, decision, answer, me, scoring, { depth = null 
   const best = cellName(answer.best);
   if (child.value === answer.value) return `${said}: worth as much as this search’s ${best}.`;
   return `${said}: this search plays ${best} (${worth(answer.value)}).`;
+}
+
+// --- "Why this move?": the answer first, for the AI's move in a game ----------------------
+
+/** The marks on the lab's board at the game's position, seen and read alike. */
+export const PLAYED_TAG = "AI’s move";
+export const BEST_TAG = "best";
+
+// How the AI chose, after the cell: "The AI played b2 at random".
+const CHOSE = {
+  perfect: ", its best move",
+  random: " at random",
+  heuristic: ", the move with the best odds",
+  lookahead: ", looking a few moves ahead",
+};
+
+/** "b1", "b1 and c3", "a1, b1 and c3". */
+const cellsWords = (cells) => {
+  const names = cells.map((cell) => cellName(cell));
+  return names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+};
+
+// The AI's opponent in the answer: the reader, or the player of someone else's game.
+const OPPONENTS = {
+  you: { who: "you", plays: "you play", wins: "you win" },
+  them: { who: "the player", plays: "the player plays", wins: "the player wins" },
+};
+
+// What a move worth `value` (depth-aware, for the AI) does against `them`; `s` makes
+// its verb singular.
+function outcomeWords(value, them, s = "s") {
+  const moves = Math.ceil((10 - Math.abs(value)) / 2); // the AI's own moves to its win
+  if (value > 0 && moves === 1) return `win${s} at once`;
+  if (value > 0) return `win${s} in ${moves} moves, whatever ${them.plays}`;
+  if (value === 0) return `keep${s} a draw`;
+  return `hold${s} out longest, though ${them.wins} against best play`;
+}
+
+// What the move played does, set against a better one: "lets you win", "only draws".
+function worseWords(value, best, them) {
+  if (value > 0) return "still wins, but more slowly";
+  if (value === 0) return "only draws";
+  return best < 0 ? `lets ${them.who} win sooner` : `lets ${them.who} win`;
+}
+
+/** The roll against the difficulty, where it decided: " (its roll of 71 was not under …)". */
+function rollWords(roll, difficulty) {
+  if (roll == null || difficulty == null || difficulty <= 0 || difficulty >= 100) return "";
+  const under = roll < difficulty ? "under" : "not under";
+  return ` (its roll of ${roll} was ${under} the difficulty, ${difficulty})`;
+}
+
+/**
+ * The answer to "Why this move?" in one sentence, from the game's `played` ({cell,
+ * decision, roll, difficulty, player}) and the depth-aware `answer` at its position
+ * (values for the AI): "The AI played b2 at random (its roll of 71 was not under the
+ * difficulty, 40); the best moves were b1 and c3, which keep a draw, and b2 lets you win."
+ */
+export function answerWords({ cell, decision, roll, difficulty, player }, answer) {
+  const played = answer.children.find((child) => child.cell === cell);
+  if (!played) return "";
+  const them = OPPONENTS[player] ?? OPPONENTS.you;
+  const best = answer.children.filter((child) => child.value === answer.value).map((c) => c.cell);
+  const chose = `The AI played ${cellName(cell)}${CHOSE[decision] ?? ""}`;
+  const said = chose + rollWords(roll, difficulty);
+  if (played.value === answer.value) {
+    const others = best.filter((other) => other !== cell);
+    let also = others.length ? `, as good as ${cellsWords(others)}` : "";
+    if (others.length > 2) also = `, one of ${best.length} as good`;
+    const luck = decision === "perfect" ? "" : ", a best move all the same";
+    return `${said}${luck}${also}: it ${outcomeWords(answer.value, them)}.`;
+  }
+  const many = best.length > 1;
+  const bestSaid = `the best move${many ? "s were" : " was"} ${cellsWords(best)}`;
+  const worth = outcomeWords(answer.value, them, many ? "" : "s");
+  const worse = worseWords(played.value, answer.value, them);
+  return `${said}; ${bestSaid}, which ${worth}, and ${cellName(cell)} ${worse}.`;
 }
 
 /** The two choices differ: the fatalist, and the one that fights on. */
