@@ -61,7 +61,7 @@ export function createRules(actions) {
   $("open-rules").addEventListener("click", (event) => open(event.currentTarget));
   $("rules-close").addEventListener("click", () => dialog.close());
   $("rules-cancel").addEventListener("click", () => dialog.close());
-  // Closed without starting (Cancel, Close, Escape): nothing the dialog changed stays.
+  // Closed without starting (Cancel, Close, Escape): the new match is as it was.
   dialog.addEventListener("close", () => {
     if (dialog.returnValue !== "started") putBack?.();
     putBack = changed = null;
@@ -97,7 +97,6 @@ export function createRules(actions) {
       formTouched = touched;
       marks.clear();
       asked = ""; // the odds asked again: the rules put back may be refused ones
-      seedEdited();
       if (!touched && shown) follow(shown);
       else syncSettings();
     };

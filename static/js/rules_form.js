@@ -108,14 +108,17 @@ export function createRulesForm() {
     }
   }
 
-  /** The form's fields as they are now, and a function that puts them back so. */
+  /**
+   * The new match's fields as they are now, and a function that puts them back so. The
+   * seed is none of them: saved as it is typed, it is the dice of every game to come.
+   */
   function keep() {
-    const kept = [...form.querySelectorAll("input,select")].map((field) => [
-      field,
-      field.type === "radio" ? field.checked : field.value,
-    ]);
+    const property = (field) => (field.type === "radio" ? "checked" : "value");
+    const kept = [...form.querySelectorAll("input,select")]
+      .filter((field) => field !== seedInput)
+      .map((field) => [field, field[property(field)]]);
     return () => {
-      for (const [field, value] of kept) field[field.type === "radio" ? "checked" : "value"] = value;
+      for (const [field, value] of kept) field[property(field)] = value;
     };
   }
 

@@ -88,7 +88,7 @@ export function refusalWords(error, { whole }) {
   return whyWords(error?.code, "Those settings were refused");
 }
 
-/** The labels `names` of fields refused together, either of which would do: "“A” or “B”". */
+/** The labels `names` of fields refused together, either of which would do: “A” or “B”. */
 const eitherWords = (names) => names.map((name) => `“${name}”`).join(" or ");
 
 /** The odds line while the fields labelled `names` are refused. */
@@ -96,7 +96,8 @@ export const noOddsUntilWords = (names) => `No odds until ${eitherWords(names)} 
 
 /** Start match refused: the fields labelled `names` to fix, or the refusal's `message`. */
 export function notStartedWords({ names = [], message = "" }) {
-  if (names.length) return `Not started: one setting needs a change. Fix ${eitherWords(names)} above.`;
+  const fix = eitherWords(names);
+  if (names.length) return `Not started: one setting needs a change. Fix ${fix} above.`;
   return `Not started: ${message}`;
 }
 
