@@ -112,7 +112,7 @@ def test_a_fresh_game_starts_over_without_asking(page: Page, server: Any) -> Non
     wait_past(page, seen)
 
 
-def test_the_form_shows_what_it_starts_and_resets_when_the_match_ends(
+def test_the_form_shows_what_it_starts_and_offers_it_again_when_the_match_ends(
     page: Page, server: Any, axe: Axe
 ) -> None:
     open_game(page, server.url)
@@ -126,19 +126,22 @@ def test_the_form_shows_what_it_starts_and_resets_when_the_match_ends(
     page.keyboard.press("Escape")
 
     play_game(page)  # at 1 HP each, whatever happens ends the match
+    # New match offers the rules just played, not the defaults.
+    played = "Adaptive · Custom rules · 1 HP each"
     again = page.get_by_role("button", name="New match")
     expect(again).to_be_visible()
-    expect(again).to_have_accessible_description(f"New match: {DEFAULTS}")
+    expect(again).to_have_accessible_description(f"New match: {played}")
     expect(
         page.get_by_role("spinbutton", name="Your starting HP", include_hidden=True)
-    ).to_have_value("100")
-    expect(page.locator("#settings-summary")).to_have_text(DEFAULTS)  # the dialog's, closed
-    expect(page.get_by_text(f"Next match: {DEFAULTS}")).to_be_visible()
+    ).to_have_value("1")
+    expect(page.locator("#settings-summary")).to_have_text(played)  # the dialog's, closed
+    expect(page.get_by_text(f"Next match: {played}")).to_be_visible()
     expect(page.get_by_role("button", name="Hint")).to_be_hidden()
     expect_no_violations(axe, page, "the match over")
     again.click()
-    expect(page.locator("#human-hp")).to_have_text("100")
-    expect(page.locator("#ai-hp")).to_have_text("100")
+    expect(board(page)).to_have_attribute("data-status", "playing")
+    expect(page.locator("#human-hp")).to_have_text("1")
+    expect(page.locator("#ai-hp")).to_have_text("1")
 
 
 def test_back_to_defaults_is_one_click(page: Page, server: Any) -> None:

@@ -184,6 +184,15 @@ def test_odds_refuse_bad_rules_naming_them(play: Actions) -> None:
     assert "HP you lose on a draw must be an integer from 0 to 100" in found["message"]
 
 
+def test_rules_refused_together_are_named_together(play: Actions) -> None:
+    draws = {"rules": {"draw_human_damage": 0, "draw_ai_damage": 0}}
+    for found in (refused(play.emit("odds", draws)), refused(play.new_match(**draws, check=True))):
+        assert found["fields"] == ["draw_human_damage", "draw_ai_damage"]
+        assert "field" not in found
+    # Rules too long as a whole name no rule: any damage or heal could be the one to change.
+    assert "fields" not in refused(play.emit("odds", {"rules": {"human_win_ai_damage": 1}}))
+
+
 def test_odds_answer_for_a_skill_player_beside_the_scripted_ones(play: Actions) -> None:
     odds = play.emit("odds", {"preset": "fair", "skill": 0.8})["odds"]
     assert set(odds) == {"random", "heuristic", "perfect", "skill"}

@@ -53,22 +53,53 @@ export function createRules(actions) {
   let sending = false;
   let opener = null;
   let asked = ""; // the rules the odds were last asked for
+  let putBack = null; // puts the form back as it was when the dialog opened
+  let changed = null; // the field the player changed last, kept in view with its result
+  const body = form.querySelector(".rules-body");
 
   modal(dialog, { opener: () => opener, elsewhere: (value) => value === "started" });
   $("open-rules").addEventListener("click", (event) => open(event.currentTarget));
   $("rules-close").addEventListener("click", () => dialog.close());
   $("rules-cancel").addEventListener("click", () => dialog.close());
+  // Closed without starting (Cancel, Close, Escape): the new match is as it was.
+  dialog.addEventListener("close", () => {
+    if (dialog.returnValue !== "started") putBack?.();
+    putBack = changed = null;
+  });
+  // A result that comes later (odds, a preview, a refusal) may push the field away.
+  const kept = new ResizeObserver(() => {
+    if (dialog.open && changed) fields.reveal(changed);
+  });
+  kept.observe($("rules-settings"));
+  // The player scrolling the form themselves decides what is in view.
+  for (const type of ["wheel", "touchmove"]) {
+    body.addEventListener(type, () => (changed = null), { passive: true });
+  }
 
   /** Open the dialog; the focus goes to its first field, or to `field` when given. */
   function open(from = document.activeElement, field = null) {
     opener = from;
     dialog.returnValue = "";
     if (!dialog.open) {
+      putBack = keepForm();
       dialog.showModal();
-      form.querySelector(".rules-body").scrollTop = 0; // from the top, the summary first
+      body.scrollTop = 0; // from the top, the summary first
     }
     (field ?? form.querySelector("input[name=mode]:checked")).focus({ preventScroll: !field });
     if (fields.targeted()) preview(); // the skill may have changed since the last preview
+  }
+
+  /** The form as it is, and whether the player changed it: a function that puts both back. */
+  function keepForm() {
+    const [restore, touched] = [fields.keep(), formTouched];
+    return () => {
+      restore();
+      formTouched = touched;
+      marks.clear();
+      asked = ""; // the odds asked again: the rules put back may be refused ones
+      if (!touched && shown) follow(shown);
+      else syncSettings();
+    };
   }
 
   form.addEventListener("input", (event) => {
@@ -76,6 +107,8 @@ export function createRules(actions) {
     fields.follow(event.target);
     if (event.target === seedInput) seedEdited();
     else syncSettings();
+    changed = event.target;
+    fields.reveal(changed);
   });
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -160,17 +193,12 @@ export function createRules(actions) {
 
   /**
    * Follow the snapshot `state`: until the player changes it, the form shows the match
-   * under way, and the defaults once that match is over, so a new match never silently
-   * reuses an old one's numbers.
+   * under way, or just played once it is over, so that New match offers its rules again.
    */
   function follow(state) {
     shown = state;
     showPromise(state.record?.promise);
     if (formTouched) return;
-    if (state.match.over) {
-      resetSettings();
-      return;
-    }
     fields.fillFrom(state);
     syncSettings();
   }

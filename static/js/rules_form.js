@@ -25,14 +25,17 @@ export function createRulesForm() {
       .filter((option) => option.dataset.rules)
       .map((option) => [option.value, JSON.parse(option.dataset.rules)]),
   );
+  let lastRule = null; // the rule's number the player changed last
 
   function readRules() {
     return Object.fromEntries(ruleInputs.map((input) => [input.name, readNumber(input)]));
   }
 
+  /** Whether the form asks for an HP match, whose rules it shows. */
+  const adaptiveMode = () => form.elements.mode.value === "adaptive";
+
   /** Whether the form asks for a chance of winning instead of rules. */
-  const targeted = () =>
-    form.elements.mode.value === "adaptive" && form.elements.rules_from.value === "target";
+  const targeted = () => adaptiveMode() && form.elements.rules_from.value === "target";
 
   /** Whether the target is a whole percent within the dialog's bounds (or not asked). */
   const targetFits = () =>
@@ -79,7 +82,44 @@ export function createRulesForm() {
       targetSlider.value = targetInput.value;
     }
     if (changed === presetSelect) fillPreset(presetSelect.value);
-    else if (ruleInputs.includes(changed)) matchPreset();
+    else if (ruleInputs.includes(changed)) {
+      lastRule = changed;
+      matchPreset();
+    }
+  }
+
+  /** What a change of `control` shows: the part of the form to keep in view with it. */
+  function resultOf(control) {
+    if (control.name === "rules_from") return targeted() ? $("target-box") : presetSelect;
+    if (control.name === "mode") {
+      return adaptiveMode() ? form.querySelector(".rules-from") : $("first-settings");
+    }
+    if (control === targetInput || control === targetSlider) return $("target-preview");
+    if (control === presetSelect || ruleInputs.includes(control)) return $("rules-odds");
+    return null;
+  }
+
+  /** Scroll the form to `control` and what its change shows: the control last, so that
+   * where both do not fit, the control is the one in view. */
+  function reveal(control) {
+    const note = control.id ? document.getElementById(`${control.id}-error`) : null;
+    for (const part of [resultOf(control), note, control]) {
+      if (part && !part.hidden) part.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  /**
+   * The new match's fields as they are now, and a function that puts them back so. The
+   * seed is none of them: saved as it is typed, it is the dice of every game to come.
+   */
+  function keep() {
+    const property = (field) => (field.type === "radio" ? "checked" : "value");
+    const kept = [...form.querySelectorAll("input,select")]
+      .filter((field) => field !== seedInput)
+      .map((field) => [field, field[property(field)]]);
+    return () => {
+      for (const [field, value] of kept) field[property(field)] = value;
+    };
   }
 
   function fillPreset(name) {
@@ -106,6 +146,7 @@ export function createRulesForm() {
     for (const option of presetSelect.options) option.selected = option.defaultSelected;
     for (const input of ruleInputs) input.value = input.defaultValue;
     targetInput.value = targetSlider.value = targetInput.defaultValue;
+    lastRule = null;
   }
 
   /** The fields set to the match of the snapshot `state`: its mode, promise and rules. */
@@ -119,11 +160,12 @@ export function createRulesForm() {
       if (value != null) input.value = value;
     }
     presetSelect.value = state.preset in presets ? state.preset : "custom";
+    lastRule = null;
   }
 
   /** Show the fields the mode asks for, the preset's description and the rules' bounds. */
   function layout() {
-    const adaptive = form.elements.mode.value === "adaptive";
+    const adaptive = adaptiveMode();
     for (const [id, on] of [["rules-settings", adaptive], ["first-settings", !adaptive]]) {
       $(id).hidden = !on;
       $(id).disabled = !on;
@@ -145,7 +187,11 @@ export function createRulesForm() {
     ruleInputs,
     seedInput,
     targetInput,
+    targetSlider,
     presets,
+    lastRule: () => lastRule,
+    reveal,
+    keep,
     readAsk,
     readSettings,
     targeted,

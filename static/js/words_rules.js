@@ -88,12 +88,16 @@ export function refusalWords(error, { whole }) {
   return whyWords(error?.code, "Those settings were refused");
 }
 
-/** The odds line while the field labelled `name` is refused. */
-export const noOddsUntilWords = (name) => `No odds until “${name}” is fixed`;
+/** The labels `names` of fields refused together, either of which would do: “A” or “B”. */
+const eitherWords = (names) => names.map((name) => `“${name}”`).join(" or ");
 
-/** Start match refused: the field labelled `name` to fix, or the refusal's `message`. */
-export function notStartedWords({ name = null, message = "" }) {
-  if (name) return `Not started: one setting needs a change. Fix “${name}” above.`;
+/** The odds line while the fields labelled `names` are refused. */
+export const noOddsUntilWords = (names) => `No odds until ${eitherWords(names)} is fixed`;
+
+/** Start match refused: the fields labelled `names` to fix, or the refusal's `message`. */
+export function notStartedWords({ names = [], message = "" }) {
+  const fix = eitherWords(names);
+  if (names.length) return `Not started: one setting needs a change. Fix ${fix} above.`;
   return `Not started: ${message}`;
 }
 

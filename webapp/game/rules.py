@@ -32,12 +32,16 @@ FIXED_STRATEGIES: dict[str, str] = {
 class MatchError(RuleError):
     """An illegal match transition or setting, with a ``code`` stable for clients.
 
-    ``field`` names the rule a refused setting is about.
+    ``field`` names the rule a refused setting is about; ``fields`` the rules refused
+    together, where no one of them is at fault alone.
     """
 
-    def __init__(self, code: str, message: str, *, field: str | None = None) -> None:
+    def __init__(
+        self, code: str, message: str, *, field: str | None = None, fields: tuple[str, ...] = ()
+    ) -> None:
         super().__init__(code, message)
         self.field = field
+        self.fields = fields
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,7 @@ class Rules:
             raise MatchError(
                 "bad_setting",
                 "a draw must cost you or the AI at least 1 HP, or a match could go on for ever",
+                fields=("draw_human_damage", "draw_ai_damage"),
             )
         if not 1 <= self.lookahead_depth <= 9:
             raise MatchError("bad_setting", "lookahead_depth must be from 1 to 9")

@@ -169,7 +169,8 @@ def checked(max_payload: int, event: Event) -> Callable[[Handler], Callable[...,
             try:
                 return handler(payload_object(payload, event))
             except RuleError as err:
-                return error(err.code, err.message, field=getattr(err, "field", None))
+                field, fields = getattr(err, "field", None), getattr(err, "fields", ())
+                return error(err.code, err.message, field=field, fields=fields)
             except Conflict:
                 return error(ErrorCode.BUSY, "the match is busy: try again")
 

@@ -7,6 +7,7 @@ names, and a test checks that all three agree. protocol/payload.py checks a payl
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -203,10 +204,15 @@ class BadPayload(RuleError):
         self.field = field
 
 
-def error(code: str, message: str, *, field: str | None = None) -> Ack:
-    """The acknowledgement of a refused event; ``field`` names a refused rule."""
-    found = {"code": str(code), "message": message}
-    return {"ok": False, "error": found if field is None else {**found, "field": field}}
+def error(code: str, message: str, *, field: str | None = None, fields: Sequence[str] = ()) -> Ack:
+    """The acknowledgement of a refused event; ``field`` names a refused rule, ``fields``
+    the rules refused together."""
+    found: dict[str, Any] = {"code": str(code), "message": message}
+    if field is not None:
+        found["field"] = field
+    if fields:
+        found["fields"] = list(fields)
+    return {"ok": False, "error": found}
 
 
 def problem(code: ErrorCode, message: str) -> dict[str, str]:
