@@ -1,13 +1,12 @@
 // The one Socket.IO connection: state snapshots in, intentions out (answered by acks);
 // and what every page shows of it: the connection banner, and the notices announced.
 import { io } from "../vendor/socket.io.esm.min.js";
+import { confirmDeleted, showDeleted } from "./deleted.js";
 import { $ } from "./dom.js";
 import { REFUSALS, SERVER_EVENTS } from "./protocol.js";
 import { connectionWords } from "./words.js";
 
 const ACK_TIMEOUT_MS = 5000;
-
-const reload = () => window.location.reload();
 
 const meta = (name, fallback) =>
   document.querySelector(`meta[name="${name}"]`)?.content || fallback;
@@ -17,10 +16,11 @@ const meta = (name, fallback) =>
  * `onRoom(snapshot)` every `room`, and `onNotice({code, message})` every `notice`;
  * `onStatus("online" | "offline" | "refused", message)` follows the socket, with the
  * server's reason when it refused. `onDeleted()` runs once the player's data was
- * deleted ("Delete everything", maybe in another tab): by default the page reloads, as
- * the new player this browser now is.
+ * deleted ("Delete everything", maybe in another tab, while this one was connected or
+ * not): by default the page says so, goes inert, and offers a fresh start.
  */
-export function connect({ onState, onRoom, onStatus, onNotice, onDeleted = reload }) {
+export function connect({ onState, onRoom, onStatus, onNotice, onDeleted = showDeleted }) {
+  confirmDeleted(); // on the page a deletion landed on
   // The server says which transports it allows: websocket alone by default, so that
   // several server processes need no sticky sessions; polling only where configured.
   const transports = meta("socket-transports", "websocket").split(",");
@@ -28,8 +28,13 @@ export function connect({ onState, onRoom, onStatus, onNotice, onDeleted = reloa
   // page reloads to get the server's own.
   // Under a base path (TICTACTOE_BASE_PATH) the socket's path carries it too.
   const path = meta("socket-path", "/socket.io/");
-  // The page says which match it shows: the player's own, or their practice game.
-  const auth = { release: meta("release", ""), view: meta("view", "match") };
+  // The page says which match it shows: the player's own, or their practice game; and
+  // which player it was made for, so that it hears of their deletion whatever the cookie.
+  const auth = {
+    release: meta("release", ""),
+    view: meta("view", "match"),
+    page: meta("page-player", ""),
+  };
   const socket = io({ path, transports, auth });
   if (onState) socket.on(SERVER_EVENTS.state, onState);
   if (onRoom) socket.on(SERVER_EVENTS.room, onRoom);
@@ -64,6 +69,7 @@ export function connect({ onState, onRoom, onStatus, onNotice, onDeleted = reloa
     if (!socket.connected) return Promise.resolve(fail("offline"));
     return new Promise((resolve) => {
       socket.timeout(timeoutMs).emit(event, payload, (err, reply) => {
+        if (reply?.error?.code === REFUSALS.playerDeleted) onDeleted(); // it raced the push
         resolve(err ? fail("timeout") : (reply ?? fail("bad_reply")));
       });
     });

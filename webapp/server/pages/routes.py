@@ -35,6 +35,7 @@ from webapp.server.limits.rates import address_key
 from webapp.server.limits.shared_counts import Tally
 from webapp.server.pages.health import OK
 from webapp.server.protocol.vocabulary import MODE_CHOICES, PRESET_CHOICES, ErrorCode
+from webapp.server.services.page_player import page_token
 from webapp.server.services.rooms import ONLINE_ID, RoomService, TooManyNewRooms
 from webapp.server.services.signed_history import signed_game
 from webapp.server.services.targets import PAGE_TARGET_PERCENT
@@ -95,7 +96,17 @@ def _player() -> Response | None:
 
 def _render(template: str, **context: object) -> str:
     transports = "websocket,polling" if current_app.config["POLLING"] else "websocket"
-    return render_template(template, release=__version__, transports=transports, **context)
+    # The player the page is made for, in a token its socket and forms send back.
+    page = page_token(current_app.config, session.get("player"))
+    return render_template(
+        template, release=__version__, transports=transports, page_player=page, **context
+    )
+
+
+def game_missing(reason: str | None = None, *, status: int = 404) -> ResponseReturnValue:
+    """The page of a game that is not there, saying why (by default: an unknown link, or
+    a game deleted or no longer kept), with the way to the AI and to History."""
+    return _render("game_missing.html", reason=reason), status
 
 
 @pages.get("/")
@@ -113,6 +124,7 @@ def game_page(*, practice: bool = False) -> ResponseReturnValue:
         presets=PRESET_CHOICES,
         target_bounds=PAGE_TARGET_PERCENT,
         practice=practice,
+        deleted=session.pop("deleted", None),  # once, on the page "Delete everything" lands on
     )
 
 
@@ -127,7 +139,7 @@ def history_replay(game_id: str) -> ResponseReturnValue:
     """The History page with one of the player's games replayed: the replay's own
     address, to bookmark or reload; the page asks for the game (``history_game``)."""
     if not ONLINE_ID.fullmatch(game_id):
-        return _render("game_missing.html"), 404
+        return game_missing()
     return _player() or _render("history.html")
 
 
@@ -137,7 +149,7 @@ def shared_game(game_id: str) -> ResponseReturnValue:
     history, signer = current_app.extensions["history"], current_app.extensions["signing"]
     found = signed_game(history, signer, game_id) if ONLINE_ID.fullmatch(game_id) else None
     if found is None or kind_of(found[1]) != "ai":  # a game with a friend is not shared
-        return _render("game_missing.html"), 404
+        return game_missing()
     entry, signed = found[1], found[2]
     data = {"game": entry, "signed_record": signed, "review": reviewed(entry)}
     # Its own player is told "you"; anyone else reads of "the player".
