@@ -5,10 +5,12 @@ from __future__ import annotations
 import base64
 import json
 import random
+import re
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -377,3 +379,37 @@ def test_records_of_the_release_before_still_verify_and_say_if_practice(tmp_path
     (tmp_path / "match.json").write_text(json.dumps(found["match"]))
     result = run_verify(str(tmp_path / "match.json"))
     assert result.returncode == 3 and "PRACTICE" not in result.stdout
+
+
+def page_token_of(html: str) -> str:
+    """The token of the player a page was made for (its ``page-player`` meta)."""
+    found = re.search(r'<meta name="page-player" content="([^"]*)">', html)
+    assert found and found.group(1), "the page names no player"
+    return found.group(1)
+
+
+def test_a_retry_that_cannot_start_answers_the_styled_missing_page_saying_why(
+    client: FlaskClient, play: Actions
+) -> None:
+    def best(state: dict[str, Any]) -> int:
+        return min(engine.best_moves(Board(state["board"])))
+
+    assert play.new_match(mode="impossible", first="human")["ok"]
+    play.play_out(best)  # every move the best: no mistake to practise from
+    game = play.emit("history")["games"][0]["id"]
+    page = page_token_of(client.get("/history").get_data(as_text=True))
+    headers = {"Origin": ORIGIN}
+
+    def retry(game_id: str) -> tuple[int, str]:
+        reply = client.post("/practice", data={"game": game_id, "page": page}, headers=headers)
+        return reply.status_code, reply.get_data(as_text=True)
+
+    status, html = retry(game)
+    assert status == 422 and "Game not available" in html
+    assert "That game has no mistake of yours to practise from" in html
+    status, html = retry("C" * 22)
+    assert status == 404 and "That game is not in your history." in html
+    assert client.post("/history/forget", headers=headers).status_code == 204
+    status, html = retry(game)  # sent from a page made before the deletion
+    assert status == 404 and "Your data was deleted, this game with it" in html
+    assert 'class="missing-reason"' in html and "Play the AI" in html
