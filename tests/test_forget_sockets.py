@@ -206,3 +206,10 @@ def test_the_list_of_deleted_players_is_bounded_in_count_and_time(
     assert [forgotten.holds(f"p{index}") for index in range(2, 5)] == [False, True, True]
     now[0] += 3
     assert not any(forgotten.holds(f"p{index}") for index in range(5))
+
+
+def test_a_socket_is_told_whose_it_is(
+    app: Flask, client: FlaskClient, socket_client: LiveSocket
+) -> None:
+    told = list(events(socket_client, "player"))
+    assert told == [{"token": page_token(app.config, player_of(client))}]

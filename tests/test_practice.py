@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import json
 import random
-import re
 import subprocess
 import sys
 import time
@@ -27,6 +26,7 @@ from webapp.game.rules import MatchError
 from webapp.game.verification import FORMAT, Mismatch, game_record, verify
 from webapp.server.app import create_app
 from webapp.server.services.matches import practice_key
+from webapp.server.services.page_player import page_token
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYS_URL = "/.well-known/tictactoe-keys.json"
@@ -381,15 +381,8 @@ def test_records_of_the_release_before_still_verify_and_say_if_practice(tmp_path
     assert result.returncode == 3 and "PRACTICE" not in result.stdout
 
 
-def page_token_of(html: str) -> str:
-    """The token of the player a page was made for (its ``page-player`` meta)."""
-    found = re.search(r'<meta name="page-player" content="([^"]*)">', html)
-    assert found and found.group(1), "the page names no player"
-    return found.group(1)
-
-
 def test_a_retry_that_cannot_start_answers_the_styled_missing_page_saying_why(
-    client: FlaskClient, play: Actions
+    app: Flask, client: FlaskClient, play: Actions
 ) -> None:
     def best(state: dict[str, Any]) -> int:
         return min(engine.best_moves(Board(state["board"])))
@@ -397,7 +390,7 @@ def test_a_retry_that_cannot_start_answers_the_styled_missing_page_saying_why(
     assert play.new_match(mode="impossible", first="human")["ok"]
     play.play_out(best)  # every move the best: no mistake to practise from
     game = play.emit("history")["games"][0]["id"]
-    page = page_token_of(client.get("/history").get_data(as_text=True))
+    page = page_token(app.config, player_of(client))  # as the socket was told (`player`)
     headers = {"Origin": ORIGIN}
 
     def retry(game_id: str) -> tuple[int, str]:

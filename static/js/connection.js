@@ -28,14 +28,14 @@ export function connect({ onState, onRoom, onStatus, onNotice, onDeleted = showD
   // page reloads to get the server's own.
   // Under a base path (TICTACTOE_BASE_PATH) the socket's path carries it too.
   const path = meta("socket-path", "/socket.io/");
-  // The page says which match it shows: the player's own, or their practice game; and
-  // which player it was made for, so that it hears of their deletion whatever the cookie.
-  const auth = {
-    release: meta("release", ""),
-    view: meta("view", "match"),
-    page: meta("page-player", ""),
-  };
+  // The page says which match it shows: the player's own, or their practice game.
+  const auth = { release: meta("release", ""), view: meta("view", "match") };
   const socket = io({ path, transports, auth });
+  // Whose page this is, as the server first said: named again on every reconnect, so
+  // that the page hears of its player's deletion whatever cookie the browser has by then.
+  socket.on(SERVER_EVENTS.player, (told) => {
+    auth.page ??= told?.token;
+  });
   if (onState) socket.on(SERVER_EVENTS.state, onState);
   if (onRoom) socket.on(SERVER_EVENTS.room, onRoom);
   socket.on(SERVER_EVENTS.notice, (notice) => onNotice?.(notice));
@@ -75,7 +75,10 @@ export function connect({ onState, onRoom, onStatus, onNotice, onDeleted = showD
     });
   }
 
-  return { send };
+  /** Whose page this is (a token, "" until the server has said), for a form to send. */
+  const pageToken = () => auth.page ?? "";
+
+  return { send, pageToken };
 }
 
 /**

@@ -33,6 +33,7 @@ const SHOWN_MATCHES = 6;
 let asked = null; // the id of the game last asked for
 let shown = false; // a replay is on screen
 let deleting = false; // "Delete everything" sent from this page
+let pageToken = () => ""; // whose page this is (connection.js)
 const PAGE_TITLE = document.title;
 
 /** The History page's own address; a game's replay is under it. */
@@ -113,6 +114,7 @@ function renderGames(games, open) {
 function offerRetry(id, review) {
   $("retry").hidden = !review.can_practise;
   $("retry-game").value = id;
+  $("retry-page").value = pageToken(); // a page of a player since deleted is told so
 }
 
 /** The read-only link to the game shown, for anyone, with a Copy button. */
@@ -238,7 +240,7 @@ function start() {
   };
   // Deleted from another tab: this one says so (connection.js); from this page, it goes
   // to the page that says what was deleted.
-  ({ send } = connect({ onStatus, onDeleted: () => deleting || showDeleted() }));
+  ({ send, pageToken } = connect({ onStatus, onDeleted: () => deleting || showDeleted() }));
   wireControls();
   $("share-copy").addEventListener("click", copyShareLink);
   wireDownload();

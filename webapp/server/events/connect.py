@@ -13,7 +13,7 @@ from webapp.server.limits.presence import Presence
 from webapp.server.limits.rates import address_key
 from webapp.server.protocol.vocabulary import RefusalCode, ServerEvent
 from webapp.server.services.matches import practice_key
-from webapp.server.services.page_player import page_player
+from webapp.server.services.page_player import page_player, page_token
 
 
 class SocketCaps:
@@ -65,9 +65,16 @@ def check_release(auth: object) -> None:
         raise refused(RefusalCode.RELOAD, "the server was updated: reload", release=__version__)
 
 
+def tell_player(socketio: SocketIO, player: str, sid: str) -> None:
+    """Tell a new socket whose it is: a token its page names in ``auth.page`` when it
+    connects again, and sends with its forms (services/page_player.py)."""
+    token = page_token(current_app.config, player)
+    socketio.emit(ServerEvent.PLAYER, {"token": token}, to=sid)
+
+
 def check_player(socketio: SocketIO, player: str | None, auth: object) -> None:
-    """Refuse a socket whose cookie's ``player``, or whose page's (``auth.page``: the page
-    was made before "Delete everything", and the cookie has changed since), was deleted."""
+    """Refuse a socket whose cookie's ``player``, or whose page's (``auth.page``: a page
+    first connected before "Delete everything", its cookie changed since), was deleted."""
     page = auth.get("page") if isinstance(auth, dict) else None
     for deleted in (player, page_player(current_app.config, page)):
         if deleted is not None and was_deleted(socketio, deleted):

@@ -33,6 +33,7 @@ from webapp.server.events.connect import (
     check_release,
     match_key_for,
     refused,
+    tell_player,
 )
 from webapp.server.events.dispatch import (
     Handler,
@@ -114,6 +115,7 @@ def register(
         join_room(key)
         match = service.open(key)
         service.emit(key, match, to=socket_id())
+        tell_player(socketio, player, socket_id())
         service.schedule_ai(key, match)
 
     @socketio.on("disconnect")

@@ -35,7 +35,6 @@ from webapp.server.limits.rates import address_key
 from webapp.server.limits.shared_counts import Tally
 from webapp.server.pages.health import OK
 from webapp.server.protocol.vocabulary import MODE_CHOICES, PRESET_CHOICES, ErrorCode
-from webapp.server.services.page_player import page_token
 from webapp.server.services.rooms import ONLINE_ID, RoomService, TooManyNewRooms
 from webapp.server.services.signed_history import signed_game
 from webapp.server.services.targets import PAGE_TARGET_PERCENT
@@ -96,11 +95,7 @@ def _player() -> Response | None:
 
 def _render(template: str, **context: object) -> str:
     transports = "websocket,polling" if current_app.config["POLLING"] else "websocket"
-    # The player the page is made for, in a token its socket and forms send back.
-    page = page_token(current_app.config, session.get("player"))
-    return render_template(
-        template, release=__version__, transports=transports, page_player=page, **context
-    )
+    return render_template(template, release=__version__, transports=transports, **context)
 
 
 def game_missing(reason: str | None = None, *, status: int = 404) -> ResponseReturnValue:

@@ -1,6 +1,8 @@
-"""Which player a page was made for: a token the page carries and sends back with its
-socket and its forms, so that a tab opened before "Delete everything" learns that its
-player was deleted, whatever cookie the browser holds by then (none, or a new player's).
+"""Which player a page is for: a token the server gives each socket as it connects (the
+``player`` push), which its page names again on every reconnect and sends with its
+forms, so that a tab opened before "Delete everything" learns that its player was
+deleted, whatever cookie the browser holds by then (none, or a new player's). The
+token is not in the page itself, which stays the same for everyone (pages/static_files.py).
 
 The token is the player id and its HMAC under the app's secret key (read with any key
 the app still accepts); it is made for this one purpose, so it can never stand for a
