@@ -28,7 +28,8 @@ export function deletedWords(erased) {
   if (match) parts.push("your match against the AI");
   if (practice) parts.push("your practice game");
   if (local) parts.push("your room on this device");
-  if (seats) parts.push(seats === 1 ? "your seat in a room with a friend" : `your seats in ${seats} rooms with friends`);
+  if (seats === 1) parts.push("your seat in a room with a friend");
+  if (seats > 1) parts.push(`your seats in ${seats} rooms with friends`);
   const fresh = "This browser starts afresh as a new player.";
   if (parts.length === 0) return `Nothing was stored about you yet. ${fresh}`;
   const last = parts.pop();
