@@ -66,8 +66,10 @@ def damaged_rows(app: Flask) -> list[tuple[str, bytes, str]]:
 
 
 def received(sock: LiveSocket) -> list[tuple[str, Any]]:
-    """(event name, payload) of everything the socket received since the last call."""
-    return [(e["name"], e["args"][0]) for e in sock.get_received()]
+    """(event name, payload) of everything the socket received since the last call, but
+    the ``player`` push each new socket gets (whose it is: nothing about the match)."""
+    got = sock.get_received()
+    return [(e["name"], e["args"][0]) for e in got if e["name"] != ServerEvent.PLAYER]
 
 
 def logged_aside(app: Flask, player: str) -> list[str]:

@@ -4,9 +4,11 @@ not their match, practice, history or a copy it held, nor a seed it had shown.""
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import urllib.request
 from collections.abc import Callable
+from html import unescape
 from typing import Any
 
 import pytest
@@ -21,6 +23,7 @@ from support.testing import (
 )
 
 from webapp.server.services.matches import practice_key
+from webapp.server.services.page_player import page_player, page_token
 
 ORIGIN = {"Origin": "http://localhost"}
 
@@ -106,3 +109,32 @@ def test_forget_removes_the_practice_game(app: Flask, client: FlaskClient) -> No
     assert client.post("/history/forget", headers=ORIGIN).status_code == 204
     assert service.store.load(practice_key(player)) is None
     assert service.store.load(player) is None
+
+
+def test_the_page_after_the_deletion_says_once_what_was_deleted(
+    app: Flask, client: FlaskClient
+) -> None:
+    with client.session_transaction() as session:
+        player = str(session["player"])
+    service = app.extensions["tictactoe"]
+    service.open(player)
+    service.open(practice_key(player))
+    assert client.post("/history/forget", headers=ORIGIN).status_code == 204
+
+    def said(html: str) -> Any:
+        found = re.search(r'data-deleted="([^"]*)"', html)
+        return found and json.loads(unescape(found.group(1)))
+
+    erased = {"games": 0, "match": 1, "practice": 1, "local": 0, "seats": 0}
+    assert said(client.get("/").get_data(as_text=True)) == erased
+    assert said(client.get("/").get_data(as_text=True)) is None  # once: not on a reload
+
+
+def test_a_page_names_its_player_under_every_key_still_accepted() -> None:
+    old, rotated = {"SECRET_KEY": "old"}, {"SECRET_KEY": "new", "SECRET_KEY_FALLBACKS": ["old"]}
+    token = page_token(old, "p1")
+    assert page_player(old, token) == page_player(rotated, token) == "p1"
+    assert page_player({"SECRET_KEY": "new"}, token) is None  # a key no longer accepted
+    assert page_player(old, "p2" + token[2:]) is None  # another player's name on it
+    assert page_player(old, token + "0" * 200) is None
+    assert page_token(old, None) == "" and page_player(old, "") is None

@@ -29,6 +29,7 @@ from support.testing import ServerProcess, delete_everything, session_cookie
 
 from webapp import __version__
 from webapp.server.app import create_app
+from webapp.server.services.page_player import page_token
 from webapp.server.store.forgotten import RedisForgotten, SQLiteForgotten
 from webapp.server.store.sqlite.db import DATABASE_FILE
 
@@ -100,6 +101,23 @@ def check_detached(app: Flask, web: FlaskClient, urls: list[str]) -> None:
     fresh = session_cookie(urls[0], cookie)  # the page gives a new player in its place
     assert fresh and fresh != cookie
     assert not app.extensions["history"].games(player)
+    check_old_pages_refused(app, urls, player, fresh)
+
+
+def check_old_pages_refused(app: Flask, urls: list[str], player: str, fresh: str) -> None:
+    """A page made for the deleted ``player`` is refused on every process, though the
+    browser's cookie (``fresh``) is a new player's by then; that player's own page is not,
+    nor is one whose token was not signed here."""
+    made_for = page_token(app.config, player)
+    forged = made_for[:-4] + ("0000" if not made_for.endswith("0000") else "1111")
+    for url in urls:
+        old = LiveSocket(url, fresh, {"release": __version__, "page": made_for}, headers={})
+        assert old.refusal is not None and old.refusal["data"]["code"] == DELETED, url
+        for page in ("", forged, None, 7):
+            auth = {"release": __version__, "page": page}
+            sock = LiveSocket(url, fresh, auth, headers={})
+            assert sock.connected, (url, page)
+            sock.disconnect()
 
 
 @pytest.mark.server
@@ -188,3 +206,10 @@ def test_the_list_of_deleted_players_is_bounded_in_count_and_time(
     assert [forgotten.holds(f"p{index}") for index in range(2, 5)] == [False, True, True]
     now[0] += 3
     assert not any(forgotten.holds(f"p{index}") for index in range(5))
+
+
+def test_a_socket_is_told_whose_it_is(
+    app: Flask, client: FlaskClient, socket_client: LiveSocket
+) -> None:
+    told = list(events(socket_client, "player"))
+    assert told == [{"token": page_token(app.config, player_of(client))}]

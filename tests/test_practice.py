@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from flask import Flask
@@ -25,6 +26,7 @@ from webapp.game.rules import MatchError
 from webapp.game.verification import FORMAT, Mismatch, game_record, verify
 from webapp.server.app import create_app
 from webapp.server.services.matches import practice_key
+from webapp.server.services.page_player import page_token
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYS_URL = "/.well-known/tictactoe-keys.json"
@@ -377,3 +379,30 @@ def test_records_of_the_release_before_still_verify_and_say_if_practice(tmp_path
     (tmp_path / "match.json").write_text(json.dumps(found["match"]))
     result = run_verify(str(tmp_path / "match.json"))
     assert result.returncode == 3 and "PRACTICE" not in result.stdout
+
+
+def test_a_retry_that_cannot_start_answers_the_styled_missing_page_saying_why(
+    app: Flask, client: FlaskClient, play: Actions
+) -> None:
+    def best(state: dict[str, Any]) -> int:
+        return min(engine.best_moves(Board(state["board"])))
+
+    assert play.new_match(mode="impossible", first="human")["ok"]
+    play.play_out(best)  # every move the best: no mistake to practise from
+    game = play.emit("history")["games"][0]["id"]
+    page = page_token(app.config, player_of(client))  # as the socket was told (`player`)
+    headers = {"Origin": ORIGIN}
+
+    def retry(game_id: str) -> tuple[int, str]:
+        reply = client.post("/practice", data={"game": game_id, "page": page}, headers=headers)
+        return reply.status_code, reply.get_data(as_text=True)
+
+    status, html = retry(game)
+    assert status == 422 and "Game not available" in html
+    assert "That game has no mistake of yours to practise from" in html
+    status, html = retry("C" * 22)
+    assert status == 404 and "That game is not in your history." in html
+    assert client.post("/history/forget", headers=headers).status_code == 204
+    status, html = retry(game)  # sent from a page made before the deletion
+    assert status == 404 and "Your data was deleted, this game with it" in html
+    assert 'class="missing-reason"' in html and "Play the AI" in html

@@ -1,13 +1,12 @@
 // The one Socket.IO connection: state snapshots in, intentions out (answered by acks);
 // and what every page shows of it: the connection banner, and the notices announced.
 import { io } from "../vendor/socket.io.esm.min.js";
+import { confirmDeleted, showDeleted } from "./deleted.js";
 import { $ } from "./dom.js";
 import { REFUSALS, SERVER_EVENTS } from "./protocol.js";
 import { connectionWords } from "./words.js";
 
 const ACK_TIMEOUT_MS = 5000;
-
-const reload = () => window.location.reload();
 
 const meta = (name, fallback) =>
   document.querySelector(`meta[name="${name}"]`)?.content || fallback;
@@ -17,10 +16,11 @@ const meta = (name, fallback) =>
  * `onRoom(snapshot)` every `room`, and `onNotice({code, message})` every `notice`;
  * `onStatus("online" | "offline" | "refused", message)` follows the socket, with the
  * server's reason when it refused. `onDeleted()` runs once the player's data was
- * deleted ("Delete everything", maybe in another tab): by default the page reloads, as
- * the new player this browser now is.
+ * deleted ("Delete everything", maybe in another tab, while this one was connected or
+ * not): by default the page says so, goes inert, and offers a fresh start.
  */
-export function connect({ onState, onRoom, onStatus, onNotice, onDeleted = reload }) {
+export function connect({ onState, onRoom, onStatus, onNotice, onDeleted = showDeleted }) {
+  confirmDeleted(); // on the page a deletion landed on
   // The server says which transports it allows: websocket alone by default, so that
   // several server processes need no sticky sessions; polling only where configured.
   const transports = meta("socket-transports", "websocket").split(",");
@@ -31,6 +31,11 @@ export function connect({ onState, onRoom, onStatus, onNotice, onDeleted = reloa
   // The page says which match it shows: the player's own, or their practice game.
   const auth = { release: meta("release", ""), view: meta("view", "match") };
   const socket = io({ path, transports, auth });
+  // Whose page this is, as the server first said: named again on every reconnect, so
+  // that the page hears of its player's deletion whatever cookie the browser has by then.
+  socket.on(SERVER_EVENTS.player, (told) => {
+    auth.page ??= told?.token;
+  });
   if (onState) socket.on(SERVER_EVENTS.state, onState);
   if (onRoom) socket.on(SERVER_EVENTS.room, onRoom);
   socket.on(SERVER_EVENTS.notice, (notice) => onNotice?.(notice));
@@ -64,12 +69,16 @@ export function connect({ onState, onRoom, onStatus, onNotice, onDeleted = reloa
     if (!socket.connected) return Promise.resolve(fail("offline"));
     return new Promise((resolve) => {
       socket.timeout(timeoutMs).emit(event, payload, (err, reply) => {
+        if (reply?.error?.code === REFUSALS.playerDeleted) onDeleted(); // it raced the push
         resolve(err ? fail("timeout") : (reply ?? fail("bad_reply")));
       });
     });
   }
 
-  return { send };
+  /** Whose page this is (a token, "" until the server has said), for a form to send. */
+  const pageToken = () => auth.page ?? "";
+
+  return { send, pageToken };
 }
 
 /**

@@ -4,6 +4,7 @@
 // Forward step between replays and the list, and a bookmark or a reload opens it again.
 import { drawOdds } from "./calibration.js";
 import { announce, connect, showConnection } from "./connection.js";
+import { showDeleted } from "./deleted.js";
 import { $ } from "./dom.js";
 import { EVENTS } from "./protocol.js";
 import { formatWhen, hideReplay, showReplay, wireControls } from "./replay.js";
@@ -31,6 +32,8 @@ const SHOWN_MATCHES = 6;
 
 let asked = null; // the id of the game last asked for
 let shown = false; // a replay is on screen
+let deleting = false; // "Delete everything" sent from this page
+let pageToken = () => ""; // whose page this is (connection.js)
 const PAGE_TITLE = document.title;
 
 /** The History page's own address; a game's replay is under it. */
@@ -111,6 +114,7 @@ function renderGames(games, open) {
 function offerRetry(id, review) {
   $("retry").hidden = !review.can_practise;
   $("retry-game").value = id;
+  $("retry-page").value = pageToken(); // a page of a player since deleted is told so
 }
 
 /** The read-only link to the game shown, for anyone, with a Copy button. */
@@ -161,9 +165,11 @@ function wireForget() {
   });
   $("forget-cancel").addEventListener("click", () => dialog.close());
   $("forget-confirm").addEventListener("click", async () => {
+    deleting = true;
     const reply = await fetch(dialog.dataset.action, { method: "POST" }).catch(() => null);
     dialog.close();
-    if (reply?.ok) window.location.assign(dialog.dataset.home);
+    deleting = Boolean(reply?.ok);
+    if (deleting) window.location.assign(dialog.dataset.home);
     else showNotice(NOT_DELETED);
   });
 }
@@ -232,9 +238,9 @@ function start() {
     showConnection(status, message, { plays: false });
     if (status === "online") load();
   };
-  // Deleted from this page, or another tab: home, as after this page's own "Delete everything".
-  const home = $("forget-dialog").dataset.home;
-  ({ send } = connect({ onStatus, onDeleted: () => window.location.assign(home) }));
+  // Deleted from another tab: this one says so (connection.js); from this page, it goes
+  // to the page that says what was deleted.
+  ({ send, pageToken } = connect({ onStatus, onDeleted: () => deleting || showDeleted() }));
   wireControls();
   $("share-copy").addEventListener("click", copyShareLink);
   wireDownload();

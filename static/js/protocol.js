@@ -33,6 +33,7 @@ export const SERVER_EVENTS = Object.freeze({
   problem: "problem",
   notice: "notice",
   playerDeleted: "player_deleted",
+  player: "player",
 });
 
 /** The error codes the page acts on, beyond showing their message. */

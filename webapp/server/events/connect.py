@@ -1,16 +1,19 @@
 """Who may open a socket, and what it shows: caps per player and per address, the page's
 release, and the match it views (the player's own, or their practice game); and the
-sockets of a deleted player detached."""
+sockets of a deleted player refused or detached."""
 
 from __future__ import annotations
 
+from flask import current_app
 from flask_socketio import ConnectionRefusedError, SocketIO
 
 from webapp import __version__
+from webapp.server.events.dispatch import was_deleted
 from webapp.server.limits.presence import Presence
 from webapp.server.limits.rates import address_key
 from webapp.server.protocol.vocabulary import RefusalCode, ServerEvent
 from webapp.server.services.matches import practice_key
+from webapp.server.services.page_player import page_player, page_token
 
 
 class SocketCaps:
@@ -60,6 +63,22 @@ def check_release(auth: object) -> None:
     release = auth.get("release") if isinstance(auth, dict) else None
     if release != __version__:
         raise refused(RefusalCode.RELOAD, "the server was updated: reload", release=__version__)
+
+
+def tell_player(socketio: SocketIO, player: str, sid: str) -> None:
+    """Tell a new socket whose it is: a token its page names in ``auth.page`` when it
+    connects again, and sends with its forms (services/page_player.py)."""
+    token = page_token(current_app.config, player)
+    socketio.emit(ServerEvent.PLAYER, {"token": token}, to=sid)
+
+
+def check_player(socketio: SocketIO, player: str | None, auth: object) -> None:
+    """Refuse a socket whose cookie's ``player``, or whose page's (``auth.page``: a page
+    first connected before "Delete everything", its cookie changed since), was deleted."""
+    page = auth.get("page") if isinstance(auth, dict) else None
+    for deleted in (player, page_player(current_app.config, page)):
+        if deleted is not None and was_deleted(socketio, deleted):
+            raise refused(RefusalCode.PLAYER_DELETED, "this player's data was deleted")
 
 
 def detach(socketio: SocketIO, presence: Presence, player: str) -> None:

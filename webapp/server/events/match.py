@@ -27,7 +27,14 @@ from webapp.game.match import (
     take_back,
 )
 from webapp.game.rules import MatchError
-from webapp.server.events.connect import SocketCaps, check_release, match_key_for, refused
+from webapp.server.events.connect import (
+    SocketCaps,
+    check_player,
+    check_release,
+    match_key_for,
+    refused,
+    tell_player,
+)
 from webapp.server.events.dispatch import (
     Handler,
     attach,
@@ -38,7 +45,6 @@ from webapp.server.events.dispatch import (
     player_id,
     players_of,
     socket_id,
-    was_deleted,
 )
 from webapp.server.limits.costly_pages import CostlyAnswers, message
 from webapp.server.limits.rates import RateLimits
@@ -88,12 +94,12 @@ def register(
 
     @socketio.on("connect")
     def on_connect(auth: object = None) -> None:
+        # A cookie kept from before "Delete everything", or a page made before it.
+        check_player(socketio, session.get("player"), auth)
         if "player" not in session:
             raise refused(RefusalCode.NO_SESSION, "no session: load the page first")
         check_release(auth)
         player = player_id()
-        if was_deleted(socketio, player):  # a cookie kept from before "Delete everything"
-            raise refused(RefusalCode.PLAYER_DELETED, "this player's data was deleted: reload")
         eio_sid = socketio.server.manager.eio_sid_from_sid(socket_id(), "/")
         wait = limits.cooldown_left(player)
         if wait:
@@ -109,6 +115,7 @@ def register(
         join_room(key)
         match = service.open(key)
         service.emit(key, match, to=socket_id())
+        tell_player(socketio, player, socket_id())
         service.schedule_ai(key, match)
 
     @socketio.on("disconnect")

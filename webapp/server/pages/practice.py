@@ -7,7 +7,8 @@ game knows the mistake, so its state says what each of the player's moves there 
 a game of the player's history and sends them to ``GET /practice``, the game page
 showing the practice game instead of their match (the page asks for it when it
 connects). Practice changes no HP, is not kept in the history, and the match stays as
-it was.
+it was. A game that is not the player's (or no longer: its page was made for a player
+since deleted), or has no mistake, gets the styled page of a missing game saying which.
 """
 
 from __future__ import annotations
@@ -19,10 +20,14 @@ from flask.typing import ResponseReturnValue
 
 from webapp.game.history import first_mistake
 from webapp.game.match import Match, practice_match
-from webapp.server.pages.routes import game_page
+from webapp.server.pages.routes import game_missing, game_page
 from webapp.server.services.matches import MatchService, practice_key
+from webapp.server.services.page_player import page_player
 
 practice = Blueprint("practice", __name__)
+NO_MISTAKE = "That game has no mistake of yours to practise from: every move kept its result."
+NOT_YOURS = "That game is not in your history."
+DELETED = "Your data was deleted, this game with it: “Delete everything” was used in this browser."
 
 
 @practice.post("/practice")
@@ -33,9 +38,11 @@ def start_practice() -> ResponseReturnValue:
     player = session.get("player")
     history = current_app.extensions["history"]
     found = history.game(request.form.get("game", "")) if player else None
-    slip = first_mistake(found[1]) if found and found[0] == player else None
+    if found is None or found[0] != player:
+        return game_missing(_not_found(request.form.get("page")))
+    slip = first_mistake(found[1])
     if slip is None:
-        return Response("That game has no mistake of yours to practise from.", 404)
+        return game_missing(NO_MISTAKE, status=422)
     setup, mistake = slip
     service: MatchService = current_app.extensions["tictactoe"]
     rng = service.rng  # the system's randomness, as every server seed's (docs/fairness.md)
@@ -50,6 +57,14 @@ def start_practice() -> ResponseReturnValue:
     key = practice_key(str(player))
     service.start(key, start)
     return redirect(url_for("practice.practice_page"), 303)
+
+
+def _not_found(page: str | None) -> str:
+    """Why a game is not the player's: the page it was asked from was made for a player
+    since deleted ("Delete everything" in this browser), or it is not theirs."""
+    made_for = page_player(current_app.config, page)
+    deleted = made_for is not None and current_app.extensions["forgotten"].holds(made_for)
+    return DELETED if deleted else NOT_YOURS
 
 
 @practice.get("/practice")

@@ -98,6 +98,12 @@ def _render(template: str, **context: object) -> str:
     return render_template(template, release=__version__, transports=transports, **context)
 
 
+def game_missing(reason: str | None = None, *, status: int = 404) -> ResponseReturnValue:
+    """The page of a game that is not there, saying why (by default: an unknown link, or
+    a game deleted or no longer kept), with the way to the AI and to History."""
+    return _render("game_missing.html", reason=reason), status
+
+
 @pages.get("/")
 def index() -> ResponseReturnValue:
     """The game against the AI; gives a new browser its player id in the session cookie."""
@@ -113,6 +119,7 @@ def game_page(*, practice: bool = False) -> ResponseReturnValue:
         presets=PRESET_CHOICES,
         target_bounds=PAGE_TARGET_PERCENT,
         practice=practice,
+        deleted=session.pop("deleted", None),  # once, on the page "Delete everything" lands on
     )
 
 
@@ -127,7 +134,7 @@ def history_replay(game_id: str) -> ResponseReturnValue:
     """The History page with one of the player's games replayed: the replay's own
     address, to bookmark or reload; the page asks for the game (``history_game``)."""
     if not ONLINE_ID.fullmatch(game_id):
-        return _render("game_missing.html"), 404
+        return game_missing()
     return _player() or _render("history.html")
 
 
@@ -137,7 +144,7 @@ def shared_game(game_id: str) -> ResponseReturnValue:
     history, signer = current_app.extensions["history"], current_app.extensions["signing"]
     found = signed_game(history, signer, game_id) if ONLINE_ID.fullmatch(game_id) else None
     if found is None or kind_of(found[1]) != "ai":  # a game with a friend is not shared
-        return _render("game_missing.html"), 404
+        return game_missing()
     entry, signed = found[1], found[2]
     data = {"game": entry, "signed_record": signed, "review": reviewed(entry)}
     # Its own player is told "you"; anyone else reads of "the player".

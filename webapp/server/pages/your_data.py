@@ -4,7 +4,8 @@ Both go by the session cookie. Deleting takes a POST from this site's own page (
 ``Origin`` is checked, as for a new room), and removes the player's history and
 lifetime figures, their match and their practice game, their room on this device and
 their seats in rooms with friends, from the store every process reads, and from this
-process's copies; the cookie is cleared, so the browser starts afresh as a new player.
+process's copies; the cookie is cleared, so the browser starts afresh as a new player,
+and the page it lands on next says once what was deleted.
 
 The id is kept as deleted first (store/forgotten.py), so that nothing acts as it again: every
 socket of the player, in every process, is told ``player_deleted`` and disconnected, an
@@ -26,9 +27,14 @@ from webapp.server.events.connect import detach
 from webapp.server.limits.costly_pages import refused
 from webapp.server.services.matches import practice_key
 from webapp.server.services.signed_history import signed_games
+from webapp.server.store.interface import Damaged
 
 your_data = Blueprint("your_data", __name__)
 log = logging.getLogger("webapp.server.your_data")
+# What the page after a deletion is told was deleted: how many games (their lifetime
+# figures and skill estimate with them), then 0 or 1 for a match, a practice game and a
+# room on this device, and the seats held in rooms with friends.
+ERASED = ("games", "match", "practice", "local", "seats")
 SWEEP_SECONDS = 5.0  # after this, an event under way at the deletion has written, if at all
 
 
@@ -60,16 +66,37 @@ def forget() -> ResponseReturnValue:
     """Delete everything stored about the player, then forget their cookie."""
     if not current_app.extensions["origin_check"](request.headers.get("Origin"), request.environ):
         return Response("This form must be sent from this site's own page.", 403)
-    player = _player()
+    player, erased = _player(), dict.fromkeys(ERASED, 0)
     if player is not None:
         extensions = current_app.extensions
         extensions["forgotten"].add(player)
+        erased = _found(extensions, player)
         _erase(extensions, player)
         socketio = extensions["tictactoe"].socketio
         detach(socketio, extensions["presence"], player)
         socketio.start_background_task(_erase_later, dict(extensions), player)
     session.clear()
+    session["deleted"] = erased  # said once, by the page the browser lands on next
     return Response(status=204)
+
+
+def _found(extensions: dict[str, Any], player: str) -> dict[str, int]:
+    """What is stored about the player, as the page after the deletion tells it."""
+    store, rooms = extensions["tictactoe"].store, extensions["rooms"]
+
+    def kept(key: str) -> int:
+        try:
+            return int(store.load(key) is not None)
+        except Damaged:  # unreadable, but there: deleted all the same
+            return 1
+
+    return {
+        "games": len(extensions["history"].games(player)),
+        "match": kept(player),
+        "practice": kept(practice_key(player)),
+        "local": int(rooms.load("local." + player) is not None),
+        "seats": len(rooms.store.online_rooms_of(player)),
+    }
 
 
 def _erase(extensions: dict[str, Any], player: str) -> None:

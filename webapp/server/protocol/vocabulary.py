@@ -53,6 +53,7 @@ class ServerEvent(StrEnum):
     PROBLEM = "problem"
     NOTICE = "notice"
     PLAYER_DELETED = "player_deleted"
+    PLAYER = "player"
 
 
 class ErrorCode(StrEnum):
