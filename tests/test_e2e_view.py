@@ -4,16 +4,25 @@ on one device are told who won by name."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 from browser import (
     Axe,
+    board,
     expect_no_violations,
     first_empty,
+    focused_cell,
     open_game,
     play,
+    play_game,
+    settle,
+    start_match,
+    version,
+    wait_past,
 )
+from browser_rooms import click_cell, open_room, status
 from playwright.sync_api import Page, expect
 
 # Every visible link that is not dressed as a button: its words and its colour, beside
@@ -63,3 +72,48 @@ def force_visited(page: Page, selector: str) -> None:
     root = devtools.send("DOM.getDocument")["root"]["nodeId"]
     node = devtools.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
     devtools.send("CSS.forcePseudoState", {"nodeId": node, "forcedPseudoClasses": ["visited"]})
+
+
+NEXT_GAME = re.compile(r"^Game 2 · ")
+
+
+def test_enter_on_a_finished_board_starts_the_next_game(page: Page, server: Any) -> None:
+    open_game(page, server.url)
+    play_game(page)  # by clicks: the focus stays on the board
+    expect(page.get_by_role("button", name="Next game")).to_be_visible()
+    assert focused_cell(page) >= 0
+    page.keyboard.press("Enter")
+    expect(page.get_by_text(NEXT_GAME)).to_be_visible()
+    settle(page)
+    assert focused_cell(page) >= 0, "the focus left the board"
+    expect(page.locator("#notice")).to_have_text("")  # no move was tried on the old board
+
+
+def test_enter_on_a_finished_match_starts_a_new_one(page: Page, server: Any) -> None:
+    open_game(page, server.url)
+    start_match(page, "Adaptive", human_hp=1, ai_hp=1)  # one game decides it
+    play_game(page)
+    expect(page.get_by_role("button", name="New match")).to_be_visible()
+    before = version(page)
+    page.get_by_role("grid", name="Board").get_by_role("button").first.focus()
+    page.keyboard.press("Enter")
+    wait_past(page, before)
+    expect(page.get_by_text(re.compile(r"^Game 1 · "))).to_be_visible()
+    expect(board(page)).to_have_attribute("data-status", "playing")
+
+
+# Two people on one device: X wins three in a column (b1, b2, b3), O plays a1 and c1.
+X_WINS = (4, 0, 1, 2, 7)
+
+
+def test_one_device_names_the_winner(page: Page, server: Any, axe: Axe) -> None:
+    open_room(page, server.url + "/local")
+    for target in X_WINS:
+        click_cell(page, target)
+    expect(status(page)).to_have_text("Player 1 (X) wins")
+    expect_no_violations(axe, page, "one device, a game won")
+    page.get_by_role("button", name="Next game").click()
+    expect(page.locator("#game-meta")).to_have_text("Game 2 · Player 2 is X, Player 1 is O")
+    for target in X_WINS:
+        click_cell(page, target)
+    expect(status(page)).to_have_text("Player 2 (X) wins")

@@ -43,6 +43,7 @@ NOT_WORDS = {
     "Home": "key",
     "End": "key",
     "Tab": "key",
+    "Enter": "key",
     "POST": "HTTP method",
     "Retry-After": "HTTP header",
     "X": "a mark, as the protocol writes it",
