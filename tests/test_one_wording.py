@@ -33,6 +33,7 @@ NOT_WORDS = {
     "#replay-moves li": "CSS selector",
     "button, input, select, summary, a[href]": "CSS selector",
     "(prefers-reduced-motion: reduce)": "media query",
+    "(max-width: 860px)": "media query",
     "btn btn-small": "class names",
     "key key-0": "class names",
     "rotate(-90 12 0)": "SVG transform",
