@@ -175,7 +175,7 @@ def test_a_room_board_by_mouse_and_keys_and_its_winning_line(
     cell(page, 4).focus()
     page.keyboard.press("3")
     expect(cell(page, 2)).to_have_accessible_name("c1, X")
-    expect(status(page)).to_have_text("X wins")
+    expect(status(page)).to_have_text("Player 1 (X) wins")
     assert expect_winning_line(page) == (0, 1, 2)
     expect_no_violations(axe, page, "a room, a won game's line")
     shoot(page, "board-room-won")

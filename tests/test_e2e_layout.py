@@ -1,6 +1,8 @@
 """End-to-end: the board first. At a phone's and a laptop's size, the whole board, whose
 turn it is and the next action are on screen without scrolling at every moment of a
-match, and nothing moves when a note appears."""
+match; after every game its result, both HP bars with their change and the next action
+too (and on a laptop the AI's words and "Why this move?"); nothing moves when a note
+appears."""
 
 from __future__ import annotations
 
@@ -10,14 +12,17 @@ from typing import Any
 
 import pytest
 from browser import (
+    best,
     board,
     expect_no_violations,
     first_empty,
     open_game,
     play,
     play_game,
+    play_until,
     settle,
     start_match,
+    worst,
 )
 from browser_rooms import click_cell, in_step, invite_link, mark_of, open_room, play_out, start_room
 from playwright.sync_api import BrowserContext, Locator, Page, expect
@@ -53,6 +58,26 @@ def top(page: Page) -> None:
     page.evaluate("window.scrollTo(0, 0)")
 
 
+def game_end_parts(page: Page, action: str) -> list[Locator]:
+    """What a game's end shows at once: the board, the result, both HP bars with the
+    change each took (-34: the point of the game), and the next action."""
+    return [
+        board(page),
+        status(page),
+        page.get_by_role("meter", name="Your HP"),
+        page.get_by_role("meter", name="AI HP"),
+        page.locator("#human-delta"),
+        page.locator("#ai-delta"),
+        page.get_by_role("button", name=action, exact=True),
+    ]
+
+
+def ai_words(page: Page) -> list[Locator]:
+    """The AI's words on its latest move, and "Why this move?" when it is offered."""
+    why = page.get_by_role("link", name="Why this move?")
+    return [page.locator("#explain"), *([why] if why.is_visible() else [])]
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_board_turn_and_next_action_fit_the_screen(
     page: Page, server: Any, axe: Any, shoot: Any, size: str
@@ -66,13 +91,15 @@ def test_board_turn_and_next_action_fit_the_screen(
     play(page, first_empty(page))
     top(page)
     expect_on_screen(page, board(page), status(page))  # mid-game
+    if size == "laptop":  # the AI's words on its move, and the way to ask why
+        expect(page.get_by_role("link", name="Why this move?")).to_be_visible()
+        expect_on_screen(page, *ai_words(page))
     play_game(page)
     top(page)
     # A finished match has its own headline; the last game's result is the line below.
     expect(page.locator("#status-text")).to_have_text(MATCH_OVER)
     expect(page.locator("#substatus")).to_have_text(LAST_GAME)
-    expect_on_screen(page, board(page), status(page), page.locator("#substatus"))
-    expect_on_screen(page, page.get_by_role("button", name="New match"))  # match over
+    expect_on_screen(page, page.locator("#substatus"), *game_end_parts(page, "New match"))
     if size == "phone":
         expect_no_violations(axe, page, "a finished match")
         shoot(page, "match-over")
@@ -86,8 +113,40 @@ def test_board_turn_and_next_action_fit_the_screen(
     start_match(page, "Adaptive", human_hp=100, ai_hp=100)
     play_game(page)
     top(page)
-    expect_on_screen(page, board(page), status(page))  # game over, match going on
-    expect_on_screen(page, page.get_by_role("button", name="Next game"))
+    expect_on_screen(page, *game_end_parts(page, "Next game"))  # game over, match going on
+
+
+# Each end of a game in an HP match that goes on: its result, the HP each side starts
+# with, and how the player plays (with the hints on). A win at full HP heals nothing and
+# says so, the longest HP badge; at AI HP 1 the AI plays its best 99% of the time, and at
+# 25 a draw does not end the match.
+ENDS = {
+    "win": ("You win!", 100, 100, best),
+    "loss": ("AI wins", 100, 1, worst),
+    "draw": ("Draw", 100, 25, best),
+}
+
+
+@pytest.mark.parametrize("end", ENDS)
+@pytest.mark.parametrize("size", SIZES)
+def test_a_game_end_shows_result_hp_and_next_game_on_one_screen(
+    page: Page, server: Any, axe: Any, shoot: Any, size: str, end: str
+) -> None:
+    result, human_hp, ai_hp, choose = ENDS[end]
+    page.set_viewport_size(SIZES[size])
+    open_game(page, server.url)
+    start_match(page, "Adaptive", human_hp=human_hp, ai_hp=ai_hp)
+    page.get_by_role("button", name="Hint").click()
+    play_until(page, result, choose)
+    top(page)
+    expect_on_screen(page, *game_end_parts(page, "Next game"))
+    if size == "laptop":
+        expect_on_screen(page, *ai_words(page))
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme, reduced_motion="reduce")
+        expect_no_violations(axe, page, f"{size}, {scheme}: {result}")
+    if size == "phone":
+        shoot(page, f"game-end-{end}")
 
 
 BOXES = """() => ['masthead', 'game-meta', 'status', 'board', 'actions', 'scoreboard', 'explain']

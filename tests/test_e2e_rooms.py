@@ -501,7 +501,7 @@ def test_two_players_on_one_device(page: Page, server: ServerProcess) -> None:
     expect(page.locator("#notice")).to_have_text("a1 is already taken")
     page.keyboard.press("9")
     expect(cell(page, 8)).to_have_accessible_name("c3, X")
-    expect(status(page)).to_have_text("X wins")
+    expect(status(page)).to_have_text("Player 1 (X) wins")
     tally = page.get_by_label("Tally")
     expect(tally).to_have_text(re.compile(r"Player 1 wins\s*1\s*Player 2 wins\s*0\s*Draws\s*0"))
 
@@ -511,7 +511,7 @@ def test_two_players_on_one_device(page: Page, server: ServerProcess) -> None:
     assert marks(page) == "........."
     for target in X_WINS:  # X again, but Player 2 this time: one win each
         click_cell(page, target)
-    expect(status(page)).to_have_text("X wins")
+    expect(status(page)).to_have_text("Player 2 (X) wins")
     expect(tally).to_have_text(re.compile(r"Player 1 wins\s*1\s*Player 2 wins\s*1\s*Draws\s*0"))
 
     page.get_by_role("button", name="Next game").click()

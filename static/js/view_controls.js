@@ -42,6 +42,15 @@ export function createControls(grid, actions) {
   $("take-back").addEventListener("click", () => actions.takeBack());
   $("new-match").addEventListener("click", () => actions.newMatch());
 
+  // Enter on a finished board does what the button under it offers (Next game, or New
+  // match once the match is over), instead of trying a move on a board that takes none.
+  $("board").addEventListener("keydown", (event) => {
+    const next = [$("next-game"), $("new-match")].find((button) => !button.hidden);
+    if (event.key !== "Enter" || !next || event.ctrlKey || event.altKey || event.metaKey) return;
+    event.preventDefault();
+    next.click();
+  });
+
   const hint = $("hint");
   hint.addEventListener("click", () => {
     const on = !pressed(hint);

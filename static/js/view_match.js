@@ -1,5 +1,6 @@
-// The AI page's match: its mode, the HP bars and the difficulty, the lock and the chances
-// (adaptive matches only), "How it works", and the tally of wins, losses and draws.
+// The AI page's match: its mode, the HP bars (over the board on one column) and the
+// difficulty, the lock and the chances (adaptive matches only), "How it works", and the
+// tally of wins, losses and draws.
 import { $ } from "./dom.js";
 import {
   FULL_HP,
@@ -20,6 +21,13 @@ const formatDelta = (n) => (n > 0 ? `+${n}` : n < 0 ? `-${-n}` : "±0");
  * showChances(answer).
  */
 export function createMatchPanel(actions) {
+  // On one column (a phone) the HP bars head the board, where a game's end is seen with
+  // its change; beside the board they head the match card.
+  const oneColumn = matchMedia("(max-width: 860px)");
+  const placeBars = () => (oneColumn.matches ? $("hp-band") : $("hp-bars")).prepend($("hp-pair"));
+  placeBars();
+  oneColumn.addEventListener("change", placeBars);
+
   $("lock").addEventListener("click", () => actions.lockDifficulty());
   const chancesToggle = $("chances-toggle");
   chancesToggle.addEventListener("click", () => {
@@ -52,7 +60,7 @@ export function createMatchPanel(actions) {
     const adaptive = state.mode === "adaptive";
     $("mode-chip").textContent = modeName(state.mode);
     $("game-number").textContent = gameWords(match.game);
-    $("hp-bars").hidden = !adaptive;
+    $("hp-bars").hidden = $("hp-band").hidden = !adaptive;
     renderHowItWorks(state.mode);
     if (adaptive) {
       const change = state.status !== "playing" ? match.last_hp_change : null;

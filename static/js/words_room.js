@@ -16,11 +16,11 @@ export const nameOf = (room, seat) => givenName(room, seat) || SEAT_NAMES[seat];
 /** The friend of the player in `seat`, as that player reads it. */
 const friendOf = (room, seat) => givenName(room, other(seat)) || "Your friend";
 
-// For two people on one device: the marks, not the people.
+// For two people on one device: the mark to move; a result names its player, as a
+// spectator reads it ("Player 1 (X) wins"), since X changes hands every game.
 function markStatus(room) {
   if (room.status === "playing") return `${markOf(room, room.turn)} to move`;
-  if (room.resigned != null) return `${markOf(room, room.resigned)} resigned`;
-  return room.winner == null ? RESULTS.draw : `${markOf(room, room.winner)} wins`;
+  return watcherStatus(room);
 }
 
 // For a spectator: each player by name, with their mark.
