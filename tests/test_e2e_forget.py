@@ -61,6 +61,9 @@ def expect_told_in_place(page: Page) -> None:
     parts = "[...document.body.children].filter((part) => part.id !== 'deleted')"
     assert page.evaluate(f"{parts}.every((part) => part.inert)"), f"{page.url} still answers"
     expect(page).to_have_title(DELETED)
+    headline = page.locator("#status-text")  # behind the dialog, not "Not connected"
+    if headline.count():
+        expect(headline).to_have_text(DELETED)
 
 
 def expect_board_inert(page: Page) -> None:

@@ -1,6 +1,6 @@
 """End-to-end: the AI page's smaller promises. Links wear the page's colours in both
-schemes, visited or not; Enter on a finished board starts what comes next; two players
-on one device are told who won by name."""
+schemes, visited or not; Enter on a finished board starts what comes next (on one device
+too); two players on one device are told who won by name."""
 
 from __future__ import annotations
 
@@ -117,3 +117,16 @@ def test_one_device_names_the_winner(page: Page, server: Any, axe: Axe) -> None:
     for target in X_WINS:
         click_cell(page, target)
     expect(status(page)).to_have_text("Player 2 (X) wins")
+
+
+def test_enter_on_a_finished_board_of_one_device_starts_the_next_game(
+    page: Page, server: Any
+) -> None:
+    open_room(page, server.url + "/local")
+    for target in X_WINS:
+        click_cell(page, target)
+    expect(status(page)).to_have_text("Player 1 (X) wins")
+    page.get_by_role("grid").get_by_role("button").first.focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#game-meta")).to_have_text("Game 2 · Player 2 is X, Player 1 is O")
+    expect(status(page)).to_have_text("X to move")

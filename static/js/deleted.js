@@ -45,6 +45,8 @@ export function showDeleted() {
   document.body.classList.add("is-deleted");
   const banner = document.getElementById("connection"); // "Reconnecting…" no more
   if (banner) banner.hidden = true;
+  const status = document.getElementById("status-text"); // the headline, behind the dialog
+  if (status) status.textContent = DELETED_TITLE;
   document.title = DELETED_TITLE;
   open(DELETED_ELSEWHERE, $("deleted-start"), START_AFRESH);
   // Escape closes a modal dialog; here there is nothing to go back to.

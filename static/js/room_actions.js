@@ -53,6 +53,14 @@ export function createRoomActions(grid, actions) {
   const pressed = (id) => $(id).getAttribute("aria-disabled") === "true";
 
   $("rematch").addEventListener("click", () => pressed("rematch") || actions.rematch());
+  // Enter on a finished board does what the button under it offers (Rematch, or Next
+  // game on one device), as on the AI's page.
+  $("board").addEventListener("keydown", (event) => {
+    const rematch = $("rematch");
+    if (event.key !== "Enter" || rematch.hidden || event.ctrlKey || event.altKey) return;
+    event.preventDefault();
+    rematch.click();
+  });
   $("take-seat")?.addEventListener("click", () => pressed("take-seat") || actions.takeSeat());
   $("name-form")?.addEventListener("submit", async (event) => {
     event.preventDefault();
