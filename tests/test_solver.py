@@ -264,6 +264,7 @@ def test_a_book_holds_exact_scores_and_survives_bytes(small_book: Book) -> None:
     "spoil",
     [lambda data: b"not a book" + data,
      lambda data: data[:-1],
+     lambda data: data[: len(b"tictactoe-book 1\n") + 3],
      lambda data: data.replace(b"4x4k4", b"4x4k3", 1),
      lambda data: data.replace(b" 3 ", b" three ", 1)],
 )  # fmt: skip
@@ -278,3 +279,14 @@ def test_a_finished_game_has_no_best_move() -> None:
     with pytest.raises(RuleError) as caught:
         Solver(classic).best_move(Position.parse(classic, "XXX.OO..."))
     assert caught.value.code == "game_over"
+
+
+def test_moves_on_several_boards_are_keyed_by_board_and_cell() -> None:
+    notakto = variant_named("notakto2")
+    analysis = Solver(notakto).analyse(Position.parse(notakto, "XXX....../........."))
+    assert list(analysis.moves) == list(range(9, 18))
+    answer = analysis.to_dict()
+    assert answer["board"] == "XXX....../........." and answer["to_move"] == "X"
+    assert answer["moves"] == {str(cell): v.to_dict() for cell, v in analysis.moves.items()}
+    assert answer["best"] == [13]  # the centre of the one live board wins
+    assert (answer["result"], answer["plies"]) == ("win", 6)

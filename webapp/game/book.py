@@ -79,12 +79,14 @@ class Book:
         if not data.startswith(_MAGIC):
             raise BookError("not a book: the first line is not the book's")
         end = data.find(b"\n", len(_MAGIC))
+        if end < 0:
+            raise BookError("a book's header is its variant, depth and size on one line")
         try:
             name, depth_text, count_text = data[len(_MAGIC) : end].decode().split(" ")
             depth, count = int(depth_text), int(count_text)
         except ValueError as error:
             raise BookError("a book's header is its variant, depth and size") from error
-        if name != variant.name or end < 0:
+        if name != variant.name:
             raise BookError(f"this book is for {name!r}, not {variant.name!r}")
         body = data[end + 1 :]
         if len(body) != count * 10:
