@@ -34,7 +34,8 @@ from support.testing import percentile
 
 from webapp.game.book import Book, build_book, solver_with
 from webapp.game.position import Position
-from webapp.game.solver import BIG, INF, Solver, farther
+from webapp.game.search_rules import BIG
+from webapp.game.solver import INF, Solver, farther
 from webapp.game.variant import VARIANTS, Variant, variant_named
 
 BEST_MOVE_P99_MS = 20.0

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from .position import Position
-from .solver import BIG, Solver
+from .search_rules import BIG
+from .solver import Solver
 from .variant import Variant
 
 BOOK_DEPTH = {
