@@ -239,18 +239,17 @@ class NotaktoRules:
 
     def moves(self, state: State) -> list[Child]:
         """Every empty cell of a live board in index order."""
-        return self._children(state, range(9))
+        return sorted(self._children(state, range(9)))  # by cell, losing moves too
 
     def _children(self, state: State, order: Sequence[int]) -> list[Child]:
         fields = [state >> (9 * b) & 511 for b in range(self.boards)]
         live = sum(field != self.DEAD for field in fields)
         children: list[Child] = []
         lost: list[Child] = []
-        places = list(order)
         for board, field in enumerate(fields):
             if field == self.DEAD:
                 continue
-            for place in places:
+            for place in order:
                 bit = 1 << place
                 if field & bit:
                     continue
@@ -262,8 +261,6 @@ class NotaktoRules:
                     lost.append((cell, 0, 1 - BIG))  # the last live board: killing it loses
                 else:
                     children.append((cell, state | self.DEAD << (9 * board), None))
-        if places == list(range(9)):  # index order asked for
-            return sorted(children + lost)
         return children + lost
 
 
