@@ -451,7 +451,7 @@ def test_canonical_distinguishes_different_positions() -> None:
 
 def test_strategy_names() -> None:
     assert strategies.STRATEGY_NAMES == ("random", "heuristic", "lookahead", "perfect")
-    assert strategies.strategy("perfect") is engine.perfect_move
+    assert strategies.strategy("perfect") is strategies.perfect_move
     assert strategies.strategy("random") is strategies.random_move
     assert strategies.strategy("heuristic") is strategies.heuristic_move
 

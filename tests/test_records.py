@@ -136,6 +136,8 @@ def test_written_out_serialisers_hold_every_field_in_order(value: Any) -> None:
     expected = dataclasses.asdict(value)
     if isinstance(value, AiMove):
         expected["candidates"] = list(value.candidates)
+    if isinstance(value, Rules):
+        del expected["variant"]  # classic writes none, as before variants came
     assert list(value.to_dict().items()) == list(expected.items())
 
 

@@ -3,6 +3,10 @@
 A board is nine cells in reading order from the top-left. Its text form uses
 ``X``, ``O`` and ``.``; X always moves first, so the side to move follows from
 the counts of the marks.
+
+A board of another variant (variant.py) keeps its text in the same notation and leaves
+its rules to position.py. Its ``to_move`` is the side's role: X is the first player and
+O the second, even in Notakto, where both place X on the boards.
 """
 
 from __future__ import annotations
@@ -12,6 +16,10 @@ import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
+
+from .errors import RuleError as RuleError  # raised from here by the rules' modules
+from .position import Ending, Position, full_lines
+from .variant import CLASSIC, COLUMN_LETTERS, Variant
 
 Cell = int
 Mark = Literal["X", "O"]
@@ -34,14 +42,7 @@ _EMPTY_INPUT = frozenset(".- ")
 _CELL_NAME = re.compile(r"^\s*([abc])\s*([123])\s*$", re.IGNORECASE)
 _ROW_COL = re.compile(r"^\s*([0-2])\s*[\s,]\s*([0-2])\s*$")
 
-
-class RuleError(ValueError):
-    """A position or move that breaks the rules; ``code`` is stable for clients."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+assert COLUMN_LETTERS.startswith(COLUMNS)  # the classic names stay as they are
 
 
 class Termination(enum.Enum):
@@ -53,11 +54,12 @@ class Termination(enum.Enum):
 
 @dataclass(frozen=True)
 class Outcome:
-    """The result of a finished game: who won (None for a draw) and along which line."""
+    """The result of a finished game: who won (None for a draw) and along which line
+    (on another variant the line of ``k`` made; none in Notakto)."""
 
     termination: Termination
     winner: Mark | None = None
-    line: Line | None = None
+    line: tuple[Cell, ...] | None = None
 
 
 def other(mark: Mark) -> Mark:
@@ -115,9 +117,11 @@ def outcome_of(cells: str) -> Outcome | None:
 
 @dataclass(frozen=True)
 class Board:
-    """An immutable, valid position. Build one with ``Board.parse`` or ``Board()``."""
+    """An immutable, valid position. Build one with ``Board.parse``, ``Board()`` (today's
+    board) or ``Board.empty(variant)``."""
 
     cells: str = EMPTY * 9
+    variant: Variant = CLASSIC
 
     @classmethod
     def parse(cls, text: str) -> Board:
@@ -133,12 +137,30 @@ class Board:
         validate(cells)
         return cls(cells)
 
+    @classmethod
+    def empty(cls, variant: Variant = CLASSIC) -> Board:
+        """The empty board of ``variant``."""
+        return cls(str(Position.empty(variant)), variant)
+
     def __str__(self) -> str:
         return self.cells
 
     @property
+    def classic(self) -> bool:
+        """True on today's board."""
+        return self.variant == CLASSIC
+
+    @property
+    def position(self) -> Position:
+        """The board as position.py's bit masks, for the search of any variant."""
+        return position_of(self.variant, self.cells)
+
+    @property
     def to_move(self) -> Mark:
-        """The side to move: X when the counts are equal, else O."""
+        """The side to move: X when the counts are equal, else O (in Notakto, the first
+        player when the number of marks is even)."""
+        if not self.classic:
+            return "X" if self.position.first_to_move else "O"
         return "X" if self.cells.count("X") == self.cells.count("O") else "O"
 
     @property
@@ -148,12 +170,16 @@ class Board:
 
     def legal_moves(self) -> list[Cell]:
         """Empty cells in reading order, or none once the game is over."""
+        if not self.classic:
+            return self.position.legal_moves()
         if self.is_over():
             return []
         return [i for i, ch in enumerate(self.cells) if ch == EMPTY]
 
     def outcome(self) -> Outcome | None:
         """How the game ended, or None while it is still being played."""
+        if not self.classic:
+            return variant_outcome(self.variant, self.cells)
         return outcome_of(self.cells)
 
     def is_over(self) -> bool:
@@ -162,6 +188,8 @@ class Board:
 
     def apply_move(self, cell: object) -> Board:
         """The board after the side to move plays ``cell``."""
+        if not self.classic:
+            return Board(str(self.position.apply_move(cell)), self.variant)
         index = check_cell(cell)
         if self.is_over():
             raise RuleError("game_over", "the game is over: no more moves")
@@ -170,8 +198,38 @@ class Board:
         return Board(self.cells[:index] + self.to_move + self.cells[index + 1 :])
 
     def rows(self) -> list[str]:
-        """The three rows of the board as text, top first."""
-        return [self.cells[r * 3 : r * 3 + 3] for r in range(3)]
+        """The rows of the board as text, top first (board after board)."""
+        width = self.variant.columns
+        flat = self.cells.replace("/", "")
+        return [flat[start : start + width] for start in range(0, len(flat), width)]
+
+
+@functools.lru_cache(maxsize=8192)
+def position_of(variant: Variant, cells: str) -> Position:
+    """The position of ``variant`` that ``cells`` writes (remembered, as ``outcome_of``)."""
+    return Position.parse(variant, cells)
+
+
+@functools.lru_cache(maxsize=8192)
+def variant_outcome(variant: Variant, cells: str) -> Outcome | None:
+    """How a game of ``variant`` on these cells ended, or None while it goes on.
+
+    Whoever ends it by a line under misère, or by killing the last live board in Notakto,
+    loses: the winner is then the side to move.
+    """
+    position = position_of(variant, cells)
+    ending = position.ending()
+    if ending is None:
+        return None
+    if ending is Ending.DRAW:
+        return Outcome(Termination.DRAW)
+    mover: Mark = "X" if position.first_to_move else "O"
+    winner = mover if ending is Ending.MOVER_WON else other(mover)
+    if variant.notakto:
+        return Outcome(Termination.WIN, winner)
+    last = position.o if position.first_to_move else position.x
+    line = full_lines(variant, last)[0]
+    return Outcome(Termination.WIN, winner, tuple(i for i in range(variant.cells) if line >> i & 1))
 
 
 def validate(cells: str) -> None:

@@ -3,7 +3,11 @@
 Every random choice of a game (who starts, each roll, each pick among equal moves) is
 drawn from the game's committed dice stream (``fairness.Dice``). In an HP match the AI
 rolls 0..99 on each of its turns: under the difficulty it plays the perfect move,
-otherwise a random one; a fixed mode plays its strategy.
+otherwise a random one; a fixed mode plays its strategy, or on a variant other than
+classic rolls against its level's fixed chance (rules.py's ``level_difficulty``).
+
+On every variant the first player is X and the second O; in Notakto, where both place
+X on the boards, these name the roles (``Board.to_move``), not the marks drawn.
 """
 
 from __future__ import annotations
@@ -13,9 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast, get_args
 
 from . import strategies
-from .board import Board, Cell, Mark, check_cell
+from .board import Board, Cell, Mark
 from .fairness import SERVER_CLIENT_SEED, Dice, check_client_seed
 from .rules import FIXED_STRATEGIES, MatchError, Mode
+from .variant import CLASSIC, Variant
 
 Side = Literal["human", "ai"]
 Status = Literal["playing", "human_won", "ai_won", "draw"]
@@ -81,6 +86,11 @@ class Game:
     """The plies (indices into ``history``) at which the player was shown hints before
     moving, in an HP match (``hint_shown``): such moves say nothing about their skill."""
 
+    @property
+    def variant(self) -> Variant:
+        """The rule set the game is played under."""
+        return self.board.variant
+
     def mark_of(self, side: Side) -> Mark:
         """The mark ``side`` plays in this game: the first player is X."""
         return "X" if side == self.first else "O"
@@ -105,7 +115,7 @@ class Game:
     def play(self, side: Side, cell: object, ai_move: AiMove | None = None) -> Game:
         """The game after ``side`` plays ``cell``."""
         board = self.board.apply_move(cell)
-        played = (*self.history, (side, check_cell(cell)))
+        played = (*self.history, (side, self.variant.check_cell(cell)))
         if ai_move is None:
             return Game(
                 self.first,
@@ -144,8 +154,10 @@ def start_game(
     first_by: FirstBy = "choice",
     setup: tuple[Cell, ...] = (),
     player_seeded: bool = True,
+    variant: Variant = CLASSIC,
 ) -> Game:
-    """Game ``number`` of a match on ``server_seed``, its dice and who starts it.
+    """Game ``number`` of a match on ``server_seed`` and ``variant``, its dice and who
+    starts it.
 
     The dice's number 0 draws who starts unless ``first`` is given (chosen, or set by
     the position), when number 0 is left unused: the server never draws seeds again to
@@ -162,16 +174,16 @@ def start_game(
         number,
         player_seeded=seeded,
     )
-    board = setup_board(setup)
+    board = setup_board(setup, variant)
     if first is not None:
         return Game(first, dice.with_used(1), board=board, setup=setup, first_by=first_by)
     starts, _, dice = dice.pick(("human", "ai"))
     return Game(first=cast(Side, starts), dice=dice, board=board, setup=setup)
 
 
-def setup_board(setup: tuple[Cell, ...]) -> Board:
-    """The board after the ``setup`` moves, from the empty board."""
-    board = Board()
+def setup_board(setup: tuple[Cell, ...], variant: Variant = CLASSIC) -> Board:
+    """The board after the ``setup`` moves, from the empty board of ``variant``."""
+    board = Board.empty(variant)
     for cell in setup:
         board = board.apply_move(cell)
     return board

@@ -5,6 +5,9 @@ the difficulty the player locked), so the more the AI loses, the better it plays
 (game/game.py rolls against it). Each game's result changes the HP by the match's rules
 (game/rules.py). Every transition returns a new match with a higher version; a
 ``random.Random`` passed in only draws each game's secret server seed.
+
+A match is played on its rules' variant (classic unless said); a practice game is
+classic only.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, cast
 
-from .board import Cell, check_cell
+from .board import Cell
 from .fairness import new_server_seed
 from .game import (
     AiMove,
@@ -29,7 +32,7 @@ from .game import (
     start_game,
 )
 from .promise import Promise
-from .rules import MODES, MatchError, Mode, Rules
+from .rules import MODES, MatchError, Mode, Rules, level_difficulty
 
 
 @dataclass(frozen=True)
@@ -167,6 +170,7 @@ def new_match(
         1,
         first=starts,
         player_seeded=server_seed is not None,
+        variant=chosen.variant,
     )
     return Match(
         mode=chosen_mode,
@@ -196,7 +200,7 @@ def _check_playing(match: Match, side: Side) -> None:
 
 def human_move(match: Match, cell: object) -> Match:
     """The match after the human plays ``cell``, scored if that ends the game."""
-    check_cell(cell)
+    match.rules.variant.check_cell(cell)
     _check_playing(match, "human")
     return _after_move(match, match.game.play("human", cell))
 
@@ -204,9 +208,10 @@ def human_move(match: Match, cell: object) -> Match:
 def choose_ai_move(match: Match, *, clock: Clock = no_clock) -> AiMove:
     """The AI's next move with its decision record (``game.ai_choice``), without playing it."""
     _check_playing(match, "ai")
-    return ai_choice(
-        match.game, match.mode, match.difficulty, match.rules.lookahead_depth, clock=clock
+    chance = (
+        match.difficulty if match.adaptive else level_difficulty(match.game.variant, match.mode)
     )
+    return ai_choice(match.game, match.mode, chance, match.rules.lookahead_depth, clock=clock)
 
 
 def apply_ai_move(match: Match, move: AiMove) -> Match:
@@ -275,7 +280,7 @@ def take_back(match: Match) -> Match:
     kept_ai = sides[:cut].count("ai")
     removed = game.ai_moves[kept_ai:]
     used = removed[0].pick_n if removed and removed[0].pick_n is not None else game.dice.used
-    board = setup_board(game.setup)
+    board = setup_board(game.setup, game.variant)
     for _, cell in game.history[:cut]:
         board = board.apply_move(cell)
     earlier = dataclasses.replace(
@@ -375,6 +380,7 @@ def next_game(match: Match, rng: random.Random, *, client_seed: str | None = Non
         seed,
         number,
         player_seeded=match.next_seed is not None and seed != previous,
+        variant=match.rules.variant,
     )
     return _bump(match, game=game, game_number=number, next_seed=new_server_seed(rng))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from .board import RuleError
+from .errors import RuleError
 from .variant import Cell, Variant
 
 EMPTY = "."

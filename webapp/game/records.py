@@ -4,6 +4,9 @@ Each record carries its schema number in ``format``. Loading runs the chain of s
 upgrades (v1 -> v2 -> ...) before rebuilding the match, so a row written by any
 earlier release is read, never dropped. A change to what is stored adds one upgrade
 here and one fixture row to tests/fixtures/.
+
+A match on a variant other than classic names it in its rules (``Rules.to_dict``); a
+classic match names none, so its record is the same as before variants came.
 """
 
 from __future__ import annotations
@@ -160,16 +163,18 @@ def from_record(data: Data) -> Match:
         if next_seed is not None:
             check_server_seed(next_seed)
         dice = Dice(**stored["dice"])
+        rules = Rules.from_dict(data["rules"])
         setup = tuple(int(cell) for cell in stored["setup"])
         mistake = stored.get("mistake")
-        check_mistake(setup_board(setup), mistake)
+        check_mistake(setup_board(setup, rules.variant), mistake)
         hinted = tuple(stored["hinted"])
-        if any(isinstance(ply, bool) or ply not in range(10) for ply in hinted):
+        plies = range(rules.variant.cells + 1)
+        if any(isinstance(ply, bool) or ply not in plies for ply in hinted):
             raise MatchError("bad_state", f"a hinted move out of range: {hinted!r}")
         game = Game(
             first=stored["first"],
             dice=dataclasses.replace(dice, used=1),
-            board=setup_board(setup),
+            board=setup_board(setup, rules.variant),
             setup=setup,
             first_by=stored["first_by"],
             mistake=mistake,
@@ -190,7 +195,7 @@ def from_record(data: Data) -> Match:
             raise MatchError("bad_state", f"a locked difficulty out of range: {locked!r}")
         return Match(
             mode=data["mode"],
-            rules=Rules(**data["rules"]),
+            rules=rules,
             human_hp=data["human_hp"],
             ai_hp=data["ai_hp"],
             game=game,

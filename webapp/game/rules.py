@@ -5,6 +5,9 @@ In adaptive mode both sides have hit points, and each game's result costs or hea
 win/loss/draw record. A rule set is refused unless every match under it ends within
 ``MAX_GAMES`` games and passes through at most ``MAX_STATES`` HP states, which bounds the
 work of its odds (game/odds.py); the states are counted before any walk.
+
+The rules carry the variant played (variant.py), classic unless said; classic rules
+write no variant in their data, so they read and write as before variants came.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from functools import lru_cache
 from typing import Any, Literal, cast, get_args
 
 from .board import RuleError
+from .variant import CLASSIC, Variant, variant_named
 
 Mode = Literal["adaptive", "easy", "medium", "hard", "impossible"]
 MODES: tuple[Mode, ...] = get_args(Mode)
@@ -27,6 +31,25 @@ FIXED_STRATEGIES: dict[str, str] = {
     "hard": "lookahead",
     "impossible": "perfect",
 }
+
+# On every other variant a fixed level rolls as an HP match does, at a fixed chance in
+# percent of the perfect move (else a random one); impossible stays perfect. Each
+# chance is set so that a perfect player wins about as many games against the level as
+# against the same level on the classic board (docs/variants.md says how).
+VARIANT_LEVELS: dict[str, dict[str, int]] = {
+    "misere": {"easy": 0, "medium": 50, "hard": 80},
+    "4x4k3": {"easy": 0, "medium": 60, "hard": 85},
+    "4x4k4": {"easy": 0, "medium": 60, "hard": 85},
+    "notakto1": {"easy": 0, "medium": 40, "hard": 75},
+    "notakto2": {"easy": 0, "medium": 50, "hard": 80},
+    "notakto3": {"easy": 0, "medium": 50, "hard": 80},
+}
+
+
+def level_difficulty(variant: Variant, mode: str) -> int | None:
+    """The fixed chance of a perfect move that ``mode`` plays on ``variant``, or None
+    where the mode plays its strategy (every mode on classic, impossible everywhere)."""
+    return VARIANT_LEVELS.get(variant.name, {}).get(mode)
 
 
 class MatchError(RuleError):
@@ -89,6 +112,7 @@ class Rules:
     draw_ai_damage: int = 2
     draw_human_damage: int = 10
     lookahead_depth: int = 2
+    variant: Variant = CLASSIC
 
     def __post_init__(self) -> None:
         for rule in RULE_FIELDS:
@@ -112,9 +136,28 @@ class Rules:
             )
         if not 1 <= self.lookahead_depth <= 9:
             raise MatchError("bad_setting", "lookahead_depth must be from 1 to 9")
+        if not isinstance(self.variant, Variant):
+            raise MatchError("bad_setting", f"not a variant: {self.variant!r}", field="variant")
+        if self.variant != CLASSIC and self.lookahead_depth != Rules.lookahead_depth:
+            raise MatchError(
+                "classic_only",
+                "lookahead_depth is the classic hard level's; on"
+                f" {self.variant.name} the levels roll against a chance instead",
+                field="lookahead_depth",
+            )
 
-    def to_dict(self) -> dict[str, int]:
-        """As JSON-compatible data, in the order of the fields."""
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Rules:
+        """The rules that ``to_dict`` wrote: classic when no variant is named."""
+        numbers = {name: value for name, value in data.items() if name != "variant"}
+        if "variant" not in data:
+            return cls(**numbers)
+        return cls(**numbers, variant=variant_named(data["variant"]))
+
+    def to_dict(self) -> dict[str, Any]:
+        """As JSON-compatible data, in the order of the fields; the variant's name only
+        when it is not classic."""
+        named = {} if self.variant == CLASSIC else {"variant": self.variant.name}
         return {
             "start_human_hp": self.start_human_hp,
             "start_ai_hp": self.start_ai_hp,
@@ -125,6 +168,7 @@ class Rules:
             "draw_ai_damage": self.draw_ai_damage,
             "draw_human_damage": self.draw_human_damage,
             "lookahead_depth": self.lookahead_depth,
+            **named,
         }
 
 
@@ -255,8 +299,15 @@ def longest_match(rules: Rules, *, pause: Pause = no_pause) -> int:
     return longest[rules.start_ai_hp][rules.start_human_hp]
 
 
-def rules_from(preset: str = "classic", *, pause: Pause = no_pause, **numbers: object) -> Rules:
-    """A preset's rules with some numbers changed (None leaves one as it is), if bounded.
+def rules_from(
+    preset: str = "classic",
+    *,
+    pause: Pause = no_pause,
+    variant: Variant = CLASSIC,
+    **numbers: object,
+) -> Rules:
+    """A preset's rules on ``variant`` with some numbers changed (None leaves one as it
+    is), if bounded.
 
     Refused if a match under them could pass through over ``MAX_STATES`` HP states
     (counted first, without walking them) or last over ``MAX_GAMES`` games. ``pause`` is
@@ -270,7 +321,7 @@ def rules_from(preset: str = "classic", *, pause: Pause = no_pause, **numbers: o
     if unknown:
         raise MatchError("bad_setting", f"unknown rule {unknown[0]!r}: use {', '.join(known)}")
     changes = {name: value for name, value in numbers.items() if value is not None}
-    rules = dataclasses.replace(PRESETS[preset], **cast(dict[str, Any], changes))
+    rules = dataclasses.replace(PRESETS[preset], variant=variant, **cast(dict[str, Any], changes))
     if count_states(rules) > MAX_STATES:
         raise TooManyStates(
             "bad_setting",

@@ -3,6 +3,11 @@
 The heuristic scores a position by the expected result if both sides played uniformly
 at random from it; lookahead searches a few plies and scores the frontier with it.
 ``strategy(name)`` also names ``perfect``, the engine's play.
+
+On another variant (variant.py) only ``random`` and ``perfect`` play: the perfect move
+is solver.py's ``best_move``, from one solver per variant kept for the process. The
+heuristic and lookahead walk the whole 3x3 game, so they refuse another board
+(``classic_only``).
 """
 
 from __future__ import annotations
@@ -12,7 +17,9 @@ from collections.abc import Callable
 from functools import cache
 
 from .board import EMPTY, Board, Cell, Mark, RuleError, winner_of
-from .engine import best_moves, perfect_move, successors
+from .engine import best_moves, successors
+from .solver import Solver
+from .variant import Variant
 
 Strategy = Callable[[Board, random.Random], Cell]
 
@@ -37,6 +44,7 @@ def win_probability(board: Board, mark: Mark) -> float:
 
 def heuristic_choices(board: Board) -> tuple[Cell, ...]:
     """The moves whose resulting positions share the best win probability for the mover."""
+    check_classic(board, "heuristic")
     mark = board.to_move
     scored = {cell: win_probability(board.apply_move(cell), mark) for cell in board.legal_moves()}
     top = max(scored.values(), default=0.0)
@@ -62,6 +70,7 @@ def lookahead_score(board: Board, mark: Mark, depth: int) -> float:
 def lookahead_choices(board: Board, *, depth: int = 2) -> tuple[Cell, ...]:
     """The moves with the best depth-limited minimax score: ``depth`` plies counting this
     move, then the heuristic."""
+    check_classic(board, "lookahead")
     mark = board.to_move
     scored = {
         cell: lookahead_score(board.apply_move(cell), mark, max(depth - 1, 0))
@@ -77,6 +86,39 @@ def lookahead_move(board: Board, rng: random.Random, *, depth: int = 2) -> Cell:
     if not best:
         raise RuleError("game_over", "the game is over: no more moves")
     return best[0] if len(best) == 1 else rng.choice(best)
+
+
+@cache
+def solver_for(variant: Variant) -> Solver:
+    """The one solver of ``variant``: its table of proved bounds serves every game."""
+    return Solver(variant)
+
+
+def perfect_choices(board: Board) -> tuple[Cell, ...]:
+    """The perfect moves the AI picks among: every best move on today's board, the
+    solver's lowest best move on another variant; none once the game is over."""
+    if board.classic:
+        return best_moves(board)
+    if board.is_over():
+        return ()
+    return (solver_for(board.variant).best_move(board.position),)
+
+
+def perfect_move(board: Board, rng: random.Random) -> Cell:
+    """A perfect move, chosen among equally good ones with ``rng``."""
+    best = perfect_choices(board)
+    if not best:
+        raise RuleError("game_over", "the game is over: no more moves")
+    return best[0] if len(best) == 1 else rng.choice(best)
+
+
+def check_classic(board: Board, name: str) -> None:
+    """Refuse (``classic_only``) a player that only knows today's board."""
+    if not board.classic:
+        raise RuleError(
+            "classic_only",
+            f"the {name} player plays only the classic board, not {board.variant.name}",
+        )
 
 
 def random_move(board: Board, rng: random.Random) -> Cell:
@@ -121,7 +163,7 @@ def candidates(name: str, board: Board, *, depth: int = 2) -> tuple[Cell, ...]:
     elif name == "lookahead":
         found = lookahead_choices(board, depth=depth)
     elif name == "perfect":
-        found = best_moves(board)
+        found = perfect_choices(board)
     else:
         strategy(name)  # raises the error that names the players
     return tuple(sorted(found))

@@ -14,8 +14,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-from .board import COLUMNS as CLASSIC_COLUMNS
-from .board import RuleError
+from .errors import RuleError
 
 Cell = int
 Line = int
@@ -23,8 +22,6 @@ Line = int
 
 COLUMN_LETTERS = "abcdefgh"
 _CELL_NAME = re.compile(r"^\s*(?:(\d+)\s*:\s*)?([a-z])\s*(\d+)\s*$", re.IGNORECASE)
-
-assert COLUMN_LETTERS.startswith(CLASSIC_COLUMNS)  # the classic names stay as they are
 
 
 @dataclass(frozen=True)
