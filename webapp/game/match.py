@@ -279,7 +279,10 @@ def take_back(match: Match) -> Match:
     cut = len(sides) - 1 - sides[::-1].index("human")
     kept_ai = sides[:cut].count("ai")
     removed = game.ai_moves[kept_ai:]
-    used = removed[0].pick_n if removed and removed[0].pick_n is not None else game.dice.used
+    # The dice go back to the first number the removed AI move drew: its roll on a
+    # variant's level, else its pick.
+    drawn = [n for n in (removed[0].roll_n, removed[0].pick_n) if n is not None] if removed else []
+    used = drawn[0] if drawn else game.dice.used
     board = setup_board(game.setup, game.variant)
     for _, cell in game.history[:cut]:
         board = board.apply_move(cell)

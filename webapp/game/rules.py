@@ -33,16 +33,17 @@ FIXED_STRATEGIES: dict[str, str] = {
 }
 
 # On every other variant a fixed level rolls as an HP match does, at a fixed chance in
-# percent of the perfect move (else a random one); impossible stays perfect. Each
-# chance is set so that a perfect player wins about as many games against the level as
-# against the same level on the classic board (docs/variants.md says how).
+# percent of the perfect move (else a random one); impossible stays perfect. Easy moves
+# at random, as on classic; medium and hard are set so that a perfect player beats them
+# about as often as the classic medium (19% of games) and hard (0%, so: the chance at
+# which it falls to about 2%) from a start the AI can hold (bench/levels.py, docs/variants.md).
 VARIANT_LEVELS: dict[str, dict[str, int]] = {
-    "misere": {"easy": 0, "medium": 50, "hard": 80},
-    "4x4k3": {"easy": 0, "medium": 60, "hard": 85},
-    "4x4k4": {"easy": 0, "medium": 60, "hard": 85},
-    "notakto1": {"easy": 0, "medium": 40, "hard": 75},
-    "notakto2": {"easy": 0, "medium": 50, "hard": 80},
-    "notakto3": {"easy": 0, "medium": 50, "hard": 80},
+    "misere": {"easy": 0, "medium": 90, "hard": 99},
+    "4x4k3": {"easy": 0, "medium": 80, "hard": 97},
+    "4x4k4": {"easy": 0, "medium": 70, "hard": 95},
+    "notakto1": {"easy": 0, "medium": 90, "hard": 99},
+    "notakto2": {"easy": 0, "medium": 93, "hard": 99},
+    "notakto3": {"easy": 0, "medium": 94, "hard": 99},
 }
 
 

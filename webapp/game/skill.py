@@ -15,7 +15,8 @@ Wilson's 95% score interval for the share of best moves K / n, mapped through th
 line (K = n * share) and clipped: exact for the mapping, and, the chances of a best move
 varying from position to position, a little wider than it needs to be.
 
-Counted are the player's moves in HP games (``"mode": "adaptive"``): a fixed mode has
+Counted are the player's moves in classic HP games (``"mode": "adaptive"``, and rules
+that name no other variant: the skill:S player of the odds is a classic one); a fixed mode has
 take-backs, and a practice game starts from a mistake. A move made while hints were shown
 (``"hinted": true`` in the record) says nothing about skill and is left out; games stored
 before hints were recorded (history format 1) count all their moves. Below ``MIN_MOVES``
@@ -85,6 +86,8 @@ def counted_moves(entries: Iterable[Entry]) -> Counted:
     for entry in map(upgrade_entry, entries):
         record = entry["record"]
         if kind_of(entry) != "ai" or record["mode"] != "adaptive" or record.get("setup"):
+            continue
+        if "variant" in record.get("rules", {}):
             continue
         board = Board()
         for move in record["moves"]:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from functools import cache
 
 from .board import EMPTY, Board, Cell, Mark, RuleError, winner_of
-from .engine import best_moves, successors
+from .engine import analyse, best_moves, successors
 from .solver import Solver
 from .variant import Variant
 
@@ -102,6 +102,15 @@ def perfect_choices(board: Board) -> tuple[Cell, ...]:
     if board.is_over():
         return ()
     return (solver_for(board.variant).best_move(board.position),)
+
+
+def move_values(board: Board) -> dict[str, dict[str, object]]:
+    """Each legal move's perfect-play value, keyed by cell as ``tictactoe solve`` does (a
+    hint): from the classic table, or on another variant from its solver."""
+    if board.classic:
+        return {str(cell): value.to_dict() for cell, value in analyse(board).moves.items()}
+    analysis = solver_for(board.variant).analyse(board.position)
+    return {str(cell): value.to_dict() for cell, value in analysis.moves.items()}
 
 
 def perfect_move(board: Board, rng: random.Random) -> Cell:
