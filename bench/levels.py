@@ -7,7 +7,7 @@ level could hold are counted (the AI's side is not lost from the empty board: on
 4x4k3, notakto1 and notakto3 the AI moves first, on notakto2 second, on the drawn
 variants either), so that a variant's forced wins do not count as the level's
 mistakes. Each rate is printed with its Wilson 95% interval; rules.py's
-``VARIANT_LEVELS`` holds the chances chosen from these figures (docs/variants.md).
+``VARIANT_LEVELS`` holds the chances chosen from these figures (docs/levels.md).
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ FIXED_STRATEGIES: dict[str, str] = {
 # percent of the perfect move (else a random one); impossible stays perfect. Easy moves
 # at random, as on classic; medium and hard are set so that a perfect player beats them
 # about as often as the classic medium (19% of games) and hard (0%, so: the chance at
-# which it falls to about 2%) from a start the AI can hold (bench/levels.py, docs/variants.md).
+# which it falls to about 2%) from a start the AI can hold (bench/levels.py, docs/levels.md).
 VARIANT_LEVELS: dict[str, dict[str, int]] = {
     "misere": {"easy": 0, "medium": 90, "hard": 99},
     "4x4k3": {"easy": 0, "medium": 80, "hard": 97},
