@@ -147,8 +147,8 @@ class Board:
 
     @property
     def classic(self) -> bool:
-        """True on today's board."""
-        return self.variant == CLASSIC
+        """True on today's board (asked on every move: the named value is checked first)."""
+        return self.variant is CLASSIC or self.variant == CLASSIC
 
     @property
     def position(self) -> Position:
@@ -159,7 +159,7 @@ class Board:
     def to_move(self) -> Mark:
         """The side to move: X when the counts are equal, else O (in Notakto, the first
         player when the number of marks is even)."""
-        if not self.classic:
+        if self.variant is not CLASSIC and not self.classic:  # classic: one identity check
             return "X" if self.position.first_to_move else "O"
         return "X" if self.cells.count("X") == self.cells.count("O") else "O"
 
@@ -170,7 +170,7 @@ class Board:
 
     def legal_moves(self) -> list[Cell]:
         """Empty cells in reading order, or none once the game is over."""
-        if not self.classic:
+        if self.variant is not CLASSIC and not self.classic:  # classic: one identity check
             return self.position.legal_moves()
         if self.is_over():
             return []
@@ -178,7 +178,7 @@ class Board:
 
     def outcome(self) -> Outcome | None:
         """How the game ended, or None while it is still being played."""
-        if not self.classic:
+        if self.variant is not CLASSIC and not self.classic:  # classic: one identity check
             return variant_outcome(self.variant, self.cells)
         return outcome_of(self.cells)
 
@@ -188,7 +188,7 @@ class Board:
 
     def apply_move(self, cell: object) -> Board:
         """The board after the side to move plays ``cell``."""
-        if not self.classic:
+        if self.variant is not CLASSIC and not self.classic:  # classic: one identity check
             return Board(str(self.position.apply_move(cell)), self.variant)
         index = check_cell(cell)
         if self.is_over():
