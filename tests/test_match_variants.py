@@ -27,6 +27,7 @@ from webapp.game.match import (
     score_game,
     take_back,
 )
+from webapp.game.odds import match_odds
 from webapp.game.position import Position
 from webapp.game.records import from_record, to_record
 from webapp.game.rules import (
@@ -277,6 +278,13 @@ def test_take_back_works_on_a_variant() -> None:
     back = take_back(match)
     assert back.game.board == before.game.board and back.game.history == ()
     assert choose_ai_move(human_move(back, 5)) == match.game.ai_moves[0]
+
+
+def test_exact_odds_refuse_another_variant_with_their_code() -> None:
+    with pytest.raises(MatchError) as refused:
+        match_odds(rules_from(variant=variant_named("misere")), "random")
+    assert (refused.value.code, refused.value.field) == ("classic_only", "variant")
+    assert 0 <= match_odds(rules_from(), "random").human_match_win_prob < 0.01
 
 
 def test_a_practice_game_stays_classic() -> None:

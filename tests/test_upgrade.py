@@ -42,7 +42,9 @@ ROW_IDS = [f"{release}:{row['player']}" for release, row in ROWS]
 
 
 def test_a_fixture_is_kept_for_each_release_before() -> None:
-    assert {"0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0.dev0", "0.5.0.dev0-hints"} <= set(RELEASES)
+    assert {"0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0.dev0", "0.5.0.dev0-hints", "0.5.0"} <= set(
+        RELEASES
+    )
     assert {row["player"] for row in stored_rows("0.5.0.dev0-hints")} >= {
         "adaptive-hinted-human-to-move",
         "adaptive-hinted-mid-game",

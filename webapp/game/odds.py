@@ -44,8 +44,9 @@ import numpy as np
 
 from .board import Board, Cell
 from .engine import best_moves
-from .rules import Pause, Rules, no_pause, reachable_rows
+from .rules import MatchError, Pause, Rules, no_pause, reachable_rows
 from .strategies import heuristic_choices
+from .variant import CLASSIC
 
 PLAYERS = ("random", "heuristic", "perfect")
 QUANTILES = (50, 90, 99)
@@ -340,8 +341,15 @@ def match_odds(
 
     From the rules' starting HP, or from ``human_hp`` and ``ai_hp`` (a match under way);
     ``locked`` is a difficulty kept for the rest of the match. ``pause`` is called after
-    each game of the walk, so that a server can serve others meanwhile.
+    each game of the walk, so that a server can serve others meanwhile. Its game tree is
+    the classic board's: rules on another variant are refused (``classic_only``).
     """
+    if rules.variant != CLASSIC:
+        raise MatchError(
+            "classic_only",
+            f"exact odds are worked out for the classic board only, not {rules.variant.name}",
+            field="variant",
+        )
     player = player_name(player)
     human = rules.start_human_hp if human_hp is None else human_hp
     ai = rules.start_ai_hp if ai_hp is None else ai_hp
