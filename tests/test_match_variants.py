@@ -19,12 +19,12 @@ from webapp.game.history import finished_game
 from webapp.game.match import (
     Match,
     ai_move,
+    apply_ai_move,
     choose_ai_move,
     human_move,
     new_match,
     next_game,
     practice_match,
-    score_game,
     take_back,
 )
 from webapp.game.odds import match_odds
@@ -120,25 +120,15 @@ def test_a_stored_match_naming_an_unknown_variant_is_refused() -> None:
 
 def scripted(variant: Variant, first: Side, cells: tuple[int, ...], *, mode: str) -> Match:
     """A match whose first game is played as ``cells``, sides taking turns from ``first``
-    (the AI's moves applied as chosen cells, whatever its dice say)."""
-    match = with_first(
-        new_match(random.Random(5), mode=mode, rules=rules_from(variant=variant)), first
-    )
+    (each AI move is the one its dice chose, moved to the scripted cell)."""
+    rules = rules_from(variant=variant)
+    match = with_first(new_match(random.Random(5), mode=mode, rules=rules), first)
     for cell in cells:
         if match.game.turn == "human":
             match = human_move(match, cell)
         else:
-            move = dataclasses.replace(choose_ai_move(match), cell=cell)
-            game = match.game.play("ai", cell, move)
-            match = dataclasses.replace(match, game=game)
-            match = match_after(match)
+            match = apply_ai_move(match, dataclasses.replace(choose_ai_move(match), cell=cell))
     return match
-
-
-def match_after(match: Match) -> Match:
-    """The match scored if its game has just ended (as an AI move does)."""
-    status = match.game.status
-    return match if status == "playing" else score_game(match, status)
 
 
 def test_in_misere_three_in_a_row_loses_and_costs_the_maker() -> None:
@@ -241,6 +231,12 @@ def test_presets_keep_their_numbers_on_every_variant(preset: str) -> None:
 
 
 # --- what stays classic only --------------------------------------------------------
+
+
+def test_rules_refuse_a_variant_that_is_not_one() -> None:
+    with pytest.raises(MatchError) as refused:
+        Rules(variant="4x4k4")  # type: ignore[arg-type]
+    assert (refused.value.code, refused.value.field) == ("bad_setting", "variant")
 
 
 def test_lookahead_depth_is_refused_off_classic_with_its_code() -> None:
