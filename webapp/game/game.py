@@ -212,8 +212,9 @@ def ai_choice(
 ) -> AiMove:
     """The AI's next move in ``game`` with its decision record, drawn from its dice.
 
-    With a ``difficulty`` (an HP match) it rolls 0..99: under the difficulty it plays the
-    perfect move, otherwise a random one; without one it plays ``mode``'s strategy. The
+    With a ``difficulty`` (an HP match, or a fixed level off classic) it rolls 0..99:
+    under the difficulty it plays the perfect move, otherwise a random one; without one it
+    plays ``mode``'s strategy. The
     lookahead strategy looks ``depth`` plies ahead. ``clock`` times the choice for the
     record's ``think_us``; without one it is 0.
     """
