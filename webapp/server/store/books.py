@@ -98,7 +98,7 @@ def _build(variant: Variant, data_dir: Path | None, say: Callable[[str], Any]) -
         return book
     path = book_path(data_dir, variant)
     try:
-        _write(path, book.to_bytes())
+        _write(path, cache_bytes(book))
     except (OSError, datadir.DataDirError) as err:
         say(f"{took}, kept in memory: cannot cache it in {path} ({err})")
         return book
@@ -106,15 +106,21 @@ def _build(variant: Variant, data_dir: Path | None, say: Callable[[str], Any]) -
     return book
 
 
-def _write(path: Path, body: bytes) -> None:
-    """Write the digest line and ``body`` to ``path`` whole: a temporary file renamed."""
+def cache_bytes(book: Book) -> bytes:
+    """A cache file's bytes: a digest line, then the book's own bytes."""
+    body = book.to_bytes()
+    return _DIGEST + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole: a private temporary file, renamed into place."""
     datadir.prepare(path.parent.parent)
     with contextlib.suppress(FileExistsError):
         path.parent.mkdir(mode=datadir.PRIVATE_DIR)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(_DIGEST + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, path)
