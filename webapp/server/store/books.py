@@ -28,6 +28,7 @@ BOOKS_DIR = "books"
 _DIGEST = b"sha256 "
 log = logging.getLogger("webapp.server.books")
 _loaded: dict[tuple[Path | None, str], Book] = {}
+_solvers: dict[tuple[Path | None, str], Solver] = {}
 
 
 def book_path(data_dir: Path, variant: Variant) -> Path:
@@ -52,8 +53,14 @@ def opening_book(
 def solver(
     variant: Variant, data_dir: Path | None, *, say: Callable[[str], Any] = log.info
 ) -> Solver:
-    """A solver for ``variant`` that looks the first plies up in its book."""
-    return solver_with(opening_book(variant, data_dir, say=say))
+    """The process's solver for ``variant``, which looks the first plies up in its book;
+    one per variant, so that its table of proved bounds serves every later move."""
+    known = _solvers.get((data_dir, variant.name))
+    if known is None:
+        known = _solvers[data_dir, variant.name] = solver_with(
+            opening_book(variant, data_dir, say=say)
+        )
+    return known
 
 
 def _load(variant: Variant, data_dir: Path, say: Callable[[str], Any]) -> Book | None:
