@@ -9,8 +9,10 @@ import sys
 
 from ..game.rules import MODES, PRESETS, RULE_FIELDS, MatchError, Rules, rules_from
 from ..game.simulation import PLAYERS, simulate
+from ..game.variant import CLASSIC
 from .report import render_json, render_odds, render_text, render_tuned
 from .terminal import play_match
+from .variant_play import add_variant_flags, play_variant, variant_solver
 
 
 def _refuse(command: str, err: MatchError) -> int:
@@ -25,7 +27,20 @@ def _rules(args: argparse.Namespace) -> Rules:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    """Play a match against the AI in the terminal."""
+    """Play a match against the AI in the terminal (beyond classic: games against the
+    perfect AI)."""
+    if args.variant != CLASSIC:
+        match_flags = [rule.flag for rule in RULE_FIELDS if getattr(args, rule.name) is not None]
+        match_flags += ["--mode"] * (args.mode != "adaptive")
+        match_flags += ["--preset"] * (args.preset != "classic")
+        if match_flags:
+            print(
+                f"tictactoe play: error: on {args.variant.name} the AI plays perfectly, game"
+                f" after game; {', '.join(match_flags)} set classic's HP match",
+                file=sys.stderr,
+            )
+            return 2
+        return play_variant(sys.stdin, sys.stdout, variant_solver(args))
     rng = random.Random(args.seed)
     try:
         return play_match(sys.stdin, sys.stdout, rng, mode=args.mode, rules=_rules(args))
@@ -111,6 +126,7 @@ def add_match_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     play.add_argument("--mode", choices=MODES, default="adaptive", help="AI level (adaptive)")
     play.add_argument("--seed", type=int, default=None, help="seed for a reproducible match")
     _add_rule_settings(play)
+    add_variant_flags(play)
     play.set_defaults(func=cmd_play)
 
     simulate = sub.add_parser("simulate", help="simulate adaptive matches with a scripted human")

@@ -7,20 +7,31 @@ import dataclasses
 import json
 import random
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TextIO
 
 from ..game import engine, strategies, tree
 from ..game.board import Board, RuleError, cell_name
+from ..game.position import Position
+from ..game.variant import CLASSIC
 from .terminal import draw_board
+from .variant_play import add_variant_flags, variant_solver
 
 
-def solve_lines(boards: Iterable[str], out: TextIO) -> int:
+def _classic(text: str) -> dict[str, object]:
+    return engine.analyse(Board.parse(text)).to_dict()
+
+
+def solve_lines(
+    boards: Iterable[str],
+    out: TextIO,
+    analyse: Callable[[str], dict[str, object]] = _classic,
+) -> int:
     """Print one JSON analysis per board; return 2 if any board was invalid, else 0."""
     status = 0
     for text in boards:
         try:
-            record = engine.analyse(Board.parse(text)).to_dict()
+            record = analyse(text)
         except RuleError as err:
             record = {"board": text, "error": {"code": err.code, "message": err.message}}
             status = 2
@@ -37,7 +48,14 @@ def _stdin_boards() -> Iterable[str]:
 
 def cmd_solve(args: argparse.Namespace) -> int:
     """Analyse boards from the arguments, or one per line from stdin."""
-    return solve_lines(args.boards or _stdin_boards(), sys.stdout)
+    boards = args.boards or _stdin_boards()
+    variant = args.variant
+    if variant == CLASSIC:  # the classic engine's table, as before variants came
+        return solve_lines(boards, sys.stdout)
+    solver = variant_solver(args)
+    return solve_lines(
+        boards, sys.stdout, lambda text: solver.analyse(Position.parse(variant, text)).to_dict()
+    )
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
@@ -76,7 +94,13 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
 def add_solver_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The ``solve``, ``stats`` and ``selfplay`` commands."""
     solve = sub.add_parser("solve", help="analyse boards under perfect play, as JSON lines")
-    solve.add_argument("boards", nargs="*", help="9-character boards (X, O, .); stdin if none")
+    solve.add_argument(
+        "boards",
+        nargs="*",
+        help="boards in reading order with X, O and . (9 cells on 3x3, 16 on 4x4; '/' between"
+        " boards); stdin if none",
+    )
+    add_variant_flags(solve)
     solve.set_defaults(func=cmd_solve)
 
     stats = sub.add_parser("stats", help="count positions and games of the whole game tree")

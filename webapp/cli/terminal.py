@@ -13,6 +13,7 @@ from ..game.board import Board, RuleError, cell_name, parse_cell
 from ..game.game import AiMove, Side, Status
 from ..game.match import Match, apply_ai_move, choose_ai_move, human_move, new_match, next_game
 from ..game.rules import FIXED_STRATEGIES, Rules
+from ..game.variant import COLUMN_LETTERS
 
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
 GAME_RESULTS: dict[Status, str] = {
@@ -29,13 +30,19 @@ MATCH_RESULTS: dict[Side, str] = {
 
 def draw_board(board: Board) -> str:
     """The board as a labelled grid, columns a-c and rows 1-3 from the top."""
-    lines = ["    a   b   c"]
-    for number, row in enumerate(board.rows(), start=1):
+    return "\n".join(grid_lines(board.rows()))
+
+
+def grid_lines(rows: list[str]) -> list[str]:
+    """One board's rows (X, O and .) as a grid's lines, columns a.. and rows 1.. labelled."""
+    columns = len(rows[0])
+    lines = ["    " + "   ".join(COLUMN_LETTERS[:columns])]
+    for number, row in enumerate(rows, start=1):
         marks = [" " if ch == "." else ch for ch in row]
         lines.append(f"{number}   {' | '.join(marks)}")
-        if number < 3:
-            lines.append("   ---+---+---")
-    return "\n".join(lines)
+        if number < len(rows):
+            lines.append("   " + "+".join(["---"] * columns))
+    return lines
 
 
 class Quit(Exception):
