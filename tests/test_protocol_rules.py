@@ -46,7 +46,7 @@ def refused(ack: dict[str, Any], code: str = "bad_setting") -> dict[str, Any]:
 def test_state_shows_the_rules_and_their_preset(play: Actions) -> None:
     state = play.state
     assert state["preset"] == "classic"
-    assert state["rules"] == dataclasses.asdict(Rules())
+    assert state["rules"] == Rules().to_dict()
     assert state["match"]["locked"] is None
 
 
@@ -54,7 +54,7 @@ def test_state_shows_the_rules_and_their_preset(play: Actions) -> None:
 def test_new_match_from_a_preset(play: Actions, preset: str) -> None:
     assert play.new_match(preset=preset) == {"ok": True}
     assert play.state["preset"] == preset
-    assert play.state["rules"] == dataclasses.asdict(PRESETS[preset])
+    assert play.state["rules"] == PRESETS[preset].to_dict()
 
 
 def test_new_match_with_numbers_changed_is_custom(play: Actions) -> None:
@@ -62,7 +62,7 @@ def test_new_match_with_numbers_changed_is_custom(play: Actions) -> None:
     assert play.new_match(preset="brutal", rules=numbers) == {"ok": True}
     state = play.state
     assert state["preset"] == "custom"
-    assert state["rules"] == {**dataclasses.asdict(PRESETS["brutal"]), **numbers}
+    assert state["rules"] == {**PRESETS["brutal"].to_dict(), **numbers}
     assert (state["match"]["human_hp"], state["match"]["ai_hp"]) == (150, 120)
 
 

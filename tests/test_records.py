@@ -323,7 +323,7 @@ def test_the_fixture_covers_the_0_2_0_shapes() -> None:
     records_0_2_0 = [json.loads(row["data"]) for row in ROWS_0_2_0]
     assert {data["format"] for data in records_0_2_0} == {2}
     assert {data["mode"] for data in records_0_2_0} == {"adaptive", *FIXED_STRATEGIES}
-    assert any(data["rules"] != dataclasses.asdict(Rules()) for data in records_0_2_0)
+    assert any(data["rules"] != Rules().to_dict() for data in records_0_2_0)
     assert any(data["game"]["ai_moves"] for data in records_0_2_0)
 
 
