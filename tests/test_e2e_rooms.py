@@ -468,8 +468,8 @@ def test_two_players_on_one_device(page: Page, server: ServerProcess) -> None:
     expect(ai_board).to_have_attribute("data-turn", re.compile(r"^(human|none)$"))
     ai_version, ai_marks = ai_board.get_attribute("data-version"), marks(page)
 
-    page.get_by_role("link", name="Two players, this device").click()
-    expect(page).to_have_url(server.url + "/local")
+    page.get_by_role("button", name="Two players, this device").click()
+    expect(page).to_have_url(server.url + "/local?variant=classic")
     expect(board(page)).to_have_attribute("data-version", re.compile(r"^\d+$"))
     expect(page.locator("#game-meta")).to_have_text("Game 1 · Player 1 is X, Player 2 is O")
     expect(status(page)).to_have_text("X to move")
