@@ -40,9 +40,12 @@ def play(page: Page, name: str) -> None:
 
 
 def choose_and_open(page: Page, base: str, variant: str, button: str) -> None:
-    """On the home page, choose the rules for a game with a person, and open one."""
+    """From the home page, choose the rules for a game with a person, and open one."""
     page.goto(base + "/")
-    page.get_by_label("Rules", exact=True).select_option(variant)
+    page.get_by_role("button", name="Play a friend", exact=True).click()
+    choice = page.get_by_role("radio", name=re.compile(f"^{variant} "))
+    choice.check()
+    expect(choice).to_be_checked()
     page.get_by_role("button", name=button, exact=True).click()
     expect(boards(page)).to_have_attribute("data-version", VERSION)
     expect(page.locator("#room-rules")).to_contain_text(f"Rules: {variant} · ")
@@ -71,6 +74,23 @@ KEEP_NOTICES = """() => {
     childList: true, characterData: true, subtree: true,
   });
 }"""
+
+
+def test_the_rules_are_chosen_before_a_room_is_made(
+    page: Page, server: Any, axe: Any, shoot: Any
+) -> None:
+    page.goto(server.url + "/")
+    page.get_by_role("link", name="Two players, this device").click()
+    rules = page.get_by_role("group", name="Rules")
+    expect(rules.get_by_role("radio")).to_have_count(7)
+    expect(page.get_by_role("radio", name=re.compile("^classic "))).to_be_checked()
+    four = page.get_by_role("radio", name="4x4k4 4x4, four in a row wins: a draw with perfect play")
+    expect(four).not_to_be_checked()
+    expect(rules).to_contain_text("Three boards, both play X")
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        expect_no_violations(axe, page, f"the rules before a room ({scheme})")
+    shoot(page, "people-rules")
 
 
 def test_a_friends_game_of_notakto_on_three_boards_to_the_end(

@@ -120,8 +120,6 @@ def game_page(*, practice: bool = False) -> ResponseReturnValue:
         presets=PRESET_CHOICES,
         target_bounds=PAGE_TARGET_PERCENT,
         practice=practice,
-        variants=VARIANTS,
-        meanings=MEANINGS,
         deleted=session.pop("deleted", None),  # once, on the page "Delete everything" lands on
     )
 
@@ -166,6 +164,15 @@ def lab_page() -> ResponseReturnValue:
         problem = f"That board cannot be shown ({err.message}): here is the empty one."
         board = Board()
     return _player() or _render("lab.html", board=board.cells, problem=problem)
+
+
+@pages.get("/people")
+def people_page() -> ResponseReturnValue:
+    """ "Play a person": the rules chosen (``?variant=``, else classic), then a room with a
+    friend or a game on this device."""
+    chosen = request.args.get("variant", CLASSIC.name)
+    context = {"variants": VARIANTS, "meanings": MEANINGS, "chosen": chosen}
+    return _player() or _render("people.html", **context)
 
 
 def _asked_variant(values: dict[str, str]) -> Variant | None:
