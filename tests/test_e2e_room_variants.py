@@ -144,10 +144,14 @@ def test_a_dead_boards_cell_cannot_be_played(new_context: NewContext, server: An
     choose_and_open(page, server.url, "notakto2", "Two players, this device")
     for name in ("1:a1", "1:b1", "1:c1"):
         play(page, name)
+    version = boards(page).get_attribute("data-version")
     dead_cell = page.get_by_role("button", name="1:a3, empty, on a dead board")
-    dead_cell.click(force=True)
-    expect(page.locator("#notice")).to_have_text("1:a3 is on a dead board")
+    dead_cell.click(force=True)  # nothing is sent: the next move is still O's
+    dead_cell.press("Enter")
+    play(page, "2:b2")
+    assert int(boards(page).get_attribute("data-version") or 0) == int(version or 0) + 1
     expect(dead_cell).to_have_accessible_name("1:a3, empty, on a dead board")
+    expect(page.locator("#notice")).not_to_have_text("1:a3 is on a dead board")
 
 
 def test_four_in_a_row_on_one_device_to_the_end_by_keys(

@@ -185,7 +185,7 @@ export function createBoard(root, { label = BOARD_LABEL, onPlay = null, colours 
   // Inert from the play until the server answers, so one click is one move; a refused
   // play puts the position back as it was shown.
   async function play(cell) {
-    if (busy) return;
+    if (busy || deadAt(cell)) return; // a dead board's cells are inert
     busy = true;
     for (const btn of cells) btn.setAttribute("aria-disabled", "true");
     let reply = null;
