@@ -243,3 +243,27 @@ def test_several_boards_and_4x4_fit_the_screen(
     page.evaluate("window.scrollTo(0, 0)")
     next_game = page.get_by_role("button", name="Next game", exact=True)
     expect_on_screen(page, boards(page), page.locator("#status"), next_game)
+
+
+def test_arrow_keys_go_on_from_board_to_board(page: Page, server: Any, axe: Any) -> None:
+    choose_and_open(page, server.url, "notakto3", "Two players, this device")
+    expect(page.locator("#game-meta")).to_have_text("Game 1 · Player 1 moves first, both play X")
+    expect(status(page)).to_have_text("Player 1 to move")
+    page.get_by_role("button", name="1:c1, empty", exact=True).focus()
+    for key, cell in (
+        ("ArrowRight", 9),  # past board 1's right edge: board 2's a1
+        ("ArrowLeft", 2),  # and back
+        ("ArrowDown", 5),
+        ("ArrowDown", 8),
+        ("ArrowDown", 11),  # past board 1's bottom: board 2, same column, top row
+        ("Control+End", 26),
+        ("Control+Home", 0),
+    ):
+        page.keyboard.press(key)
+        assert focused_cell(page) == cell, key
+    page.keyboard.press("1")  # no number keys on 27 cells
+    expect(page.get_by_role("button", name="1:a1, empty", exact=True)).to_be_visible()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("button", name="1:a1, X", exact=True)).to_be_visible()
+    expect(status(page)).to_have_text("Player 2 to move")
+    expect_no_violations(axe, page, "notakto3 on one device")
