@@ -13,11 +13,22 @@ import pytest
 from browser import expect_no_violations, focused_cell
 from browser_rooms import invite_link, status
 from playwright.sync_api import BrowserContext, Locator, Page, expect
-from test_e2e_layout import SIZES, expect_on_screen
 
 NewContext = Callable[..., BrowserContext]
+SIZES = {"phone": {"width": 390, "height": 844}, "laptop": {"width": 1280, "height": 800}}
 VERSION = re.compile(r"^\d+$")
 YOU_PLAY = re.compile(r"You play (X|O|first|second)$")
+
+
+def expect_on_screen(page: Page, *parts: Locator) -> None:
+    """Each part wholly inside the viewport, the page not scrolled (as test_e2e_layout)."""
+    view = page.viewport_size or {}
+    for part in parts:
+        box = part.bounding_box()
+        assert box, part
+        right, bottom = box["x"] + box["width"], box["y"] + box["height"]
+        assert box["x"] >= 0 and box["y"] >= 0, (part, box)
+        assert right <= view["width"] and bottom <= view["height"], (part, box, view)
 
 
 def boards(page: Page) -> Locator:

@@ -5,6 +5,8 @@
 // number keys (on a single board of nine cells only). The page owns what to show: it hands the board a position, and
 // is told of a play. No game rule lives here: what may be played, the server says.
 import { buildBoards, element, nameOf, shapeOf, stepFrom, svg } from "./board_grid.js";
+
+export { nameOf, shapeOf }; // a board's shape and its cells' names, for the pages
 import {
   BETTER_MOVE,
   BOARDS_HELP,

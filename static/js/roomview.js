@@ -3,8 +3,7 @@
 // live here: what may be played follows the server's snapshot. The board, the status,
 // the score and the seats are drawn here; the buttons and the invite have their module.
 
-import { createBoard } from "./board.js";
-import { nameOf, shapeOf } from "./board_grid.js";
+import { createBoard, nameOf, shapeOf } from "./board.js";
 import { announce, showConnection } from "./connection.js";
 import { $ } from "./dom.js";
 import { createRoomActions } from "./room_actions.js";
