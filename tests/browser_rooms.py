@@ -42,9 +42,11 @@ def open_room(page: Page, url: str) -> None:
 
 
 def start_room(page: Page, base: str) -> str:
-    """Open the home page, press "Play a friend", and return the invite link."""
+    """Open the home page, press "Play a friend" there and under the rules, and return
+    the invite link."""
     page.goto(base + "/")
     page.get_by_role("button", name="Play a friend").click()
+    page.get_by_role("button", name="Play a friend").click()  # the rules as they are: classic
     expect(page).to_have_url(re.compile(r"/r/[A-Za-z0-9_-]{22}$"))
     expect(board(page)).to_have_attribute("data-version", VERSION)
     expect(status(page)).to_have_text("Waiting for your friend to open the link")

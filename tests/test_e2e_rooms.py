@@ -469,7 +469,9 @@ def test_two_players_on_one_device(page: Page, server: ServerProcess) -> None:
     ai_version, ai_marks = ai_board.get_attribute("data-version"), marks(page)
 
     page.get_by_role("link", name="Two players, this device").click()
-    expect(page).to_have_url(server.url + "/local")
+    expect(page).to_have_url(server.url + "/people")  # the rules first: classic unless chosen
+    page.get_by_role("button", name="Two players, this device").click()
+    expect(page).to_have_url(server.url + "/local?variant=classic")
     expect(board(page)).to_have_attribute("data-version", re.compile(r"^\d+$"))
     expect(page.locator("#game-meta")).to_have_text("Game 1 · Player 1 is X, Player 2 is O")
     expect(status(page)).to_have_text("X to move")
@@ -550,6 +552,8 @@ def test_an_unknown_link_offers_a_new_room(page: Page, server: ServerProcess) ->
         reason = "This invite link is unknown, or its room has expired."
         expect(page.get_by_text(reason)).to_be_visible()
         expect(page.get_by_role("link", name="Play the AI")).to_have_attribute("href", "/")
+    page.get_by_role("button", name="Play a friend").click()
+    expect(page).to_have_url(re.compile(r"/people\?$"))  # the rules first
     page.get_by_role("button", name="Play a friend").click()
     expect(page).to_have_url(re.compile(r"/r/[A-Za-z0-9_-]{22}$"))
     expect(status(page)).to_have_text("Waiting for your friend to open the link")

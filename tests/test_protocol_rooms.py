@@ -428,3 +428,49 @@ def test_friend_games_fall_under_the_cap_and_are_forgotten(tmp_path: Path) -> No
     assert x.web.post("/history/forget", headers=ORIGIN).status_code == 204
     assert history.games(player) == [] and history.counters(player) == {}
     assert len(o.send("history")["games"]) == 2  # the friend keeps their own
+
+
+# --- rooms on other rule sets ------------------------------------------------------
+
+
+def test_a_room_made_on_notakto_says_so_and_plays_by_its_rules(people: list[Person]) -> None:
+    host, friend = people[0], people[1]
+    made = host.web.post("/r", data={"variant": "notakto2"}, headers=ORIGIN)
+    assert made.status_code == 303
+    room = str(made.headers["Location"]).rsplit("/", 1)[1]
+    page = host.web.get(f"/r/{room}")
+    assert b'data-variant="notakto2"' in page.data and b'data-boards="2"' in page.data
+    host.join(room)
+    friend.join(room)
+    snapshot = host.latest()
+    assert (snapshot["variant"], snapshot["board"], snapshot["dead"]) == ("notakto2", "." * 18, [])
+    first, second = (host, friend) if snapshot["x_seat"] == 0 else (friend, host)
+    for mover, cell in ((first, 0), (second, 1), (first, 2)):
+        assert code(mover.send("room_move", {"room": room, "cell": cell})) is None
+    snapshot = host.latest()
+    assert (snapshot["dead"], snapshot["board"][:3], snapshot["status"]) == ([0], "XXX", "playing")
+    assert code(second.send("room_move", {"room": room, "cell": 4})) == "dead_board"
+    hint = second.send("room_hint", {"room": room})
+    assert set(hint["analysis"]) == {str(cell) for cell in range(9, 18)}
+
+
+def test_rules_that_do_not_exist_are_refused_and_change_nothing(people: list[Person]) -> None:
+    host = people[0]
+    made = host.web.post("/r", data={"variant": "5x5"}, headers=ORIGIN)
+    assert made.status_code == 400 and b"no variant is called" in made.data
+    assert host.web.get("/local?variant=5x5").status_code == 400
+    ack = host.send("room_join", {"room": "local", "variant": "5x5"})
+    assert code(ack) == "bad_payload" and "5x5" in ack["error"]["message"]
+    host.join("local")
+    assert host.latest()["variant"] == "classic"
+
+
+def test_one_device_plays_the_rules_asked_for_and_keeps_them(people: list[Person]) -> None:
+    host = people[0]
+    assert code(host.send("room_join", {"room": "local", "variant": "4x4k4"})) is None
+    assert host.latest()["variant"] == "4x4k4"
+    assert code(host.send("room_move", {"room": "local", "cell": 15})) is None
+    host.join("local")  # no rules asked: the room's own, its game kept
+    snapshot = host.latest()
+    assert (snapshot["variant"], snapshot["moves"]) == ("4x4k4", [15])
+    assert b'data-variant="4x4k4"' in host.web.get("/local").data

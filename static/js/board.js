@@ -1,26 +1,25 @@
 // The board, for every page that shows one: the AI page, practice, rooms and the replay.
-// It draws an ARIA grid of `size` x `size` cells into an element, and owns the cells, the
-// marks, the winning line, the hint and review marks, the arrow keys, the roving tabindex
-// and the number keys. The page owns what to show: it hands the board a position, and
+// It draws an ARIA grid of rows x columns cells into an element (or several boards side
+// by side, board_grid.js), and owns the cells, the marks, the winning line, a dead
+// board's look, the hint and review marks, the arrow keys, the roving tabindex and the
+// number keys (on a single board of nine cells only). The page owns what to show: it hands the board a position, and
 // is told of a play. No game rule lives here: what may be played, the server says.
-import { cellName } from "./protocol.js";
+import { buildBoards, element, nameOf, shapeOf, stepFrom, svg } from "./board_grid.js";
+
+export { nameOf, shapeOf }; // a board's shape and its cells' names, for the pages
 import {
   BETTER_MOVE,
+  BOARDS_HELP,
   BOARD_HELP,
   BOARD_HELP_DIGITS,
   BOARD_LABEL,
+  ON_DEAD_BOARD,
+  boardName,
   cellWords,
+  deadBoardWords,
   hintDescription,
   hintWords,
 } from "./words.js";
-
-const SVG_NS = "http://www.w3.org/2000/svg";
-
-function svg(tag, attrs) {
-  const el = document.createElementNS(SVG_NS, tag);
-  for (const [key, value] of Object.entries(attrs)) el.setAttribute(key, value);
-  return el;
-}
 
 /** An X or an O drawn in strokes, which the stylesheet animates. */
 function glyph(mark) {
@@ -36,62 +35,31 @@ function glyph(mark) {
   return root;
 }
 
-const element = (tag, attrs = {}) => Object.assign(document.createElement(tag), attrs);
-
 /**
- * Draw a board into `root` (an empty element, which becomes the grid) and return its
- * handle. `onPlay(cell)` is called when the player plays a cell (a click, Enter or Space,
+ * Draw a board into `root` (an empty element, which becomes the grid, or the group of
+ * several) and return its handle; its shape is `size` (3 by default) or `rows`,
+ * `columns` and `boards`. `onPlay(cell)` is called when the player plays a cell (a click, Enter or Space,
  * or a number key) and answers with a promise of the server's ack; without it the board
  * is read-only (a replay): no buttons, no tab stop. `colours` names each mark's colour
  * ("you" or "ai"). The handle: set(position), showHints(analysis), mark(cells),
  * tag(tags), setNumberKeys(on), focus().
  */
-export function createBoard(root, { size = 3, label = BOARD_LABEL, onPlay = null, colours = {} }) {
+export function createBoard(root, { label = BOARD_LABEL, onPlay = null, colours = {}, ...asked }) {
   const readOnly = !onPlay;
-  const count = size * size;
+  const shape = shapeOf(asked);
+  const { rows, columns, cells: count } = shape;
+  const perBoard = rows * columns;
   let focused = 0;
   let busy = false; // a play is on its way to the server
-  let numberKeys = size <= 3;
-  let shown = { marks: ".".repeat(count), playable: false, last: -1, line: null };
+  let numberKeys = count <= 9;
+  let shown = { marks: ".".repeat(count), playable: false, last: -1, line: null, dead: [] };
   let tagged = {}; // cell -> {kinds, words}: the page's own names for cells
 
-  root.classList.add("board");
-  root.setAttribute("role", "grid");
-  root.setAttribute("aria-label", label);
-  root.style.setProperty("--cells", String(size));
-  const cells = [];
-  const holders = [];
-  const hints = [];
-  for (let row = 0; row < size; row++) {
-    const line = element("div", { className: "board-row" });
-    line.setAttribute("role", "row");
-    for (let col = 0; col < size; col++) {
-      const index = row * size + col;
-      const holder = element("div", { className: "board-cell" });
-      holder.setAttribute("role", "gridcell");
-      const cell = readOnly
-        ? element("span", { className: "cell" })
-        : element("button", { type: "button", className: "cell", tabIndex: index ? -1 : 0 });
-      // The labelled element carries the cell's number: the button, or the read-only cell.
-      const named = readOnly ? holder : cell;
-      named.dataset.cell = String(index);
-      const mark = element("span", { className: "mark" });
-      mark.setAttribute("aria-hidden", "true");
-      cell.append(mark);
-      const hint = element("span", { className: "hint-label" });
-      hint.setAttribute("aria-hidden", "true");
-      holder.append(cell, hint);
-      line.append(holder);
-      cells.push(named);
-      holders.push(holder);
-      hints.push(hint);
-    }
-    root.append(line);
-  }
+  const { cells, holders, hints, grids, captions } = buildBoards(root, shape, { label, readOnly });
   const strikeLine = svg("line", { pathLength: 1 });
   const strike = svg("svg", {
     class: "strike",
-    viewBox: `0 0 ${size} ${size}`,
+    viewBox: `0 0 ${columns} ${rows}`,
     "aria-hidden": "true",
     focusable: "false",
   });
@@ -102,30 +70,42 @@ export function createBoard(root, { size = 3, label = BOARD_LABEL, onPlay = null
   const help = element("p", { className: "visually-hidden", id: `${root.id || "board"}-help` });
   const digits = element("span", { textContent: BOARD_HELP_DIGITS });
   if (!readOnly) {
-    help.append(BOARD_HELP, digits, ".");
+    help.append(BOARD_HELP, digits, ".", grids.length ? BOARDS_HELP : "");
     root.after(help);
     root.setAttribute("aria-describedby", help.id);
   } else {
     root.setAttribute("aria-readonly", "true");
   }
 
-  const labelOf = (i) => cellWords(cellName(i, size), shown.marks[i]);
+  const labelOf = (i) => cellWords(nameOf(shape, i), shown.marks[i]);
+  const deadAt = (i) => shown.dead.includes(Math.floor(i / perBoard));
 
-  /** Draw `position`: {marks (X, O or . per cell), playable, last, line}. */
+  /** Draw `position`: {marks (X, O or . per cell), playable, last, line, dead boards}. */
   function set(position) {
-    shown = { last: -1, line: null, playable: false, ...position };
+    shown = { last: -1, line: null, playable: false, dead: [], ...position };
     render();
+  }
+
+  // A dead board (Notakto's): greyed and crossed, said in its caption, its cells inert.
+  function renderDead() {
+    grids.forEach((grid, b) => {
+      const dead = shown.dead.includes(b);
+      grid.dataset.dead = String(dead);
+      captions[b].textContent = dead ? deadBoardWords(b + 1) : boardName(b + 1);
+    });
   }
 
   function render() {
     const { marks, playable, last, line } = shown;
     const win = new Set(line ?? []);
+    renderDead();
     cells.forEach((cell, i) => {
       const mark = marks[i] === "X" || marks[i] === "O" ? marks[i] : "";
       const best = holders[i].dataset.best === "true";
-      const said = [labelOf(i), best ? BETTER_MOVE : "", tagged[i]?.words ?? ""];
+      const dead = deadAt(i) ? ON_DEAD_BOARD : "";
+      const said = [labelOf(i), dead, best ? BETTER_MOVE : "", tagged[i]?.words ?? ""];
       cell.setAttribute("aria-label", said.filter(Boolean).join(", "));
-      if (!readOnly) cell.setAttribute("aria-disabled", String(!(playable && !mark)));
+      if (!readOnly) cell.setAttribute("aria-disabled", String(!(playable && !mark && !dead)));
       const face = readOnly ? cell.firstElementChild.firstElementChild : cell.firstElementChild;
       const box = readOnly ? cell.firstElementChild : cell;
       box.dataset.mark = mark;
@@ -142,7 +122,7 @@ export function createBoard(root, { size = 3, label = BOARD_LABEL, onPlay = null
   function renderStrike(line) {
     strike.classList.toggle("is-on", Boolean(line));
     if (!line) return;
-    const centre = (cell) => [(cell % size) + 0.5, Math.floor(cell / size) + 0.5];
+    const centre = (cell) => [(cell % columns) + 0.5, Math.floor(cell / columns) + 0.5];
     const [x1, y1] = centre(line[0]);
     const [x2, y2] = centre(line.at(-1));
     const stretch = 0.32 / Math.hypot(x2 - x1, y2 - y1);
@@ -207,7 +187,7 @@ export function createBoard(root, { size = 3, label = BOARD_LABEL, onPlay = null
   // Inert from the play until the server answers, so one click is one move; a refused
   // play puts the position back as it was shown.
   async function play(cell) {
-    if (busy) return;
+    if (busy || deadAt(cell)) return; // a dead board's cells are inert
     busy = true;
     for (const btn of cells) btn.setAttribute("aria-disabled", "true");
     let reply = null;
@@ -219,21 +199,11 @@ export function createBoard(root, { size = 3, label = BOARD_LABEL, onPlay = null
     }
   }
 
-  const STEPS = {
-    ArrowUp: (row, col) => [Math.max(row - 1, 0), col],
-    ArrowDown: (row, col) => [Math.min(row + 1, size - 1), col],
-    ArrowLeft: (row, col) => [row, Math.max(col - 1, 0)],
-    ArrowRight: (row, col) => [row, Math.min(col + 1, size - 1)],
-    Home: (row, col, ctrl) => (ctrl ? [0, 0] : [row, 0]),
-    End: (row, col, ctrl) => (ctrl ? [size - 1, size - 1] : [row, size - 1]),
-  };
-
   function onKey(event) {
-    const step = STEPS[event.key];
-    if (step) {
+    const to = stepFrom(shape, focused, event.key, event.ctrlKey);
+    if (to !== null) {
       event.preventDefault();
-      const [row, col] = step(Math.floor(focused / size), focused % size, event.ctrlKey);
-      rove(row * size + col, { focus: true });
+      rove(to, { focus: true });
       return;
     }
     // Keys 1-9 play a cell in reading order, while the player keeps the setting on.
@@ -252,6 +222,11 @@ export function createBoard(root, { size = 3, label = BOARD_LABEL, onPlay = null
       play(focused);
     });
     root.addEventListener("keydown", onKey);
+    // A cell focused by other means (a screen reader, a script) is where the keys start.
+    root.addEventListener("focusin", (event) => {
+      const btn = event.target.closest("button[data-cell]");
+      if (btn) rove(Number(btn.dataset.cell));
+    });
   }
 
   /** Whether keys 1-9 play cells: the keys, and the board's description of them. */

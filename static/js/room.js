@@ -7,6 +7,10 @@ import { EVENTS } from "./protocol.js";
 import { createRoomView } from "./roomview.js";
 
 const room = $("room").dataset.room; // an invite's id, or "local"
+// The rule set this page was drawn for: a room on one device is asked to play it when
+// the page opens (not on a reconnect, so an older tab cannot change it back).
+const variant = $("room").dataset.variant;
+let asked = room === "local" ? { variant } : {};
 
 let current = null; // the newest snapshot
 let you; // our seat token from the newest join answer: null to watch, undefined before
@@ -43,6 +47,11 @@ const connection = connect({
   onRoom(snapshot) {
     // Snapshots only move forward; after a reconnect the server's word is final.
     if (current && snapshot.version < current.version) return;
+    // The room went on to another rule set (from another tab): draw the page for it.
+    if (snapshot.variant !== variant) {
+      window.location.replace(window.location.pathname);
+      return;
+    }
     current = snapshot;
     show();
   },
@@ -55,11 +64,12 @@ const connection = connect({
 });
 
 async function join() {
-  const reply = await connection.send(EVENTS.roomJoin, { room });
+  const reply = await connection.send(EVENTS.roomJoin, { room, ...asked });
   if (!reply.ok) {
     view.showRefusedJoin(reply.error);
     return;
   }
+  asked = {};
   you = reply.you;
   show();
 }

@@ -3,14 +3,19 @@
 // live here: what may be played follows the server's snapshot. The board, the status,
 // the score and the seats are drawn here; the buttons and the invite have their module.
 
-import { createBoard } from "./board.js";
+import { createBoard, nameOf, shapeOf } from "./board.js";
 import { announce, showConnection } from "./connection.js";
 import { $ } from "./dom.js";
-import { cellName } from "./protocol.js";
 import { createRoomActions } from "./room_actions.js";
 import { createInvite } from "./room_invite.js";
 import { SEATS, markOf, seatsOf } from "./seats.js";
-import { errorWords, gameWords, noticeWords, offlineMoveWords } from "./words.js";
+import {
+  deadBoardWords,
+  errorWords,
+  gameWords,
+  noticeWords,
+  offlineMoveWords,
+} from "./words.js";
 import {
   HEADER,
   NOT_IN_ROOM,
@@ -60,12 +65,14 @@ export function createRoomView(actions) {
 
   // Every play goes to the server, whose answer is shown; only a play while not
   // connected is refused here, since it could not be sent.
+  const { rows, columns, boards } = page.dataset;
+  const shape = shapeOf({ rows: Number(rows), columns: Number(columns), boards: Number(boards) });
   const grid = createBoard(board, {
-    size: 3,
+    ...shape,
     colours: { X: "you", O: "ai" },
     onPlay(cell) {
       if (online) return actions.play(cell);
-      say(offlineMoveWords(cellName(cell)));
+      say(offlineMoveWords(nameOf(shape, cell)));
       return { ok: false };
     },
   });
@@ -79,7 +86,15 @@ export function createRoomView(actions) {
       playable: playable(room),
       last: room.status === "playing" ? (room.moves.at(-1) ?? -1) : -1,
       line: room.winning_line,
+      dead: room.dead,
     });
+  }
+
+  // A board that died since the last snapshot is said as it happens.
+  function sayDead(before, room) {
+    if (!before || before.game !== room.game) return;
+    const fresh = room.dead.filter((b) => !before.dead.includes(b));
+    if (fresh.length) say(fresh.map((b) => deadBoardWords(b + 1)).join(". "), { news: true });
   }
 
   /** Show the perfect-play value of each empty cell, or clear them with null. */
@@ -181,6 +196,7 @@ export function createRoomView(actions) {
     renderStatus(room);
     renderScore(room);
     sayTaken(before, room);
+    sayDead(before, room);
     buttons.render(room, mine, online);
     invite.render(room, mine);
     renderPlayers(room);

@@ -36,6 +36,13 @@ export const offlineMoveWords = (cell) => `Not connected: ${cell} was not played
 export const BOARD_LABEL = "Board";
 export const REPLAY_BOARD_LABEL = "Replay board";
 
+/** Several boards (Notakto): the group, each board, a dead one, and the keys across. */
+export const BOARDS_LABEL = "Boards";
+export const boardName = (n) => `Board ${n}`;
+export const deadBoardWords = (n) => `Board ${n} is dead`;
+export const ON_DEAD_BOARD = "on a dead board";
+export const BOARDS_HELP = " At a board's edge, arrow keys go on to the next board.";
+
 /** A hint as the cell's description: "hint: win now: three in a row". */
 export const hintDescription = (sentence) => `hint: ${sentence}`;
 
@@ -72,6 +79,7 @@ export const ERROR_MESSAGES = Object.freeze({
   bad_step: "That step is not in this search",
   player_deleted: "Your data was deleted: reload the page",
   internal: "The server failed: try again",
+  dead_board: "That board is dead: play on a live one",
 });
 
 /** Codes the page makes up itself (connection.js), when no answer came. */

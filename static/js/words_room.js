@@ -2,9 +2,16 @@
 // players on one device, a spectator), the notes under it, the score, the seats, the
 // invite and the questions asked before resigning or leaving. words.js has the rest.
 import { RESULTS, gameWords, plural } from "./words.js";
-import { SEATS, away, free, markOf, other } from "./seats.js";
+import { SEATS, away, free, markOf as seatMark, other } from "./seats.js";
 
 const SEAT_NAMES = ["Player 1", "Player 2"];
+
+/** Whether both players place X (Notakto): each is then named by their turn. */
+const bothX = (room) => room.variant?.startsWith("notakto") ?? false;
+const ORDER = { X: "first", O: "second" };
+
+/** The mark of `seat` as said: X or O, or first or second in Notakto. */
+const markOf = (room, seat) => (bothX(room) ? ORDER : { X: "X", O: "O" })[seatMark(room, seat)];
 
 /** The name the player in `seat` gave, or the leaver's while the room speaks of them. */
 const givenName = (room, seat) =>
@@ -19,6 +26,7 @@ const friendOf = (room, seat) => givenName(room, other(seat)) || "Your friend";
 // For two people on one device: the mark to move; a result names its player, as a
 // spectator reads it ("Player 1 (X) wins"), since X changes hands every game.
 function markStatus(room) {
+  if (room.status === "playing" && bothX(room)) return `${SEAT_NAMES[room.turn]} to move`;
   if (room.status === "playing") return `${markOf(room, room.turn)} to move`;
   return watcherStatus(room);
 }
@@ -112,11 +120,13 @@ export function metaText(room, mine) {
   const game = gameWords(room.game);
   if (room.kind === "local") {
     const o = other(room.x_seat);
+    if (bothX(room)) return `${game} · ${SEAT_NAMES[room.x_seat]} moves first, both play X`;
     return `${game} · ${SEAT_NAMES[room.x_seat]} is X, ${SEAT_NAMES[o]} is O`;
   }
   if (mine.length) return `${game} · You play ${markOf(room, mine[0])}`;
   const o = other(room.x_seat);
-  return `${game} · You are watching: ${nameOf(room, room.x_seat)} plays X, ${nameOf(room, o)} plays O`;
+  const plays = (seat) => `${nameOf(room, seat)} plays ${markOf(room, seat)}`;
+  return `${game} · You are watching: ${plays(room.x_seat)}, ${plays(o)}`;
 }
 
 /** The series so far, as "You 2 – 1 Friend" and "1 draw" (by seat for a spectator). */

@@ -21,7 +21,9 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast, get_args
 
-from .board import Board, Cell, Mark, RuleError, check_cell
+from .board import Board, Cell, Mark, RuleError
+from .position import Ending, Position, board_mask, full_lines, is_dead
+from .variant import CLASSIC, Variant, variant_named
 
 Kind = Literal["online", "local"]
 Seat = Literal[0, 1]
@@ -31,6 +33,8 @@ SEATS: tuple[Seat, Seat] = (0, 1)
 SCHEMA = 2  # 2: names and the seat left (0.5.0); 1 (0.4.0) still loads
 # Since 0.6.0 a format 2 record may hold two optional keys, ``former`` and ``taken``,
 # written only while the room speaks of a player who left: 0.5.0 reads it, ignoring them.
+# A room on another rule set than classic holds a ``variant`` key (its name); without
+# it a room is classic, as every room stored before variants was.
 NAME_CHARS = 20  # the default longest name, in code points after NFC
 # Bidirectional controls reorder the text around them: a name could disguise another.
 BIDI_CONTROLS = frozenset(
@@ -80,23 +84,37 @@ class Room:
     left: Seat | None = None  # the seat whose player left, until someone takes it
     former: str | None = None  # the name of the player who left it, while it is spoken of
     taken: Seat | None = None  # the seat a newcomer took, until their series' second game
+    variant: Variant = CLASSIC  # the rule set of every game in the room
 
     @property
     def board(self) -> Board:
-        """The board after the moves of this game."""
+        """The classic board after the moves of this game (for the classic engine)."""
         board = Board()
         for cell in self.moves:
             board = board.apply_move(cell)
         return board
 
     @property
+    def position(self) -> Position:
+        """The position of the room's variant after the moves of this game."""
+        position = Position.empty(self.variant)
+        for cell in self.moves:
+            position = position.apply_move(cell)
+        return position
+
+    @property
     def status(self) -> Status:
         """Waiting for a second player, a game under way, or a game over."""
         if self.game_number == 0:
             return "waiting"
-        if self.resigned is not None or self.board.is_over():
+        if self.resigned is not None or self.position.is_over():
             return "over"
         return "playing"
+
+    @property
+    def to_move(self) -> Mark:
+        """The side to move as a mark: X for whoever moved first (in Notakto too)."""
+        return "X" if len(self.moves) % 2 == 0 else "O"
 
     def seat_of_mark(self, mark: Mark) -> Seat:
         """The seat playing ``mark`` in this game."""
@@ -107,17 +125,38 @@ class Room:
         """The seat to move, or None when no game is under way."""
         if self.status != "playing":
             return None
-        return self.seat_of_mark(self.board.to_move)
+        return self.seat_of_mark(self.to_move)
 
     @property
     def winner(self) -> Seat | None:
-        """The seat that won this game (by a line or a resignation), or None."""
+        """The seat that won this game (by the variant's rule or a resignation), or None:
+        a line wins, or loses under misère; in Notakto who kills the last board loses."""
         if self.resigned is not None:
             return other_seat(self.resigned)
-        outcome = self.board.outcome()
-        if outcome is None or outcome.winner is None:
+        ending = self.position.ending()
+        if ending is None or ending is Ending.DRAW:
             return None
-        return self.seat_of_mark(outcome.winner)
+        mover = self.seat_of_mark(self.to_move)
+        return mover if ending is Ending.MOVER_WON else other_seat(mover)
+
+    @property
+    def line(self) -> tuple[Cell, ...] | None:
+        """The cells of the line that ended this game, or None (Notakto's end is no line)."""
+        position = self.position
+        if self.variant.notakto or not position.is_over():
+            return None
+        last = position.o if position.first_to_move else position.x
+        lines = full_lines(self.variant, last)
+        return tuple(i for i in range(self.variant.cells) if lines[0] >> i & 1) if lines else None
+
+    @property
+    def dead_boards(self) -> tuple[int, ...]:
+        """The Notakto boards with three in a row, on which no one plays (none elsewhere)."""
+        if not self.variant.notakto:
+            return ()
+        x = self.position.x
+        boards = range(self.variant.boards)
+        return tuple(b for b in boards if is_dead(self.variant, board_mask(self.variant, x, b)))
 
     @property
     def score(self) -> Tally:
@@ -147,13 +186,37 @@ def _bump(room: Room, now: float, **changes: Any) -> Room:
     return dataclasses.replace(room, version=room.version + 1, updated=now, **changes)
 
 
-def open_room(room_id: str, host: str, *, kind: Kind, now: float) -> Room:
-    """A new room: online, waiting for a friend; or on one device, its first game begun."""
+def open_room(
+    room_id: str, host: str, *, kind: Kind, now: float, variant: Variant = CLASSIC
+) -> Room:
+    """A new room on ``variant``: online, waiting for a friend; or on one device, its
+    first game begun."""
     if kind not in KINDS:
         raise RoomError("bad_payload", f"kind must be one of {', '.join(KINDS)}")
     if kind == "local":
-        return Room(room_id, kind, (host, host), updated=now, version=1, game_number=1)
-    return Room(room_id, kind, (host, None), updated=now, version=1)
+        return Room(
+            room_id, kind, (host, host), updated=now, version=1, game_number=1, variant=variant
+        )
+    return Room(room_id, kind, (host, None), updated=now, version=1, variant=variant)
+
+
+def change_variant(room: Room, variant: Variant, *, now: float) -> Room:
+    """The room on one device played on ``variant`` from now on: a new series begins."""
+    if room.kind != "local":
+        raise RoomError("not_allowed", "a room with a friend keeps the rules it was made with")
+    if variant == room.variant:
+        return room
+    return _bump(
+        room,
+        now,
+        variant=variant,
+        game_number=1,
+        x_seat=0,
+        moves=(),
+        resigned=None,
+        rematch=frozenset(),
+        tally=Tally(),
+    )
 
 
 def take_seat(room: Room, player: str, *, coin: Seat, now: float) -> Room:
@@ -239,8 +302,8 @@ def _mover(room: Room, player: str) -> Seat:
 def room_move(room: Room, player: str, cell: object, *, now: float) -> Room:
     """``player`` plays ``cell`` for the seat whose turn it is."""
     _mover(room, player)
-    room.board.apply_move(cell)  # refuses a bad or taken cell with the board's own code
-    return _bump(room, now, moves=(*room.moves, check_cell(cell)))
+    room.position.apply_move(cell)  # refuses a bad, taken or dead cell with its own code
+    return _bump(room, now, moves=(*room.moves, room.variant.check_cell(cell)))
 
 
 def take_back(room: Room, player: str, *, now: float) -> Room:
@@ -392,6 +455,7 @@ def to_record(room: Room) -> dict[str, Any]:
         # Optional keys, so that 0.5.0 still reads every room (it ignores them).
         **({} if room.former is None else {"former": room.former}),
         **({} if room.taken is None else {"taken": room.taken}),
+        **({} if room.variant == CLASSIC else {"variant": room.variant.name}),
     }
 
 
@@ -400,6 +464,10 @@ def from_record(data: dict[str, Any]) -> Room:
     if not isinstance(data, dict) or data.get("format") not in (1, SCHEMA):
         raise RoomError("bad_state", f"not a room record of format 1 to {SCHEMA}")
     tally, names = data["tally"], data.get("names", [None, None])  # format 1 had no names
+    try:
+        variant = variant_named(data.get("variant", CLASSIC.name))
+    except (RuleError, TypeError) as err:
+        raise RoomError("bad_state", "a room's variant is not one of the named ones") from err
     room = Room(
         id=str(data["id"]),
         kind=data["kind"],
@@ -416,6 +484,7 @@ def from_record(data: dict[str, Any]) -> Room:
         left=data.get("left"),
         former=data.get("former"),
         taken=data.get("taken"),
+        variant=variant,
     )
     _check(room)
     return room
@@ -432,4 +501,4 @@ def _check(room: Room) -> None:
         raise RoomError("bad_state", "a room's names are not text")
     if not room.rematch <= frozenset(SEATS) or len(room.tally.seat_wins) != 2:
         raise RoomError("bad_state", "a room's votes or tally are out of range")
-    room.board  # replays the moves: raises on an illegal one  # noqa: B018
+    room.position  # replays the moves: raises on an illegal one  # noqa: B018

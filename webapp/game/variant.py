@@ -126,3 +126,17 @@ def variant_named(name: str) -> Variant:
         known = ", ".join(_BY_NAME)
         raise RuleError("unknown_variant", f"no variant is called {name!r}: choose one of {known}")
     return variant
+
+
+MEANINGS: dict[str, str] = {
+    "classic": "3x3, three in a row wins: a draw with perfect play",
+    "misere": "3x3, whoever makes three in a row loses: a draw with perfect play",
+    "4x4k3": "4x4, three in a row wins: the first player wins with perfect play",
+    "4x4k4": "4x4, four in a row wins: a draw with perfect play",
+    "notakto1": "One 3x3 board, both play X, three in a row loses: the first player wins",
+    "notakto2": "Two boards, both play X; three in a row kills a board, "
+    "whoever kills the last loses: the second player wins",
+    "notakto3": "Three boards, both play X; three in a row kills a board, "
+    "whoever kills the last loses: the first player wins",
+}
+"""Each variant's rule and its value from the empty board, in one line."""

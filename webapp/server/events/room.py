@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import cache
 from typing import Any, Protocol
 
 from flask_socketio import SocketIO
 
 from webapp.game import engine
+from webapp.game.board import RuleError
 from webapp.game.room import (
     Room,
     RoomError,
@@ -24,6 +26,8 @@ from webapp.game.room import (
     set_name,
     take_back,
 )
+from webapp.game.solver import Solver
+from webapp.game.variant import CLASSIC, Variant, variant_named
 from webapp.server.events.dispatch import Handler, attach, checked, player_id, socket_id
 from webapp.server.protocol.vocabulary import OK, Ack, BadPayload, ErrorCode, Event
 from webapp.server.services.rooms import RoomService
@@ -41,6 +45,22 @@ def _room(fields: dict[str, Any]) -> object:
     if "room" not in fields:
         raise BadPayload('name the room: {"room": "<id from the invite link>"} or "local"')
     return fields["room"]
+
+
+@cache
+def _solver(variant: Variant) -> Solver:
+    """One perfect player per rule set, its table kept between hints."""
+    return Solver(variant)
+
+
+def _variant(fields: dict[str, Any]) -> Variant | None:
+    """The rule set a join asks for, if any; an unknown name is a bad payload."""
+    if "variant" not in fields:
+        return None
+    try:
+        return variant_named(fields["variant"])
+    except RuleError as err:
+        raise BadPayload(err.message) from err
 
 
 def register_rooms(
@@ -63,7 +83,9 @@ def register_rooms(
 
     @on(Event.ROOM_JOIN)
     def on_room_join(fields: dict[str, Any]) -> Ack:
-        return {**OK, **rooms.join(socket_id(), player_id(), _room(fields), address())}
+        variant = _variant(fields)
+        joined = rooms.join(socket_id(), player_id(), _room(fields), address(), variant)
+        return {**OK, **joined}
 
     @on(Event.ROOM_MOVE)
     def on_room_move(fields: dict[str, Any]) -> Ack:
@@ -127,4 +149,6 @@ def register_rooms(
         turn = room.turn
         if turn is None or room.seats[turn] != player:
             return {**OK, "analysis": {}}
-        return {**OK, "analysis": engine.analyse(room.board).to_dict()["moves"]}
+        if room.variant == CLASSIC:
+            return {**OK, "analysis": engine.analyse(room.board).to_dict()["moves"]}
+        return {**OK, "analysis": _solver(room.variant).analyse(room.position).to_dict()["moves"]}

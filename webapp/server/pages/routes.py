@@ -31,6 +31,7 @@ from webapp import __version__
 from webapp.game.board import EMPTY, Board, RuleError
 from webapp.game.history import kind_of, reviewed
 from webapp.game.rules import RULE_FIELDS
+from webapp.game.variant import CLASSIC, MEANINGS, VARIANTS, Variant, variant_named
 from webapp.server.limits.rates import address_key
 from webapp.server.limits.shared_counts import Tally
 from webapp.server.pages.health import OK
@@ -165,10 +166,46 @@ def lab_page() -> ResponseReturnValue:
     return _player() or _render("lab.html", board=board.cells, problem=problem)
 
 
+@pages.get("/people")
+def people_page() -> ResponseReturnValue:
+    """ "Play a person": the rules chosen (``?variant=``, else classic), then a room with a
+    friend or a game on this device."""
+    chosen = request.args.get("variant", CLASSIC.name)
+    context = {"variants": VARIANTS, "meanings": MEANINGS, "chosen": chosen}
+    return _player() or _render("people.html", **context)
+
+
+def _asked_variant(values: dict[str, str]) -> Variant | None:
+    """The rule set a form asks for (None if it names none); RuleError if unknown."""
+    name = values.get("variant")
+    return None if name is None else variant_named(name)
+
+
+def _room_page(room: str, kind: str, variant: Variant, **context: object) -> str:
+    """A room's page, its board drawn for ``variant`` and its rule said."""
+    return _render(
+        "room.html",
+        room=room,
+        kind=kind,
+        variant=variant,
+        meaning=MEANINGS[variant.name],
+        **context,
+    )
+
+
 @pages.get("/local")
 def local_room() -> ResponseReturnValue:
-    """Two players on this device: the player's own room, apart from their match."""
-    return _player() or _render("room.html", room="local", kind="local")
+    """Two players on this device: the player's own room, apart from their match, on the
+    rule set asked for (``?variant=``), else the one it was played on."""
+    refused = _player()
+    if refused:
+        return refused
+    rooms: RoomService = current_app.extensions["rooms"]
+    try:
+        variant = _asked_variant(request.args) or rooms.local_variant(str(session["player"]))
+    except RuleError as err:
+        return _render("room_missing.html", reason=err.message, code=err.code), 400
+    return _room_page("local", "local", variant, asked=variant.name)
 
 
 @pages.post("/r")
@@ -181,7 +218,11 @@ def new_room() -> ResponseReturnValue:
         return refused
     rooms: RoomService = current_app.extensions["rooms"]
     try:
-        room_id = rooms.create(str(session["player"]), request.remote_addr)
+        variant = _asked_variant(request.form)
+    except RuleError as err:
+        return _render("room_missing.html", reason=err.message, code=err.code), 400
+    try:
+        room_id = rooms.create(str(session["player"]), request.remote_addr, variant or CLASSIC)
     except TooManyNewRooms as err:  # this address's new rooms this hour
         wait = {"Retry-After": str(max(1, math.ceil(err.retry_after)))}
         return _render("room_missing.html", reason=err.message, code=err.code), 429, wait
@@ -198,11 +239,12 @@ def room_page(room_id: str) -> ResponseReturnValue:
     if refused:
         return refused
     rooms: RoomService = current_app.extensions["rooms"]
-    if not ONLINE_ID.fullmatch(room_id) or rooms.load(room_id) is None:
+    room = rooms.load(room_id) if ONLINE_ID.fullmatch(room_id) else None
+    if room is None:
         reason = "This invite link is unknown, or its room has expired."
         return _render("room_missing.html", reason=reason), 404
     invite = url_for("pages.room_page", room_id=room_id, _external=True)
-    return _render("room.html", room=room_id, kind="online", invite=invite, qr=invite_qr(invite))
+    return _room_page(room_id, "online", room.variant, invite=invite, qr=invite_qr(invite))
 
 
 @functools.lru_cache(maxsize=QR_CODES_KEPT)

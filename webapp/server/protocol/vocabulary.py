@@ -88,6 +88,7 @@ class ErrorCode(StrEnum):
     BAD_STEP = "bad_step"
     PLAYER_DELETED = "player_deleted"
     INTERNAL = "internal"
+    DEAD_BOARD = "dead_board"
 
 
 class RefusalCode(StrEnum):
@@ -145,7 +146,7 @@ FIELDS: dict[Event, dict[str, Field]] = {
     Event.LOCK_DIFFICULTY: {},
     Event.ODDS: {"preset": STRING, "rules": RULES, "current": BOOLEAN, "skill": NUMBER},
     Event.HINT: {},
-    Event.ROOM_JOIN: ROOM,
+    Event.ROOM_JOIN: {**ROOM, "variant": STRING},
     Event.ROOM_MOVE: {**ROOM, "cell": INTEGER, "version": VERSION},
     Event.ROOM_UNDO: ROOM,
     Event.ROOM_RESIGN: ROOM,

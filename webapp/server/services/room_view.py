@@ -80,8 +80,7 @@ def seat_token(key: bytes, room_id: str, player: str | None) -> str | None:
 
 def snapshot(room: Room, presence: Presence, token: Token) -> dict[str, Any]:
     """The ``room`` event: everything a player or a spectator renders."""
-    board = room.board
-    outcome = board.outcome()
+    line = room.line
     score = room.score
     return {
         "id": room.id if room.kind == "online" else LOCAL,
@@ -89,13 +88,15 @@ def snapshot(room: Room, presence: Presence, token: Token) -> dict[str, Any]:
         "version": room.version,
         "status": room.status,
         "game": room.game_number,
-        "board": board.cells,
+        "variant": room.variant.name,
+        "board": str(room.position).replace("/", ""),
+        "dead": list(room.dead_boards),
         "moves": list(room.moves),
         "x_seat": room.x_seat,
         "turn": room.turn,
         "winner": room.winner,
         "resigned": room.resigned,
-        "winning_line": list(outcome.line) if outcome and outcome.line else None,
+        "winning_line": list(line) if line else None,
         "rematch": sorted(room.rematch),
         "score": {
             "seat_wins": list(score.seat_wins),

@@ -31,6 +31,7 @@ from webapp.game.room import (
     Room,
     RoomError,
     Seat,
+    change_variant,
     ended_game,
     expired,
     leave,
@@ -38,6 +39,7 @@ from webapp.game.room import (
     take_free_seat,
     take_seat,
 )
+from webapp.game.variant import CLASSIC, Variant
 from webapp.server.limits.presence import Presence
 from webapp.server.limits.rates import address_key
 from webapp.server.limits.shared_counts import LocalTally, Tally
@@ -129,13 +131,13 @@ class RoomService:
         if count > self.new_per_hour:
             raise TooManyNewRooms(self.new_per_hour, left)
 
-    def create(self, player: str, address: str | None) -> str:
-        """A new online room with ``player`` in its first seat, opened from client
-        ``address``; returns its id."""
+    def create(self, player: str, address: str | None, variant: Variant = CLASSIC) -> str:
+        """A new online room on ``variant`` with ``player`` in its first seat, opened
+        from client ``address``; returns its id."""
         self._seats_left(player)
         self._new_room_from(address)
         room_id = secrets.token_urlsafe(16)
-        room = open_room(room_id, player, kind="online", now=time.time())
+        room = open_room(room_id, player, kind="online", now=time.time(), variant=variant)
         self.store.save(room_id, room, expected=None)
         return room_id
 
@@ -155,7 +157,8 @@ class RoomService:
         player who left it) in each of its players' history, as a game with a friend (a
         room on one device keeps none)."""
         game = ended_game(before, after) if self.history is not None else None
-        if game is None or self.history is None:
+        # History replays classic games only, until its entries carry a variant.
+        if game is None or self.history is None or after.variant != CLASSIC:
             return
         ended = time.time()
         for seat in SEATS:
@@ -189,16 +192,22 @@ class RoomService:
             held, read = len(self.store.online_rooms_of(player)), uncounted.room
         return self._write(room_id, partial(capped, step, player, held, self.max_rooms), known=read)
 
-    def join(self, sid: str, player: str, asked: object, address: str | None) -> dict[str, Any]:
+    def join(
+        self,
+        sid: str,
+        player: str,
+        asked: object,
+        address: str | None,
+        variant: Variant | None = None,
+    ) -> dict[str, Any]:
         """Put a socket (from client ``address``) in a room: the free seat of a room that
         never lost a player is taken, else it watches; the player's room on this device
-        is opened if need be. Returns the ack's fields: the room's id and the token of
-        the viewer's seat (None for a spectator)."""
+        is opened if need be, on ``variant`` if given (a new series if it was on
+        another). Returns the ack's fields: the room's id and the token of the viewer's
+        seat (None for a spectator)."""
         room_id = self.room_id(asked, player)
-        if room_id.startswith("local.") and self.store.load(room_id) is None:
-            self._new_room_from(address)
-            room = open_room(room_id, player, kind="local", now=time.time())
-            self.store.save(room_id, room, expected=None)
+        if room_id.startswith("local."):
+            self._open_local(room_id, player, address, variant)
         coin = self._toss()
         # Capped on joining as on creating.
         written = self._seat(
@@ -215,6 +224,24 @@ class RoomService:
             "room": room.id if room.kind == "online" else LOCAL,
             "you": None if watching else self.token(room_id, player),
         }
+
+    def _open_local(
+        self, room_id: str, player: str, address: str | None, variant: Variant | None
+    ) -> None:
+        """The player's room on this device, opened on ``variant`` or changed to it."""
+        stored = self.store.load(room_id)
+        if stored is None:
+            self._new_room_from(address)
+            now = time.time()
+            room = open_room(room_id, player, kind="local", now=now, variant=variant or CLASSIC)
+            self.store.save(room_id, room, expected=None)
+        elif variant is not None and stored.variant != variant:
+            self._write(room_id, lambda room: change_variant(room, variant, now=time.time()))
+
+    def local_variant(self, player: str) -> Variant:
+        """The rule set of the player's room on this device (classic when there is none)."""
+        room = self.load("local." + player)
+        return CLASSIC if room is None else room.variant
 
     def sit(self, sid: str, player: str, asked: object) -> dict[str, Any]:
         """A spectator's socket takes the free seat, as they asked; answers as ``join``."""
