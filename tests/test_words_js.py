@@ -4,15 +4,10 @@ the player's own chance and the skill a target's preview names."""
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
-
-WORDS = Path(__file__).resolve().parent.parent / "static" / "js" / "words.js"
-NODE = shutil.which("node")
+from support.node import NODE, node_value
 
 
 def percents(values: list[float]) -> list[str]:
@@ -22,18 +17,7 @@ def percents(values: list[float]) -> list[str]:
 
 def said(function: str, calls: list[list[Any]]) -> list[str]:
     """What words.js's ``function`` says for each list of arguments, computed by Node."""
-    script = (
-        f"import {{ {function} }} from {json.dumps(WORDS.as_uri())};"
-        f"console.log(JSON.stringify({json.dumps(calls)}.map((a) => {function}(...a))));"
-    )
-    run = subprocess.run(
-        [str(NODE), "--input-type=module", "-e", script],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=True,
-    )
-    return list(json.loads(run.stdout))
+    return list(node_value("words.js", f"{json.dumps(calls)}.map((a) => w.{function}(...a))"))
 
 
 @pytest.mark.skipif(NODE is None, reason="needs Node, as `make` does")

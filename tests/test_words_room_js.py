@@ -4,33 +4,17 @@ it: the leaver keeps their name, a seat taken says whose, a forfeit says who lef
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
-
-JS = Path(__file__).resolve().parent.parent / "static" / "js"
-NODE = shutil.which("node")
+from support.node import NODE, node_value
 
 pytestmark = pytest.mark.skipif(NODE is None, reason="needs Node, as `make` does")
 
 
 def run(module: str, expression: str) -> Any:
     """``expression`` evaluated in Node with ``module``'s exports imported as ``w``."""
-    script = (
-        f"import * as w from {json.dumps((JS / module).as_uri())};"
-        f"console.log(JSON.stringify({expression}));"
-    )
-    done = subprocess.run(
-        [str(NODE), "--input-type=module", "-e", script],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        check=True,
-    )
-    return json.loads(done.stdout)
+    return node_value(module, expression)
 
 
 def room(**changes: Any) -> dict[str, Any]:
