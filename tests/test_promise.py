@@ -53,7 +53,7 @@ def test_a_targeted_match_keeps_its_promise_through_storage_and_every_game() -> 
     assert stored["format"] == SCHEMA == 7 and stored["promise"] == PROMISE.to_dict()
     assert from_record(json.loads(json.dumps(stored))) == match
     for entry in entries:
-        assert entry["format"] == HISTORY_SCHEMA == 4
+        assert entry["format"] == HISTORY_SCHEMA == 5
         assert entry["record"]["promise"] == PROMISE.to_dict()
         assert entry["record"]["format"] == FORMAT == 5
         assert summary(entry)["promise"] == PROMISE.to_dict()

@@ -8,8 +8,7 @@ import json
 import sys
 
 from ..game.board import RuleError, cell_name, parse_cell
-from ..game.engine import Value
-from ..game.review import MoveReview, review, summary
+from ..game.review import MoveReview, Value, review, summary
 from .signatures import KEYS_HELP, VERIFY_HELP, cmd_keys, cmd_verify
 
 

@@ -10,8 +10,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from ..game.board import cell_name
 from ..game.signed import check_complete, is_signed, opened
+from ..game.variant import CLASSIC
 from ..game.verification import Mismatch, Verified, verify
 
 MAX_KEYS_BYTES = 1 << 20
@@ -72,8 +72,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     except Mismatch as err:
         print(f"not verified: {err}")
         return 1
+    on = "" if found.variant == CLASSIC else f" of {found.variant.name}"
     dice = (
-        f"game {found.game}, {found.ai_moves} AI move(s); every move is there, the seed"
+        f"game {found.game}{on}, {found.ai_moves} AI move(s); every move is there, the seed"
         " matches its commitment, and every roll and pick follows from the dice and the engine"
     )
     if signed_by:
@@ -89,8 +90,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def practice_words(found: Verified) -> str:
     """What a practice game's record is, in words: not a game of a match, and where it began."""
-    marks = ("X", "O")
-    position = ", ".join(f"{marks[i % 2]} {cell_name(c)}" for i, c in enumerate(found.setup))
+    variant = found.variant
+    marks = ("X", "X") if variant.notakto else ("X", "O")  # in Notakto both place X
+    named = enumerate(found.setup)
+    position = ", ".join(f"{marks[i % 2]} {variant.cell_name(c)}" for i, c in named)
     began = f"the set-up position {position}" if position else "the empty board"
     return (
         f"PRACTICE: a practice game, not a game of a match (no HP at stake), begun from {began};"

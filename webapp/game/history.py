@@ -13,6 +13,12 @@ entry it falls under the player's cap. A game cut short, because a player left i
 way, is kept too, with the moves played, as a forfeit (``"forfeit"``: who left): a win
 for the one who stayed, a loss for the one who left. Entries stored before kinds existed (0.4.0) are
 all games against the AI.
+
+Every entry names the variant played (``"variant"``, variant.py's name, ``classic`` too);
+its review, its winning line and the practice from its first mistake are that variant's.
+Entries stored before variants came (format 4 and earlier) are all classic games. The
+record of a game against the AI stays as signed: its rules name a variant only off
+classic (``Rules.to_dict``).
 """
 
 from __future__ import annotations
@@ -21,19 +27,21 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .board import Mark, winner_of
+from .board import Board, Mark
 from .match import Match, difficulty
 from .review import MoveReview, review
 from .review import summary as review_summary
 from .rules import MODES
+from .variant import CLASSIC, Variant, variant_named
 from .verification import game_record
 
-SCHEMA = 4
+SCHEMA = 5
 """1: release 0.4 on; 2: an HP game's record marks each of the player's moves "hinted"
 (true or false), the moves made with hints shown; 3: the record of a game against the AI
 says what its match promised (``"promise"``, None unless started from a target); 4: a
 game with a friend says who forfeited it by leaving (``"forfeit"``, None when no one
-did). ``upgrade_entry`` reads every earlier format."""
+did); 5: every entry names its variant (``"variant"``). ``upgrade_entry`` reads every
+earlier format."""
 RESULTS = ("win", "draw", "loss")
 FRIEND = "friend"  # the kind, and the record's mode, of a game played with a friend
 Entry = dict[str, Any]
@@ -43,6 +51,11 @@ Kind = Literal["ai", "friend"]
 def kind_of(entry: Entry) -> Kind:
     """Whether the game was against the AI or with a friend (entries of 0.4.0: the AI)."""
     return "friend" if entry.get("kind") == FRIEND else "ai"
+
+
+def variant_of(entry: Entry) -> Variant:
+    """The variant the game was played on (an entry before format 5: classic)."""
+    return variant_named(entry.get("variant", CLASSIC.name))
 
 
 def friend_game(
@@ -55,10 +68,12 @@ def friend_game(
     game_id: str,
     ended: float,
     forfeit: str | None = None,
+    variant: Variant = CLASSIC,
 ) -> Entry:
-    """The entry, for one of its players, of a game with a friend: ``mine`` is the mark
-    they played, ``result`` theirs, ``resigned`` who resigned and ``forfeit`` who left
-    it under way ("human", "friend", None)."""
+    """The entry, for one of its players, of a game with a friend on ``variant``:
+    ``mine`` is the mark they played (the first player's X, the second's O, in Notakto
+    too), ``result`` theirs, ``resigned`` who resigned and ``forfeit`` who left it under
+    way ("human", "friend", None)."""
     if result not in RESULTS:
         raise ValueError(f"result must be one of {', '.join(RESULTS)}")
 
@@ -68,6 +83,7 @@ def friend_game(
     return {
         "format": SCHEMA,
         "kind": FRIEND,
+        "variant": variant.name,
         "id": game_id,
         "ended": ended,
         "result": result,
@@ -91,12 +107,14 @@ def upgrade_entry(entry: Entry) -> Entry:
     """The entry in the current format. A format 1 game against the AI did not record
     hints, so each of the player's moves says ``"hinted": None``: not known; a game
     stored before format 3 was in no targeted match, so its record promises nothing; a
-    game with a friend stored before format 4 was played out, forfeited by no one."""
+    game with a friend stored before format 4 was played out, forfeited by no one; a
+    game stored before format 5 was classic."""
     stored = entry.get("format", 1)
     if stored >= SCHEMA:
         return entry
+    entry = {**entry, "variant": CLASSIC.name}
     if kind_of(entry) == "friend":
-        return {**entry, "format": SCHEMA, "forfeit": None}
+        return {**entry, "format": SCHEMA, "forfeit": entry.get("forfeit")}
     record = entry["record"]
     if stored < 2:
         moves = [
@@ -126,6 +144,7 @@ def finished_game(match: Match, *, game_id: str, ended: float) -> Entry:
     )
     return {
         "format": SCHEMA,
+        "variant": match.rules.variant.name,
         "id": game_id,
         "ended": ended,
         "result": result_of(match.game.status),
@@ -167,6 +186,7 @@ def summary(entry: Entry) -> dict[str, Any]:
         return {
             "id": entry["id"],
             "kind": FRIEND,
+            "variant": variant_of(entry).name,
             "ended": entry["ended"],
             "mode": FRIEND,
             "result": entry["result"],
@@ -180,6 +200,7 @@ def summary(entry: Entry) -> dict[str, Any]:
     return {
         "id": entry["id"],
         "kind": "ai",
+        "variant": variant_of(entry).name,
         "ended": entry["ended"],
         "mode": record["mode"],
         "result": entry["result"],
@@ -274,36 +295,52 @@ def games_counted(counters: dict[str, int]) -> int:
 
 def reviewed(entry: Entry) -> dict[str, Any]:
     """The game's review by perfect play, from the player's side: each move (who made
-    it, and for the AI its decision), its verdict, the AI's gifts, and one summary line.
+    it, and for the AI its decision), its verdict, the AI's gifts, and one summary line;
+    the variant's board (its shape, and in Notakto the boards dead after each move).
     """
     record = entry["record"]
     moves = record["moves"]
-    judged = review(move["cell"] for move in moves)
+    variant = variant_of(entry)
+    judged = review((move["cell"] for move in moves), variant)
     if kind_of(entry) == "friend":  # a gift is the AI's random move: a friend gives none
         judged = tuple(dataclasses.replace(judgement, gift=None) for judgement in judged)
     mark: Mark = "X" if record["first"] == "human" else "O"
     found = []
+    board = Board.empty(variant)
     for move, judgement in zip(moves, judged, strict=True):
         line = {**judgement.to_dict(), "by": move["by"], "decision": move.get("decision")}
         if move["by"] != "ai":
             line.pop("gift", None)  # a gift is the AI's to give
+        board = board.apply_move(judgement.cell)
+        if variant.notakto:
+            live = board.position.live_boards()
+            line["dead"] = [b for b in range(variant.boards) if b not in live]
         found.append(line)
     return {
         "moves": found,
         "summary": review_summary(judged, mark),
         "mark": mark,
-        "winning_line": final_line(judged),
+        "winning_line": final_line(judged, variant),
         "can_practise": kind_of(entry) != "friend" and first_mistake(entry) is not None,
+        "variant": {
+            "name": variant.name,
+            "rows": variant.rows,
+            "columns": variant.columns,
+            "boards": variant.boards,
+            "notakto": variant.notakto,
+        },
     }
 
 
-def final_line(judged: tuple[MoveReview, ...]) -> list[int] | None:
-    """The three cells in a row that ended the game, or None for a draw."""
-    cells = ["."] * 9
+def final_line(judged: tuple[MoveReview, ...], variant: Variant = CLASSIC) -> list[int] | None:
+    """The cells in a row that ended the game (``k`` of them), or None for a draw, a game
+    cut short or a Notakto game (its end kills a board: no one owns a line)."""
+    board = Board.empty(variant)
     for judgement in judged:
-        cells[judgement.cell] = judgement.side
-    won = winner_of("".join(cells))
-    return list(won[1]) if won else None
+        board = board.apply_move(judgement.cell)
+    outcome = board.outcome()
+    line = outcome.line if outcome else None
+    return list(line) if line else None
 
 
 def first_mistake(entry: Entry) -> tuple[tuple[int, ...], int] | None:
@@ -312,7 +349,8 @@ def first_mistake(entry: Entry) -> tuple[tuple[int, ...], int] | None:
     move), and the move they made there."""
     record = entry["record"]
     cells = [move["cell"] for move in record["moves"]]
-    for index, (move, judged) in enumerate(zip(record["moves"], review(cells), strict=True)):
-        if move["by"] == "human" and judged.gave_away:
+    judged = review(cells, variant_of(entry))
+    for index, (move, judged_move) in enumerate(zip(record["moves"], judged, strict=True)):
+        if move["by"] == "human" and judged_move.gave_away:
             return tuple(record.get("setup", [])) + tuple(cells[:index]), cells[index]
     return None

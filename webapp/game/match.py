@@ -33,6 +33,7 @@ from .game import (
 )
 from .promise import Promise
 from .rules import MODES, MatchError, Mode, Rules, level_difficulty
+from .variant import CLASSIC, Variant
 
 
 @dataclass(frozen=True)
@@ -304,13 +305,15 @@ def practice_match(
     mistake: Cell | None = None,
     client_seed: str | None = None,
     server_seed: str | None = None,
+    variant: Variant = CLASSIC,
 ) -> Match:
-    """A practice game from the position after ``setup`` against the AI's perfect play.
+    """A practice game from the position after ``setup`` on ``variant`` against the AI's
+    perfect play.
 
     The human is to move; a fixed mode, so no HP is at stake. Its seeds are as
     ``new_match``'s; the position, not the dice, decides who played X. ``mistake`` is the
     move the player made there in the game reviewed (``Game.mistake``)."""
-    board = setup_board(setup)
+    board = setup_board(setup, variant)
     if board.is_over():
         raise MatchError("bad_setting", "that position is already over: nothing to practise")
     check_mistake(board, mistake)
@@ -324,9 +327,10 @@ def practice_match(
         first_by="position",
         setup=setup,
         player_seeded=server_seed is not None,
+        variant=variant,
     )
     game = dataclasses.replace(game, mistake=mistake)
-    rules = Rules()
+    rules = Rules(variant=variant)
     return Match(
         "impossible",
         rules,

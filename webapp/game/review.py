@@ -14,6 +14,10 @@ A practice game from a player's mistake (``lesson``) says the same of each of th
 moves there, in its own words (``Feedback``): the mistake played again, the best move,
 or another move that keeps the best result.
 
+On another variant (variant.py) the variant's solver (``strategies.solver_for``) gives
+the same values, and cells are named as there (``d4``, ``2:b2``); on today's board the
+classic table does, and the words are as they were.
+
 A move that threw its mover's result away hands the opponent a better one: a *gift*.
 The opponent's next move either keeps what was given (``taken``) or throws it back
 (``missed``). The page marks the AI's gifts this way; a review reads only the moves.
@@ -25,9 +29,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from . import engine
-from .board import Board, Cell, Mark, cell_name
-from .engine import Result, Value
+from . import engine, solver, strategies
+from .board import Board, Cell, Mark
+from .engine import Result
+from .variant import CLASSIC, Variant
+
+Value = engine.Value | solver.Value
+"""A value from the classic table or from a variant's solver: a result and its plies."""
 
 Verdict = Literal["best", "inaccuracy", "mistake", "blunder"]
 Gift = Literal["taken", "missed"]
@@ -53,6 +61,7 @@ class MoveReview:
     verdict: Verdict
     best_cells: tuple[Cell, ...] = ()
     gift: Gift | None = None
+    variant: Variant = CLASSIC
 
     def to_dict(self) -> dict[str, object]:
         """The JSON form (``tictactoe review --json``): plies count both sides' moves."""
@@ -63,14 +72,14 @@ class MoveReview:
             "best": self.best.to_dict(),
             "played": self.played.to_dict(),
             "verdict": self.verdict,
-            "best_cells": [cell_name(cell) for cell in self.best_cells],
+            "best_cells": [self.variant.cell_name(cell) for cell in self.best_cells],
         }
         return found if self.gift is None else {**found, "gift": self.gift}
 
     @property
     def cell_name(self) -> str:
-        """The cell's a1..c3 name."""
-        return cell_name(self.cell)
+        """The cell's name: a1..c3 on today's board, a1..d4 or ``2:b2`` on another."""
+        return self.variant.cell_name(self.cell)
 
     @property
     def gave_away(self) -> bool:
@@ -88,13 +97,20 @@ def verdict(best: Value, played: Value) -> Verdict:
     return "best" if played == best else "inaccuracy"
 
 
+def _analysis(board: Board) -> engine.Analysis | solver.Analysis:
+    """Every move's value on ``board``: the classic table's, or the variant's solver's."""
+    if board.classic:
+        return engine.analyse(board)
+    return strategies.solver_for(board.variant).analyse(board.position)
+
+
 def judge(board: Board, cell: Cell) -> MoveReview:
     """The review of playing ``cell`` on ``board`` (its ply counted from this board)."""
-    analysis = engine.analyse(board)
+    analysis = _analysis(board)
     if cell not in analysis.moves:
         board.apply_move(cell)  # raises the board's own error: taken, or game over
     played = analysis.moves[cell]
-    ply = 10 - board.empties
+    ply = board.variant.cells + 1 - board.empties
     return MoveReview(
         ply,
         cell,
@@ -103,13 +119,14 @@ def judge(board: Board, cell: Cell) -> MoveReview:
         played,
         verdict(analysis.value, played),
         tuple(sorted(analysis.best)),
+        variant=board.variant,
     )
 
 
-def review(cells: Iterable[Cell]) -> tuple[MoveReview, ...]:
-    """Every move of a game played from the empty board, in order; raises RuleError
-    (with the board's code) at the first illegal one."""
-    board, moves = Board(), []
+def review(cells: Iterable[Cell], variant: Variant = CLASSIC) -> tuple[MoveReview, ...]:
+    """Every move of a game of ``variant`` played from its empty board, in order; raises
+    RuleError (with the board's code) at the first illegal one."""
+    board, moves = Board.empty(variant), []
     for cell in cells:
         moves.append(judge(board, cell))
         board = board.apply_move(cell)
@@ -161,12 +178,16 @@ def feedback(move: MoveReview, *, mistake: Cell | None = None) -> Feedback:
 
 
 def lesson(
-    setup: Sequence[Cell], mistake: Cell, moves: Sequence[tuple[bool, Cell]]
+    setup: Sequence[Cell],
+    mistake: Cell,
+    moves: Sequence[tuple[bool, Cell]],
+    variant: Variant = CLASSIC,
 ) -> dict[str, object]:
     """What a practice game from a mistake shows: the mistake, judged at the position
-    after ``setup``, and the feedback on the player's latest move. ``moves`` are the
-    practice game's moves, each with whether the player made it (they move first)."""
-    board = Board()
+    after ``setup`` on ``variant``'s board, and the feedback on the player's latest move.
+    ``moves`` are the practice game's moves, each with whether the player made it (they
+    move first)."""
+    board = Board.empty(variant)
     for cell in setup:
         board = board.apply_move(cell)
     practised = judge(board, mistake).to_dict()

@@ -115,15 +115,17 @@ def _check_complete(record: Any) -> None:
         raise Mismatch(f"the game is not over (status {status!r}){why}")
     if record["mode"] not in MODES:
         raise Mismatch(f"the record's mode {record['mode']!r} is not a mode of this game")
-    Rules(**record["rules"])  # a MatchError (a ValueError) names a rule out of range
-    played = _status_after(record)
+    # A MatchError (a ValueError) names a rule out of range; a RuleError a variant unknown.
+    rules = Rules.from_dict(record["rules"])
+    played = _status_after(record, rules)
     if played != status:
         raise Mismatch(f"the moves end with the game {played!r}, the record says {status!r}")
 
 
-def _status_after(record: Any) -> str:
-    """The status the record's moves reach from its setup, each by the side to move."""
-    board: Board = setup_board(tuple(record.get("setup") or ()))
+def _status_after(record: Any, rules: Rules) -> str:
+    """The status the record's moves reach from its setup on the rules' variant, each by
+    the side to move."""
+    board: Board = setup_board(tuple(record.get("setup") or ()), rules.variant)
     first = record["first"]
     if first not in ("human", "ai"):
         raise Mismatch(f"the record's first player {first!r} is neither side")

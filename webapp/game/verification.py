@@ -4,6 +4,10 @@ the engine (docs/fairness.md).
 The page checks the dice arithmetic alone; ``verify`` also replays every move and
 recomputes each candidate set, so a record whose AI chose among the wrong moves fails
 even when its dice add up.
+
+A game of any variant is checked on its own board: its rules name the variant off
+classic (``Rules.to_dict``), and a fixed level there rolls against its chance of a
+perfect move (``rules.level_difficulty``) as an HP match does against its difficulty.
 """
 
 from __future__ import annotations
@@ -12,11 +16,12 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from . import strategies
-from .board import RuleError, cell_name
+from .board import RuleError
 from .fairness import FIRST_DRAW, Dice, commitment, number
 from .game import FIRST_BY, Game, Side, setup_board
 from .match import Match, difficulty
-from .rules import FIXED_STRATEGIES, Rules
+from .rules import FIXED_STRATEGIES, Rules, level_difficulty
+from .variant import CLASSIC, Variant
 
 KIND = "tictactoe-hp-game"
 FORMAT = 5
@@ -88,13 +93,15 @@ class Mismatch(ValueError):
 
 @dataclass(frozen=True)
 class Verified:
-    """A record that checked out: its game's number, how many AI moves it holds, and
-    whether it is a practice game, with the position it was set up from."""
+    """A record that checked out: its game's number, how many AI moves it holds,
+    whether it is a practice game, with the position it was set up from, and the
+    variant it was played on."""
 
     game: int
     ai_moves: int
     practice: bool = False
     setup: tuple[int, ...] = ()
+    variant: Variant = CLASSIC
 
 
 def verify(record: object) -> Verified:
@@ -126,13 +133,15 @@ def _verify(record: Any) -> Verified:
         return number(seed, client, game, n) % k
 
     starts = _first(record, draw)
+    rules = Rules.from_dict(record["rules"])
     setup = tuple(int(cell) for cell in record.get("setup", ()))
     practice = _practice(record, setup)
-    start = Game(first=starts, dice=Dice(seed, client, game), board=setup_board(setup))
-    played, count = _replay(record, start, draw)
+    board = setup_board(setup, rules.variant)
+    start = Game(first=starts, dice=Dice(seed, client, game), board=board)
+    played, count = _replay(record, rules, start, draw)
     if record["status"] != played.status:
         raise Mismatch(f"the game ended {played.status!r}, the record says {record['status']!r}")
-    return Verified(game=game, ai_moves=count, practice=practice, setup=setup)
+    return Verified(game, count, practice, setup, rules.variant)
 
 
 def _practice(record: Any, setup: tuple[int, ...]) -> bool:
@@ -169,11 +178,13 @@ def _first(record: Any, draw: Any) -> Side:
     return starts
 
 
-def _replay(record: Any, game: Game, draw: Any) -> tuple[Game, int]:
+def _replay(record: Any, rules: Rules, game: Game, draw: Any) -> tuple[Game, int]:
     """Play the record's moves, checking each AI move; the game at the end, AI moves seen."""
-    rules = Rules(**record["rules"])
+    variant = rules.variant
     adaptive = record["mode"] == "adaptive"
-    level = _level(record) if adaptive else 0
+    fixed = None if adaptive else level_difficulty(variant, record["mode"])
+    rolls = adaptive or fixed is not None  # a roll decides each move, against a level
+    level = _level(record) if adaptive else fixed or 0
     next_n, count = FIRST_DRAW + 1, 0
     for index, move in enumerate(record["moves"], 1):
         board, mover = game.board, game.turn
@@ -183,8 +194,8 @@ def _replay(record: Any, game: Game, draw: Any) -> tuple[Game, int]:
             raise Mismatch(f"move {index} is the {move['by']}'s, but it was the {mover}'s turn")
         if move["by"] == "ai":
             count += 1
-            where = f"AI move {count} at {cell_name(move['cell'])}"
-            if adaptive:
+            where = f"AI move {count} at {variant.cell_name(move['cell'])}"
+            if rolls:
                 next_n = _check_roll(move, where, next_n, level, draw)
             elif move["decision"] != FIXED_STRATEGIES[record["mode"]]:
                 raise Mismatch(f"{where}: {record['mode']} mode does not play {move['decision']!r}")
@@ -198,7 +209,7 @@ def _replay(record: Any, game: Game, draw: Any) -> tuple[Game, int]:
                 raise Mismatch(f"{where}: its pick is stream number {move['pick_n']}, not {next_n}")
             picked = expected[draw(next_n, len(expected))]
             if move["cell"] != picked:
-                raise Mismatch(f"{where}: the dice pick {cell_name(picked)}")
+                raise Mismatch(f"{where}: the dice pick {variant.cell_name(picked)}")
             next_n += 1
         game = game.play(mover, move["cell"])
     return game, count

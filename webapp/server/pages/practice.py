@@ -18,7 +18,7 @@ import dataclasses
 from flask import Blueprint, Response, current_app, redirect, request, session, url_for
 from flask.typing import ResponseReturnValue
 
-from webapp.game.history import first_mistake
+from webapp.game.history import first_mistake, variant_of
 from webapp.game.match import Match, practice_match
 from webapp.server.pages.routes import game_missing, game_page
 from webapp.server.services.matches import MatchService, practice_key
@@ -44,14 +44,16 @@ def start_practice() -> ResponseReturnValue:
     if slip is None:
         return game_missing(NO_MISTAKE, status=422)
     setup, mistake = slip
+    variant = variant_of(found[1])  # practised on the game's own board
     service: MatchService = current_app.extensions["tictactoe"]
     rng = service.rng  # the system's randomness, as every server seed's (docs/fairness.md)
 
     def start(current: Match | None) -> Match:
         if current is None:
-            return practice_match(rng, setup, mistake=mistake)
+            return practice_match(rng, setup, mistake=mistake, variant=variant)
         # The seed committed during the last practice game, shown on that page.
-        fresh = practice_match(rng, setup, mistake=mistake, server_seed=current.next_seed)
+        seed = current.next_seed
+        fresh = practice_match(rng, setup, mistake=mistake, server_seed=seed, variant=variant)
         return dataclasses.replace(fresh, version=current.version + 1)
 
     key = practice_key(str(player))

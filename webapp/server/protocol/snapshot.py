@@ -29,7 +29,7 @@ def practice_state(game: Game) -> dict[str, Any] | None:
     if game.mistake is None:
         return None
     moves = [(side == "human", cell) for side, cell in game.history]
-    return lesson(game.setup, game.mistake, moves)
+    return lesson(game.setup, game.mistake, moves, game.variant)
 
 
 def snapshot(match: Match, sign: Sign | None = None) -> dict[str, Any]:

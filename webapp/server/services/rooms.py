@@ -157,8 +157,7 @@ class RoomService:
         player who left it) in each of its players' history, as a game with a friend (a
         room on one device keeps none)."""
         game = ended_game(before, after) if self.history is not None else None
-        # History replays classic games only, until its entries carry a variant.
-        if game is None or self.history is None or after.variant != CLASSIC:
+        if game is None or self.history is None:
             return
         ended = time.time()
         for seat in SEATS:
@@ -175,6 +174,7 @@ class RoomService:
                 game=game.number,
                 game_id=secrets.token_urlsafe(16),
                 ended=ended,
+                variant=after.variant,
             )
             self.history.add(player, f"room:{after.id}:{after.version}", entry)
 
