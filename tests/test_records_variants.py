@@ -6,6 +6,7 @@ board, and practice starts from its first mistake on that board."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import random
 import subprocess
@@ -28,6 +29,7 @@ from webapp.game.history import (
 )
 from webapp.game.match import Match, ai_move, human_move, new_match, practice_match
 from webapp.game.review import review
+from webapp.game.review import summary as review_summary
 from webapp.game.rules import rules_from
 from webapp.game.variant import CLASSIC, variant_named
 from webapp.game.verification import Mismatch, game_record, verify
@@ -145,6 +147,13 @@ def test_the_review_of_notakto_names_cells_by_board() -> None:
     moves = review([0, 9, 1, 10], notakto)
     assert moves[1].to_dict()["cell"] == "2:a1"
     assert moves[1].verdict == "blunder" and moves[1].to_dict()["best_cells"] == ["2:b2"]
+
+
+def test_the_summary_counts_inaccuracies_in_words() -> None:
+    moves = review([FOUR.parse_cell(name) for name in SLIP], FOUR)
+    worse = [dataclasses.replace(move, verdict="inaccuracy") for move in moves[:3]]
+    assert review_summary(worse, "X") == "2 inaccuracies"
+    assert review_summary(worse[:1], "X") == "1 inaccuracy"
 
 
 def test_classic_review_words_are_as_before() -> None:

@@ -23,6 +23,7 @@ import {
   NOT_DELETED,
   REPLAY,
   matchName,
+  modeOnVariant,
   replayLabel,
   replayTitle,
   resultWords,
@@ -104,7 +105,8 @@ function renderGames(games, open) {
     const action = document.createElement("td");
     action.append(button);
     const result = resultWords(game) + (game.match_over ? MATCH_OVER : "");
-    row.append(cellOf(date), cellOf(modeName(game.mode)), cellOf(result), cellOf(game.moves), action);
+    const mode = modeOnVariant(modeName(game.mode), game.variant);
+    row.append(cellOf(date), cellOf(mode), cellOf(result), cellOf(game.moves), action);
     return row;
   });
   $("games-rows").replaceChildren(...rows);

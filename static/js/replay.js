@@ -1,7 +1,8 @@
 // A finished game's replay with its review: the board at any ply, each move's verdict,
 // and controls (first, previous, next, last, a scrubber, the arrow keys). The History
 // page and a shared game's page both show it; the game and review come from the server.
-import { createBoard } from "./board.js";
+// The board is the game's variant's (the review's `variant`: 3x3, 4x4, several boards).
+import { createBoard, shapeOf } from "./board.js";
 import { $ } from "./dom.js";
 import { setDisabled } from "./focus.js";
 import { cellIndex, labAddress } from "./protocol.js";
@@ -19,8 +20,10 @@ import {
   verdictWords,
 } from "./words.js";
 import {
+  REPLAY_BOARDS_LABEL,
   cutShortWords,
   emptyBoardWords,
+  modeOnVariant,
   ofWords,
   replayHeading,
   replayMoveWords,
@@ -35,30 +38,60 @@ export const formatWhen = (seconds) =>
 
 let replay = null; // {game, review, ply, signed, stranger}: a stranger's is someone else's
 let downloadUrl = null;
-let board = null; // the replay's board, drawn once
+let board = null; // the replay's board: drawn again only for a game of another shape
+let drawn = ""; // the shape it was drawn for
+let blank = null; // the empty element it was drawn into, to draw another shape into
 
-/** The marks on the board after `ply` moves, from the recorded cells. */
-function boardAt(moves, ply) {
-  const cells = Array(9).fill(".");
-  moves.slice(0, ply).forEach((move) => (cells[cellIndex(move.cell)] = move.side));
+const CLASSIC = { name: "classic", rows: 3, columns: 3, boards: 1, notakto: false };
+const variantOf = (review) => review.variant ?? CLASSIC; // a review before variants: 3x3
+
+/** The cell a review names (b2, or 2:b2 on several boards) on `variant`'s boards. */
+function indexOf(variant, name) {
+  const [on, cell] = name.includes(":") ? name.split(":") : ["1", name];
+  return (Number(on) - 1) * variant.rows * variant.columns + cellIndex(cell, variant.columns);
+}
+
+/** The marks on the board after `ply` moves, from the recorded cells (in Notakto both
+ * place X). */
+function boardAt(review, ply) {
+  const variant = variantOf(review);
+  const cells = Array(shapeOf(variant).cells).fill(".");
+  review.moves.slice(0, ply).forEach((move) => {
+    cells[indexOf(variant, move.cell)] = variant.notakto ? "X" : move.side;
+  });
   return cells;
+}
+
+/** The replay's board, drawn for `variant`'s shape. */
+function boardFor(variant) {
+  const shape = shapeOf(variant);
+  const key = `${shape.rows}x${shape.columns}x${shape.boards}`;
+  if (board && drawn === key) return board;
+  blank ??= $("replay-board").cloneNode(false);
+  if (board) $("replay-board").replaceWith(blank.cloneNode(false));
+  drawn = key;
+  board = createBoard($("replay-board"), {
+    ...shape,
+    label: REPLAY_BOARD_LABEL,
+    colours: { X: "you", O: "ai" },
+  });
+  if (shape.boards > 1) $("replay-board").setAttribute("aria-label", REPLAY_BOARDS_LABEL);
+  return board;
 }
 
 function renderPly() {
   const { review, ply } = replay;
   const moves = review.moves;
-  const marks = boardAt(moves, ply);
+  const variant = variantOf(review);
+  const marks = boardAt(review, ply);
   const move = ply > 0 ? moves[ply - 1] : null;
-  board ??= createBoard($("replay-board"), {
-    size: 3,
-    label: REPLAY_BOARD_LABEL,
-    colours: { X: "you", O: "ai" },
-  });
-  board.mark(move ? betterCells(move).map((name) => cellIndex(name)) : []);
-  board.set({
+  const shown = boardFor(variant);
+  shown.mark(move ? betterCells(move).map((name) => indexOf(variant, name)) : []);
+  shown.set({
     marks,
-    last: move ? cellIndex(move.cell) : -1,
+    last: move ? indexOf(variant, move.cell) : -1,
     line: ply === moves.length ? (replay.review.winning_line ?? null) : null,
+    dead: move?.dead ?? [],
   });
   const first = firstMoverWords(replay.game.record.first, moves[0]?.by);
   $("replay-move").textContent = move
@@ -68,13 +101,14 @@ function renderPly() {
   $("replay-verdict").dataset.verdict = move?.verdict ?? "";
   // "Why this move?" on the AI's moves only: the lab at the position it was chosen in,
   // with the move, how the AI chose it, its roll and the difficulty (the record's).
+  // The lab shows classic positions only, so other variants' moves offer none.
   const lab = $("replay-lab");
-  lab.hidden = move?.by !== "ai";
+  lab.hidden = move?.by !== "ai" || variant.name !== CLASSIC.name;
   if (!lab.hidden) {
     const { roll, difficulty } = replay.game.record.moves?.[ply - 1] ?? {};
     const player = replay.stranger ? "them" : null; // a shared game of someone else's
     const ai = { cell: cellIndex(move.cell), decision: move.decision, roll, difficulty, player };
-    lab.href = labAddress(lab.href, boardAt(moves, ply - 1).join(""), ai);
+    lab.href = labAddress(lab.href, boardAt(review, ply - 1).join(""), ai);
   }
   $("replay-scrubber").value = ply;
   $("replay-at").textContent = ofWords(ply, moves.length);
@@ -148,7 +182,8 @@ export function showReplay(game, review, { focus = true, signed = null, shared =
   const date = formatWhen(game.ended);
   // A shared page says whose result it is; the player's own History says theirs.
   const result = shared ? sharedResult(game, shared) : resultWords(game);
-  $("replay-title").textContent = replayHeading(modeName(game.record.mode), date, result);
+  const mode = modeOnVariant(modeName(game.record.mode), variantOf(review).name);
+  $("replay-title").textContent = replayHeading(mode, date, result);
   // A game cut short says so first: its last position is not its end.
   const cut = cutShortWords(game, review.moves.length);
   $("replay-summary").textContent = cut ? `${cut} ${review.summary}` : review.summary;

@@ -103,3 +103,10 @@ export function calibrationDescription(calibration) {
 /** A targeted match not finished yet, beside its promise. */
 export const unfinishedWords = (promise) =>
   `${chanceWords(promise.chance)} promised · not finished`;
+
+/** A game's mode with its variant when it is not classic: "With a friend · 4x4k4". */
+export const modeOnVariant = (mode, variant) =>
+  variant && variant !== "classic" ? `${mode} · ${variant}` : mode;
+
+/** The replay's group of several boards (Notakto), as its single board is "Replay board". */
+export const REPLAY_BOARDS_LABEL = "Replay boards";

@@ -158,7 +158,9 @@ def summary(moves: Iterable[MoveReview], mark: Mark) -> str:
 
 
 def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+    if n == 1:
+        return f"{n} {noun}"
+    return f"{n} {noun[:-1]}ies" if noun.endswith("y") else f"{n} {noun}s"
 
 
 Feedback = Literal["played", "best", "good", "inaccuracy", "mistake", "blunder"]
