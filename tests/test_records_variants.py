@@ -15,6 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from support.live import Actions, connect, player_of
 
 from webapp.game.game import setup_board
 from webapp.game.history import (
@@ -263,3 +266,68 @@ def test_entries_stored_by_0_5_0_read_as_classic_beside_a_4x4_one(store: Any) ->
             CLASSIC.cell_name(c) for c in cells
         ]
     assert first_mistake(stored[1]) is not None  # the adaptive game's slip, practised
+
+
+def slipped(variant: str) -> Match:
+    """A game on ``variant`` against the perfect AI in which the player made a mistake."""
+    for seed in range(20):
+        match = played(variant, "impossible", seed)
+        if first_mistake(finished_game(match, game_id="x", ended=0.0)):
+            return match
+    raise AssertionError("no seed gave a mistake")
+
+
+@pytest.mark.server  # the practice game is shown by a real server's socket
+def test_practice_from_a_4x4_games_mistake_starts_on_its_board(
+    app: Flask, client: FlaskClient
+) -> None:
+    entry = finished_game(slipped("4x4k3"), game_id="p" * 22, ended=2e9)
+    slip = first_mistake(entry)
+    assert slip is not None and reviewed(entry)["can_practise"]
+    assert app.extensions["history"].add(player_of(client), f"game:{entry['id']}", entry)
+    started = client.post(
+        "/practice", data={"game": entry["id"]}, headers={"Origin": "http://localhost"}
+    )
+    assert started.status_code == 303 and started.headers["Location"].endswith("/practice")
+    practice = Actions(connect(app, client, view="practice"))
+    shown = practice.refresh()
+    assert shown["mode"] == "impossible" and shown["turn"] == "human"
+    assert len(shown["board"]) == 16 and 16 - shown["board"].count(".") == len(slip[0])
+    assert shown["practice"]["mistake"]["cell"] == FOUR.cell_name(slip[1])  # named on 4x4
+
+
+# --- explain --variant ----------------------------------------------------------------
+
+
+def explain(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "webapp.cli", "explain", *args]
+    return subprocess.run(
+        command, capture_output=True, text=True, cwd=ROOT, timeout=60, check=False
+    )
+
+
+def test_explain_a_4x4_position_from_its_solver() -> None:
+    # X has a1, b1, c1 and O a2, b2, c2: d1 wins at once, and only d1 avoids the loss.
+    run = explain("XXX.OOO.........", "--variant", "4x4k4", "--json")
+    assert run.returncode == 0, run.stderr
+    found = json.loads(run.stdout)
+    assert (found["variant"], found["to_move"], found["best"]) == ("4x4k4", "X", "d1")
+    assert found["values"]["d1"] == {"result": "win", "plies": 1}
+    assert found["values"]["a4"] == {"result": "loss", "plies": 2}
+    assert list(found["values"])[:3] == ["d1", "d2", "a3"]  # in reading order
+    assert found["why"] == "d1 keeps a win in 1, the best any move keeps"
+    assert found["counts"]["solver"] > 0
+    text = explain("X......../.........", "--variant", "notakto2")
+    assert text.returncode == 0 and "2:b2 keeps a win in 10" in text.stdout
+    assert "positions" in text.stdout and "(counted now)" in text.stdout
+
+
+def test_explain_refuses_a_bad_board_or_the_labs_flags_off_classic() -> None:
+    short = explain("XO..", "--variant", "4x4k4")
+    assert short.returncode == 2 and "a board has 16 cells, got 4" in short.stderr
+    pruned = explain("................", "--variant", "4x4k4", "--prune")
+    assert pruned.returncode == 2 and "--prune choose among the lab's searches" in pruned.stderr
+    unknown = explain(".........", "--variant", "5x5")
+    assert unknown.returncode == 2 and "no variant is called '5x5'" in unknown.stderr
+    classic = explain("XOXOXO...", "--prune", "--json")  # classic as before
+    assert classic.returncode == 0 and "variant" not in json.loads(classic.stdout)
