@@ -3,7 +3,8 @@
 // that the record is a whole finished game, then the revealed server seed against its
 // commitment and every number drawn from the stream. Which moves were perfect is the
 // server's word (and `tictactoe verify` checks it offline against the engine).
-import { recordBoard } from "./record_board.js";
+import { boardOf } from "./fairness_board.js";
+import { cellName } from "./protocol.js";
 import { MISMATCHES as SAY, WHO } from "./words_fairness.js";
 
 const HEX_SEED = /^[0-9a-f]{64}$/;
@@ -45,12 +46,9 @@ function expectEqual(actual, expected, what) {
   if (actual !== expected) throw new Mismatch(what);
 }
 
-/** The board of the record's variant (classic unless its rules name another). */
-function boardOf(record) {
-  const board = recordBoard(record.rules?.variant);
-  if (!board) throw new Mismatch(SAY.variant(record.rules.variant));
-  return board;
-}
+let shown = { cells: 9, name: cellName }; // the board of the record being checked
+const isCell = (cell) => Number.isInteger(cell) && cell >= 0 && cell < shown.cells;
+const nameOf = (cell) => (isCell(cell) ? shown.name(cell) : String(cell));
 
 /** The AI's difficulty in a game of the record (docs/fairness.md), or null in a fixed mode. */
 function difficultyOf(record) {
@@ -61,7 +59,6 @@ function difficultyOf(record) {
 
 /** Check one AI move's numbers; `next` is the stream number it must use first. */
 async function checkMove(record, move, index, next, draw) {
-  const { isCell, nameOf } = boardOf(record);
   const name = SAY.aiMove(index, nameOf(move.cell));
   const adaptive = record.mode === "adaptive";
   if (adaptive && move.roll_n == null) throw new Mismatch(SAY.noRoll(name));
@@ -89,8 +86,8 @@ async function checkMove(record, move, index, next, draw) {
   if (!sorted) throw new Mismatch(SAY.candidates(name));
   expectEqual(move.pick_n, next, SAY.pickOrder(name, move.pick_n, next));
   const cell = candidates[pick(await draw(next), candidates.length)];
-  const cells = candidates.map(nameOf).join(", ");
-  expectEqual(move.cell, cell, SAY.pick(name, nameOf(cell), cells, nameOf(move.cell)));
+  const cells = candidates.map(shown.name).join(", ");
+  expectEqual(move.cell, cell, SAY.pick(name, shown.name(cell), cells, nameOf(move.cell)));
   return next + 1;
 }
 
@@ -185,13 +182,14 @@ function checkComplete(record) {
   }
   if (!WHO[record.first]) throw new Mismatch(SAY.noFirst);
   const board = boardOf(record);
+  if (!board) throw new Mismatch(SAY.noRules);
+  shown = board;
+  const outcomeOf = (marks) => board.outcome(marks, placed);
   const cells = Array(board.cells).fill(null);
   let placed = 0;
-  const outcomeOf = (marks) => board.outcome(marks, placed);
   const place = (cell, index) => {
-    if (!board.isCell(cell) || cells[cell]) throw new Mismatch(SAY.notEmpty(index));
-    if (board.dead(cells, cell)) throw new Mismatch(SAY.deadBoard(index));
-    cells[cell] = board.markOf(placed++);
+    if (!isCell(cell) || cells[cell]) throw new Mismatch(SAY.notEmpty(index));
+    cells[cell] = placed++ % 2 === 0 ? "X" : "O";
   };
   (record.setup ?? []).forEach((cell) => place(cell, 0));
   const other = record.first === "human" ? "ai" : "human";

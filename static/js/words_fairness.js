@@ -32,8 +32,6 @@ export const MISMATCHES = Object.freeze({
   noRules: "the record has no mode or rules",
   noFirst: "the record's first player is neither side",
   notEmpty: (index) => `move ${index} is not on an empty cell`,
-  deadBoard: (index) => `move ${index} is on a dead board`,
-  variant: (name) => `the record's rules name no variant of this game (${name})`,
   afterEnd: (index) => `move ${index} comes after the game was over`,
   notTurn: (index, who) => `move ${index} is not the ${who}'s turn`,
   ending: (status, said) => `the moves end with the game ${status}, the record says ${said}`,
