@@ -77,7 +77,9 @@ def test_a_4x4_game_with_a_friend_is_in_history_and_its_review_names_the_better_
     expect(grid.get_by_role("gridcell", name="d1, empty, the better move")).to_have_count(1)
     expect(second.locator('#replay-board [data-best="true"]')).to_have_count(1)
     expect(second.get_by_role("button", name="Retry from your first mistake")).to_be_hidden()
-    expect_no_violations(axe, second, "a 4x4 replay marking the better move")
+    for scheme in ("light", "dark"):
+        second.emulate_media(color_scheme=scheme)
+        expect_no_violations(axe, second, f"a 4x4 replay marking the better move ({scheme})")
     shoot(second, "history-replay-4x4-better-move")
     second.keyboard.press("End")  # the row of four, struck through
     expect(second.locator("#replay-board .strike")).to_have_class(re.compile("is-on"))
@@ -101,7 +103,9 @@ def test_a_notakto_game_replays_on_two_boards_with_the_dead_ones(
     expect(group.get_by_role("grid", name="Board 1 is dead")).to_be_visible()
     expect(group.get_by_role("grid", name="Board 2")).to_be_visible()
     expect(second.locator("#replay-move")).to_have_text(re.compile("played 1:c1"))
-    expect_no_violations(axe, second, "a Notakto replay with a dead board")
+    for scheme in ("light", "dark"):
+        second.emulate_media(color_scheme=scheme)
+        expect_no_violations(axe, second, f"a Notakto replay with a dead board ({scheme})")
     shoot(second, "history-replay-notakto2")
 
 
@@ -151,7 +155,9 @@ def test_a_shared_4x4_game_against_the_ai_names_the_better_cell(
     expect(page.get_by_role("link", name="Why this move?")).to_be_hidden()
     # The page checks the 4x4 record on its own board: signed, and its dice add up.
     expect(page.locator("#replay-check")).to_have_attribute("data-result", "ok")
-    expect_no_violations(axe, page, "a shared 4x4 game at the player's mistake")
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        expect_no_violations(axe, page, f"a shared 4x4 game at the player's mistake ({scheme})")
     shoot(page, "shared-4x4-better-move")
 
 
