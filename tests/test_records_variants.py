@@ -331,3 +331,20 @@ def test_explain_refuses_a_bad_board_or_the_labs_flags_off_classic() -> None:
     assert unknown.returncode == 2 and "no variant is called '5x5'" in unknown.stderr
     classic = explain("XOXOXO...", "--prune", "--json")  # classic as before
     assert classic.returncode == 0 and "variant" not in json.loads(classic.stdout)
+
+
+def test_review_command_names_the_better_cell_on_4x4() -> None:
+    command = [sys.executable, "-m", "webapp.cli", "review", "--variant", "4x4k4", *SLIP]
+    run = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=60, check=False)
+    assert run.returncode == 0, run.stderr
+    assert " 6. O c2  mistake    kept loss in 2 (best: draw at d1), gift taken" in run.stdout
+    assert "O: 1 mistake" in run.stdout
+    bad = subprocess.run(
+        [*command[:5], "notakto2", "1:a1", "9:a1"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
+    assert bad.returncode == 2 and "move 2 ('9:a1'): '9:a1' is off the board" in bad.stderr
