@@ -6,7 +6,6 @@ the better cell too."""
 from __future__ import annotations
 
 import copy
-import random
 import re
 from collections.abc import Callable
 from typing import Any
@@ -14,21 +13,15 @@ from typing import Any
 from browser import expect_no_violations
 from browser_history import open_newest_replay
 from browser_rooms import invite_link, status
+from browser_variants import VERSION, boards, choose_and_open, in_step, mark_of, play
 from playwright.sync_api import BrowserContext, Page, expect
-from test_e2e_room_variants import boards, choose_and_open, in_step, mark_of, play
-from test_records_variants import played, tampered_roll
+from support.variant_games import SLIP, played, slipped, tampered_roll
 
-from webapp.game.history import finished_game, first_mistake, reviewed
-from webapp.game.match import Match, ai_move, human_move, new_match
-from webapp.game.rules import rules_from
-from webapp.game.variant import variant_named
+from webapp.game.history import finished_game, reviewed
 from webapp.game.verification import game_record
 from webapp.server.store.sqlite.history import SQLiteHistory
 
 NewContext = Callable[..., BrowserContext]
-VERSION = re.compile(r"^\d+$")
-# O's sixth move leaves X's row open: a draw thrown into a loss, when d1 kept it.
-SLIP = ["a1", "a2", "b1", "b2", "c1", "c2", "d1"]
 
 
 def friends_game(new_context: NewContext, base: str, variant: str, moves: list[str]) -> Page:
@@ -109,28 +102,11 @@ def test_a_notakto_game_replays_on_two_boards_with_the_dead_ones(
     shoot(second, "history-replay-notakto2")
 
 
-def slipped_4x4_game() -> Match:
-    """A 4x4k3 game against the perfect AI in which the player, moving at random, made a
-    mistake."""
-    rules = rules_from(variant=variant_named("4x4k3"))
-    for seed in range(20):
-        match = new_match(random.Random(seed), mode="impossible", rules=rules, first="human")
-        rng = random.Random(seed)
-        while match.game.turn is not None:
-            if match.game.turn == "human":
-                match = human_move(match, rng.choice(match.game.board.legal_moves()))
-            else:
-                match = ai_move(match)
-        if first_mistake(finished_game(match, game_id="x", ended=0.0)):
-            return match
-    raise AssertionError("no seed gave a mistake")
-
-
 def test_a_shared_4x4_game_against_the_ai_names_the_better_cell(
     page: Page, server: Any, axe: Any, shoot: Any
 ) -> None:
     game_id = "v4x4shared" + "0" * 12
-    entry = finished_game(slipped_4x4_game(), game_id=game_id, ended=2e9)
+    entry = finished_game(slipped("4x4k3"), game_id=game_id, ended=2e9)
     store = SQLiteHistory(server.data_dir, per_player=50, idle_seconds=3600, budget=100, floor=1)
     assert store.add("someone", f"game:{game_id}", entry)
     store.close()

@@ -18,6 +18,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from support.live import Actions, connect, player_of
+from support.variant_games import SLIP, played, slipped, tampered_roll
 
 from webapp.game.game import setup_board
 from webapp.game.history import (
@@ -30,10 +31,9 @@ from webapp.game.history import (
     upgrade_entry,
     variant_of,
 )
-from webapp.game.match import Match, ai_move, human_move, new_match, practice_match
+from webapp.game.match import practice_match
 from webapp.game.review import review
 from webapp.game.review import summary as review_summary
-from webapp.game.rules import rules_from
 from webapp.game.variant import CLASSIC, variant_named
 from webapp.game.verification import Mismatch, game_record, verify
 from webapp.server.settings import DEFAULTS
@@ -42,22 +42,6 @@ from webapp.server.store.history import open_history
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_0_5_0 = ROOT / "tests" / "fixtures" / "history-0.5.0.jsonl"
 FOUR = variant_named("4x4k4")
-# O's sixth move leaves X's row open: a draw thrown into a loss, when d1 kept it.
-SLIP = ["a1", "a2", "b1", "b2", "c1", "c2", "d1"]
-
-
-def played(variant: str, mode: str, seed: int, **numbers: int) -> Match:
-    """A match on ``variant`` whose first game was played to its end, the human moving
-    at random (from ``seed``)."""
-    rules = rules_from(variant=variant_named(variant), **numbers)
-    match = new_match(random.Random(seed), mode=mode, rules=rules, client_seed=f"p-{seed}")
-    rng = random.Random(seed)
-    while match.game.turn is not None:
-        if match.game.turn == "human":
-            match = human_move(match, rng.choice(match.game.board.legal_moves()))
-        else:
-            match = ai_move(match)
-    return match
 
 
 # --- verify ---------------------------------------------------------------------------
@@ -82,11 +66,6 @@ def test_a_game_of_another_variant_verifies_on_its_own_board(variant: str, mode:
 def tampered_cell(record: dict[str, Any]) -> None:
     move = next(m for m in record["moves"] if m["by"] == "ai" and len(m["candidates"]) > 1)
     move["cell"] = next(cell for cell in move["candidates"] if cell != move["cell"])
-
-
-def tampered_roll(record: dict[str, Any]) -> None:
-    move = next(m for m in record["moves"] if m["by"] == "ai")
-    move["roll"] = (move["roll"] + 1) % 100
 
 
 @pytest.mark.parametrize("variant", ["4x4k4", "notakto2"])
@@ -266,15 +245,6 @@ def test_entries_stored_by_0_5_0_read_as_classic_beside_a_4x4_one(store: Any) ->
             CLASSIC.cell_name(c) for c in cells
         ]
     assert first_mistake(stored[1]) is not None  # the adaptive game's slip, practised
-
-
-def slipped(variant: str) -> Match:
-    """A game on ``variant`` against the perfect AI in which the player made a mistake."""
-    for seed in range(20):
-        match = played(variant, "impossible", seed)
-        if first_mistake(finished_game(match, game_id="x", ended=0.0)):
-            return match
-    raise AssertionError("no seed gave a mistake")
 
 
 @pytest.mark.server  # the practice game is shown by a real server's socket
