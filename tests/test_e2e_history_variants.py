@@ -95,7 +95,10 @@ def test_a_notakto_game_replays_on_two_boards_with_the_dead_ones(
     replay_at(second, 5)
     expect(group.get_by_role("grid", name="Board 1 is dead")).to_be_visible()
     expect(group.get_by_role("grid", name="Board 2")).to_be_visible()
-    expect(second.locator("#replay-move")).to_have_text(re.compile("played 1:c1"))
+    # Both place X: each move is said by who moved first or second, not by a mark.
+    expect(second.locator("#replay-move")).to_have_text(re.compile(r"\(first\) played 1:c1$"))
+    listed = second.get_by_role("list", name="Moves").get_by_role("listitem")
+    expect(listed.nth(5)).to_have_text(re.compile("^second 2:c1: "))
     for scheme in ("light", "dark"):
         second.emulate_media(color_scheme=scheme)
         expect_no_violations(axe, second, f"a Notakto replay with a dead board ({scheme})")

@@ -20,6 +20,7 @@ import {
   verdictWords,
 } from "./words.js";
 import {
+  NOTAKTO_SIDES,
   REPLAY_BOARDS_LABEL,
   cutShortWords,
   emptyBoardWords,
@@ -44,6 +45,10 @@ let blank = null; // the empty element it was drawn into, to draw another shape 
 
 const CLASSIC = { name: "classic", rows: 3, columns: 3, boards: 1, notakto: false };
 const variantOf = (review) => review.variant ?? CLASSIC; // a review before variants: 3x3
+
+/** A move as its words name it: in Notakto, where both place X, by who moved first. */
+const named = (review, move) =>
+  variantOf(review).notakto ? { ...move, side: NOTAKTO_SIDES[move.side] } : move;
 
 /** The cell a review names (b2, or 2:b2 on several boards) on `variant`'s boards. */
 function indexOf(variant, name) {
@@ -95,7 +100,7 @@ function renderPly() {
   });
   const first = firstMoverWords(replay.game.record.first, moves[0]?.by);
   $("replay-move").textContent = move
-    ? replayMoveWords(ply, moves.length, moveWords(move))
+    ? replayMoveWords(ply, moves.length, moveWords(named(review, move)))
     : emptyBoardWords(first);
   $("replay-verdict").textContent = move ? verdictWords(move) : "";
   $("replay-verdict").dataset.verdict = move?.verdict ?? "";
@@ -133,7 +138,7 @@ function renderMoveList(review) {
     button.type = "button";
     button.className = "move-link";
     button.dataset.verdict = move.verdict;
-    button.textContent = moveListWords(move);
+    button.textContent = moveListWords(named(review, move));
     button.addEventListener("click", () => go(index + 1));
     item.append(button);
     return item;

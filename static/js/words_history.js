@@ -110,3 +110,6 @@ export const modeOnVariant = (mode, variant) =>
 
 /** The replay's group of several boards (Notakto), as its single board is "Replay board". */
 export const REPLAY_BOARDS_LABEL = "Replay boards";
+
+/** Each side in Notakto, where both place X: the first player and the second. */
+export const NOTAKTO_SIDES = { X: "first", O: "second" };
