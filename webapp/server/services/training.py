@@ -16,20 +16,22 @@ Glicko-2 (webapp/game/glicko.py): a solve at the first try is the player's win.
 from __future__ import annotations
 
 import logging
+import time
 import zlib
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from fsrs import Card as Schedule
 from fsrs import Rating as Grade
 from fsrs import Scheduler
 
-from webapp.game.board import RuleError, check_cell, parse_cell
+from webapp.game.board import RuleError, cell_name, check_cell, parse_cell
 from webapp.game.glicko import Rating
 from webapp.game.glicko import solved as rated
 from webapp.game.history import Entry
 from webapp.game.training import Card, by_day, cards_of, puzzle_named, puzzles, streak
+from webapp.server.store.history import HistoryStore
 from webapp.server.store.training import TrainingStore
 
 log = logging.getLogger("webapp.server.training")
@@ -57,7 +59,12 @@ def _cell(text: object) -> int:
     try:
         return parse_cell(text[:8]) if isinstance(text, str) else check_cell(text)
     except RuleError:
-        raise TrainingError("bad_cell", f"{str(text)[:8]!r} is not a cell: try b2") from None
+        said = f"“{str(text)[:8]}” is not a cell: type one such as b2"
+        raise TrainingError("cell_out_of_range", said) from None
+
+
+def _taken(cell: int) -> TrainingError:
+    return TrainingError("cell_taken", f"{cell_name(cell)} is taken: choose an empty cell")
 
 
 def new_row(card: Card, now: float) -> dict[str, Any]:
@@ -70,9 +77,12 @@ class Training:
     """Cards, answers and puzzles for each player, on a store."""
 
     def __init__(
-        self, store: TrainingStore, games: Callable[[str], list[Entry]] | None = None
+        self,
+        store: TrainingStore,
+        games: Callable[[str], list[Entry]] | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
-        self.store, self.games = store, games
+        self.store, self.games, self.clock = store, games, clock
 
     def collect(self, player: str, entries: Iterable[Entry], now: float) -> int:
         """Make a card of each of the player's slips in ``entries`` not yet a card;
@@ -109,10 +119,10 @@ class Training:
         schedule took it (the card was due), with the card's next time."""
         row = self.store.cards(player).get(key) if isinstance(key, str) else None
         if row is None:
-            raise TrainingError("card_not_found", "no such card")
+            raise TrainingError("game_not_found", "no such card among yours")
         card, chosen = Card.from_dict(row["card"]), _cell(cell)
         if row["card"]["board"][chosen] != ".":
-            raise TrainingError("cell_taken", "that cell is taken: choose an empty one")
+            raise _taken(chosen)
         passed = card.passes(chosen)
         schedule = Schedule.from_dict(row["schedule"])
         scheduled = schedule.due <= _when(now)
@@ -151,10 +161,10 @@ class Training:
         """The answer to a puzzle: solved or not, its answer when solved, both ratings."""
         puzzle = puzzle_named(key) if isinstance(key, str) else None
         if puzzle is None:
-            raise TrainingError("puzzle_not_found", "no such puzzle")
+            raise TrainingError("game_not_found", "no such puzzle")
         chosen = _cell(cell)
         if puzzle.board[chosen] != ".":
-            raise TrainingError("cell_taken", "that cell is taken: choose an empty one")
+            raise _taken(chosen)
         found = chosen in puzzle.answer
         mine, its = f"player:{player}", f"puzzle:{puzzle.key}"
         before = [self.store.rating(owner) for owner in (mine, its)]
@@ -204,3 +214,8 @@ class HistoryWithCards:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._history, name)
+
+
+def with_cards(history: HistoryStore, training: Training) -> HistoryStore:
+    """``history`` making cards of each game stored (the rest is the history's own)."""
+    return cast(HistoryStore, HistoryWithCards(history, training, training.clock))
