@@ -22,6 +22,7 @@ from webapp.server.services.training import (
     Training,
     TrainingError,
 )
+from webapp.server.store.interface import StorageFull
 from webapp.server.store.redis.history import RedisHistory
 from webapp.server.store.redis.training import RedisTraining
 from webapp.server.store.sqlite.history import SQLiteHistory
@@ -184,3 +185,20 @@ def test_each_game_stored_from_now_on_makes_its_cards(stores: tuple[Any, Any]) -
     assert not wrapped.add("fresh", "room:r:1", game)  # stored already: nothing new
     assert [card["game"] for card in training.due("fresh", NOW)] == [game["id"]]
     assert wrapped.games("fresh")[0]["id"] == game["id"]  # the rest is the history's own
+
+
+def test_a_database_full_before_training_opens_and_refuses_only_trainings_writes(
+    tmp_path: Path,
+) -> None:
+    history = SQLiteHistory(tmp_path, per_player=50, idle_seconds=3600)
+    history._db.database.limit_size(0)  # no page more than it has: full
+    store = SQLiteTraining(tmp_path, idle_seconds=3600)
+    try:
+        training = Training(store, history.games)
+        assert not store.ready and store.cards("p") == {} and store.forget("p") == 0
+        with pytest.raises(StorageFull):
+            store.put_cards("p", {"k": {}}, replace=False)
+        assert training.export("p") == {"cards": [], "answers": [], "rating": None}
+    finally:
+        store.close()
+        history.close()

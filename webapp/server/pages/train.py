@@ -17,6 +17,7 @@ from flask.typing import ResponseReturnValue
 
 from webapp.server.pages.routes import player_page
 from webapp.server.services.training import Training, TrainingError
+from webapp.server.store.interface import StorageFull
 
 train = Blueprint("train", __name__)
 
@@ -44,7 +45,10 @@ def train_state() -> ResponseReturnValue:
     if player is None:
         return _refused("no_player", "open the Train page first", 403)
     training = _training()
-    state = training.state(str(player), training.clock())
+    try:
+        state = training.state(str(player), training.clock())
+    except StorageFull as err:
+        return _refused(err.code, err.message, 503)
     done = request.args.getlist("done")[:64]
     return jsonify({**state, "puzzle": training.puzzle(str(player), done)})
 
@@ -75,6 +79,8 @@ def train_answer() -> ResponseReturnValue:
         )
     except TrainingError as err:
         return _refused(err.code, err.message)
+    except StorageFull as err:
+        return _refused(err.code, err.message, 503)
 
 
 @train.post("/train/solve")
@@ -93,3 +99,5 @@ def train_solve() -> ResponseReturnValue:
         )
     except TrainingError as err:
         return _refused(err.code, err.message)
+    except StorageFull as err:
+        return _refused(err.code, err.message, 503)

@@ -1,14 +1,18 @@
 """Training in the matches' SQLite file (one process): cards, answers and ratings, in
-tables of their own that a file of an earlier release gains when the store opens."""
+tables of their own that a file of an earlier release gains when the store opens (a file
+already at its ceiling gains them at the first start with room: until then the Train
+page answers that storage is full)."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 from typing import Any, cast
 
 import orjson
 
+from webapp.server.store.interface import StorageFull
 from webapp.server.store.sqlite.db import DATABASE_FILE, open_database
 
 SCHEMA = (
@@ -28,11 +32,23 @@ class SQLiteTraining:
 
     def __init__(self, data_dir: str | Path, *, idle_seconds: float) -> None:
         self.idle = idle_seconds
-        self._db = open_database(Path(data_dir) / DATABASE_FILE, SCHEMA)
+        self._db = open_database(Path(data_dir) / DATABASE_FILE, ())
         self._lock = self._db.lock
+        with self._lock, contextlib.suppress(StorageFull):
+            for statement in SCHEMA:
+                self._db.execute(statement)
+        found = "SELECT count(*) FROM sqlite_master WHERE name LIKE 'training_%'"
+        self.ready = int(self._db.execute(found).fetchone()[0]) == len(SCHEMA)
+
+    def _made(self) -> None:
+        """Refuse a write while the tables could not be made (the data is full)."""
+        if not self.ready:
+            raise StorageFull()
 
     def cards(self, player: str) -> dict[str, Any]:
         """The player's cards by key."""
+        if not self.ready:
+            return {}
         with self._lock:
             rows = self._db.execute(
                 "SELECT key, data FROM training_cards WHERE player = ?", (player,)
@@ -41,6 +57,7 @@ class SQLiteTraining:
 
     def put_cards(self, player: str, rows: dict[str, Any], *, replace: bool) -> int:
         """Store cards by key (``replace``: over those stored, else only new ones)."""
+        self._made()
         verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
         now = time.time()
 
@@ -60,6 +77,7 @@ class SQLiteTraining:
 
     def answered(self, player: str, answer: dict[str, Any]) -> None:
         """Add one answer to the player's log."""
+        self._made()
         row = (player, float(answer["at"]), orjson.dumps(answer).decode())
         self._db.write(
             lambda: self._db.execute(
@@ -69,6 +87,8 @@ class SQLiteTraining:
 
     def answers(self, player: str) -> list[dict[str, Any]]:
         """The player's answers, oldest first."""
+        if not self.ready:
+            return []
         with self._lock:
             rows = self._db.execute(
                 "SELECT data FROM training_answers WHERE player = ? ORDER BY at, rowid",
@@ -78,6 +98,8 @@ class SQLiteTraining:
 
     def rating(self, owner: str) -> dict[str, float] | None:
         """A stored rating, or None."""
+        if not self.ready:
+            return None
         with self._lock:
             row = self._db.execute(
                 "SELECT data FROM training_ratings WHERE owner = ?", (owner,)
@@ -86,6 +108,7 @@ class SQLiteTraining:
 
     def put_ratings(self, ratings: dict[str, dict[str, float]]) -> None:
         """Store ratings by owner, together."""
+        self._made()
         now = time.time()
 
         def change() -> None:
@@ -100,10 +123,14 @@ class SQLiteTraining:
 
     def forget(self, player: str) -> int:
         """Delete the player's cards, answers and rating; return how many cards."""
+        if not self.ready:
+            return 0
         return self._db.write(lambda: self.forget_now(player))
 
     def prune(self) -> int:
         """Delete the training of players whose cards were untouched for the idle time."""
+        if not self.ready:
+            return 0
         since = time.time() - self.idle
 
         def change() -> int:
