@@ -30,7 +30,7 @@ export function deletedWords(erased) {
   if (local) parts.push("your room on this device");
   if (seats === 1) parts.push("your seat in a room with a friend");
   if (seats > 1) parts.push(`your seats in ${seats} rooms with friends`);
-  if (cards) parts.push(`${plural(cards, "training card")} with your puzzle rating`);
+  if (cards) parts.push(plural(cards, "training card"));
   const fresh = "This browser starts afresh as a new player.";
   if (parts.length === 0) return `Nothing was stored about you yet. ${fresh}`;
   const last = parts.pop();
