@@ -94,3 +94,29 @@ def marks_of(page: Page, board_id: str) -> list[str]:
     cells = page.locator(f"{board_id} button[data-cell]")
     labels = [cells.nth(i).get_attribute("aria-label") or "" for i in range(cells.count())]
     return [label.split(", ")[1].replace("empty", ".") for label in labels]
+
+
+def test_a_newcomer_sees_no_cards_yet_and_solves_a_puzzle_by_keys_alone(
+    page: Page, server: Any, axe: Callable[[Page], list[dict[str, Any]]], shoot: Any
+) -> None:
+    page.goto(server.url + "/train")
+    expect(page.locator("html")).to_have_attribute("data-ready", "true")
+    expect(page.locator("#due-count")).to_have_text(re.compile(r"^No cards yet"))
+    expect(page.locator("#card-task")).to_be_hidden()
+    expect(page.locator("#streak")).to_have_text(re.compile(r"^No streak yet"))
+    expect(page.locator("#train-chart-desc")).to_have_text(re.compile(r"^No cards answered"))
+    expect_no_violations(axe, page, "training with no cards")
+    shoot(page, "train-empty")
+
+    puzzle = puzzle_named(f"classic:{''.join(marks_of(page, '#puzzle-board'))}")
+    assert puzzle is not None
+    wrong = next(i for i, m in enumerate(puzzle.board) if m == "." and i not in puzzle.answer)
+    page.locator("#puzzle-board button[tabindex='0']").focus()
+    page.keyboard.press(str(wrong + 1))  # keys 1-9 play a cell in reading order
+    expect(said(page)).to_have_text(
+        re.compile(rf"^{cell_name(wrong)} does not solve it: try again\. .* now 1[0-4]\d\d\.")
+    )
+    page.keyboard.press(str(puzzle.answer[0] + 1))
+    expect(said(page)).to_have_text(re.compile(r"^Solved: "))
+    after = page.locator("#puzzle-rating").inner_text()
+    assert int(re.findall(r"\d+", after)[0]) < 1500  # the miss counted, the later solve not

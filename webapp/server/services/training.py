@@ -150,9 +150,10 @@ class Training:
         skip = set(done)
         choices = [p for p in puzzles() if p.key not in skip] or list(puzzles())
 
-        def distance(puzzle: Any) -> tuple[float, str]:
+        def distance(puzzle: Any) -> tuple[float, int]:
             stored = self.store.rating(f"puzzle:{puzzle.key}")
-            return abs((stored or Rating().to_dict())["rating"] - level), puzzle.key
+            mixed = zlib.crc32(f"{player}:{puzzle.key}".encode())  # ties: each player's own order
+            return abs((stored or Rating().to_dict())["rating"] - level), mixed
 
         best = min(choices[:: max(1, len(choices) // 64)], key=distance)
         return best.to_dict()
