@@ -14,7 +14,7 @@ from fsrs import Card as Schedule
 from fsrs import Rating as Grade
 from support.training import games_with_mistakes
 
-from webapp.game.training import puzzles
+from webapp.game.training import cards_from, puzzles
 from webapp.server.services.training import (
     DAY,
     SCHEDULER,
@@ -202,3 +202,13 @@ def test_a_database_full_before_training_opens_and_refuses_only_trainings_writes
     finally:
         store.close()
         history.close()
+
+
+def test_games_stored_by_0_5_0_make_cards_in_either_store(stores: tuple[Any, Any]) -> None:
+    history, store = stores
+    entries = [json.loads(line) for line in (FIXTURES / "history-0.5.0.dev0.jsonl").open()]
+    for entry in entries:
+        history.add("old", f"game:{entry['id']}", entry)
+    training = Training(store, history.games)
+    made = sum(len(cards_from(entry)) for entry in entries)
+    assert made >= 1 and training.state("old", NOW)["cards"] == made
