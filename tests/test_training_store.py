@@ -212,3 +212,15 @@ def test_games_stored_by_0_5_0_make_cards_in_either_store(stores: tuple[Any, Any
     training = Training(store, history.games)
     made = sum(len(cards_from(entry)) for entry in entries)
     assert made >= 1 and training.state("old", NOW)["cards"] == made
+
+
+def test_each_player_keeps_only_their_newest_answers(
+    trained: tuple[Training, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for module in ("sqlite", "redis"):
+        monkeypatch.setattr(f"webapp.server.store.{module}.training.ANSWERS_KEPT", 3)
+    training, player = trained
+    key = training.state(player, NOW)["due"][0]["key"]
+    for minute in range(5):
+        training.answer(player, key, best_of(training, player, key), NOW + 60 * minute)
+    assert [a["at"] for a in training.store.answers(player)] == [NOW + 120, NOW + 180, NOW + 240]

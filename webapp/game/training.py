@@ -34,7 +34,7 @@ from .review import judge
 
 CLASSIC = "classic"
 THEMES = ("win_in_1", "win_in_2", "win_in_3", "only_draw", "stop_fork")
-START_RATING = 1500.0
+ANSWERS_KEPT = 1000  # each player's newest answers kept: the chart and the streak need fewer
 
 
 def variant_of(entry: dict[str, Any]) -> str:

@@ -36,7 +36,8 @@ class TrainingStore(Protocol):
         return how many were written."""
 
     def answered(self, player: str, answer: Answer) -> None:
-        """Add one answer to the player's log."""
+        """Add one answer to the player's log (its newest ``ANSWERS_KEPT`` kept:
+        webapp/game/training.py)."""
 
     def answers(self, player: str) -> list[Answer]:
         """The player's answers, oldest first."""

@@ -8,6 +8,7 @@ from typing import Any, cast
 
 import orjson
 
+from webapp.game.training import ANSWERS_KEPT
 from webapp.server.store.redis.client import connect
 
 PREFIX = "{training}"
@@ -53,6 +54,7 @@ class RedisTraining:
         """Add one answer to the player's log."""
         with self._redis.pipeline() as pipe:
             pipe.rpush(self._keys(player)[1], orjson.dumps(answer))
+            pipe.ltrim(self._keys(player)[1], -ANSWERS_KEPT, -1)
             self._touch(pipe, player)
             pipe.execute()
 

@@ -12,6 +12,7 @@ from typing import Any, cast
 
 import orjson
 
+from webapp.game.training import ANSWERS_KEPT
 from webapp.server.store.interface import StorageFull
 from webapp.server.store.sqlite.db import DATABASE_FILE, open_database
 
@@ -62,6 +63,8 @@ class SQLiteTraining:
         now = time.time()
 
         def change() -> int:
+            if not replace:
+                self._db.database.may_grow()  # new rows, as a new game's: refused near the ceiling
             written = 0
             for key, row in rows.items():
                 written += self._db.execute(
@@ -79,11 +82,18 @@ class SQLiteTraining:
         """Add one answer to the player's log."""
         self._made()
         row = (player, float(answer["at"]), orjson.dumps(answer).decode())
-        self._db.write(
-            lambda: self._db.execute(
-                "INSERT INTO training_answers (player, at, data) VALUES (?, ?, ?)", row
+
+        def change() -> None:
+            self._db.database.may_grow()
+            insert = "INSERT INTO training_answers (player, at, data) VALUES (?, ?, ?)"
+            self._db.execute(insert, row)
+            self._db.execute(
+                "DELETE FROM training_answers WHERE rowid IN (SELECT rowid FROM training_answers"
+                " WHERE player = ? ORDER BY at DESC, rowid DESC LIMIT -1 OFFSET ?)",
+                (player, ANSWERS_KEPT),
             )
-        )
+
+        self._db.write(change)
 
     def answers(self, player: str) -> list[dict[str, Any]]:
         """The player's answers, oldest first."""
