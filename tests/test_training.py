@@ -3,22 +3,27 @@ Glicko-2 checked against Glickman's worked example, the streak and the chart's d
 
 from __future__ import annotations
 
+import random
+from collections import Counter
+
 import pytest
 from support.training import games_with_mistakes
 
-from webapp.game.board import Board
 from webapp.game.glicko import Rating, rate, solved
 from webapp.game.history import friend_game
+from webapp.game.position import Position
 from webapp.game.solver import Solver
 from webapp.game.training import (
     THEMES,
     Card,
+    Puzzle,
     by_day,
     canonical,
     cards_from,
     cards_of,
     puzzles,
     streak,
+    variant_puzzles,
 )
 from webapp.game.variant import variant_named
 
@@ -63,25 +68,49 @@ def solver() -> Solver:
     return Solver(variant_named("classic"))
 
 
+def proved(puzzle: Puzzle, solver: Solver) -> None:
+    """The solver's values of the puzzle's moves make its theme, and its answer is every
+    move that solves it."""
+    analysis = solver.analyse(Position.parse(solver.variant, puzzle.board))
+    values = dict(analysis.moves)
+    assert len(values) >= 2
+    if puzzle.theme.startswith("win_in_"):
+        # In N moves of the mover's: 2N - 1 plies, or 2N where the opponent's move ends it
+        # (misère, Notakto).
+        plies = analysis.value.plies
+        assert plies in (2 * int(puzzle.theme[-1]) - 1, 2 * int(puzzle.theme[-1]))
+        winning = {c for c, v in values.items() if v.result.value == "win" and v.plies == plies}
+        assert analysis.value.result.value == "win"
+        if solver.variant.name == "classic":
+            assert plies % 2 == 1
+        assert set(puzzle.answer) == winning
+    else:
+        drawing = {c for c, v in values.items() if v.result.value == "draw"}
+        assert analysis.value.result.value == "draw"
+        assert set(puzzle.answer) == drawing and len(drawing) < len(values)
+        if puzzle.theme == "only_draw":
+            assert len(drawing) == 1
+
+
 def test_every_puzzles_answer_is_proved_by_the_solver(solver: Solver) -> None:
     found = puzzles()
     assert {puzzle.theme for puzzle in found} == set(THEMES)
     assert len({canonical(puzzle.board) for puzzle in found}) == len(found)
     for puzzle in found:
-        board = Board(puzzle.board)
-        analysis = solver.analyse(board.position)
-        values = {cell: value for cell, value in analysis.moves.items()}
-        if puzzle.theme.startswith("win_in_"):
-            plies = 2 * int(puzzle.theme[-1]) - 1
-            winning = {c for c, v in values.items() if v.result.value == "win" and v.plies == plies}
-            assert analysis.value.result.value == "win" and analysis.value.plies == plies
-            assert set(puzzle.answer) == winning
-        else:
-            drawing = {c for c, v in values.items() if v.result.value == "draw"}
-            assert analysis.value.result.value == "draw"
-            assert set(puzzle.answer) == drawing and len(drawing) < len(values)
-            if puzzle.theme == "only_draw":
-                assert len(drawing) == 1
+        proved(puzzle, solver)
+
+
+@pytest.mark.parametrize("name", ["misere", "notakto2"])
+def test_a_larger_variants_puzzles_are_bounded_a_theme_and_proved(name: str) -> None:
+    variant = variant_named(name)
+    found = variant_puzzles(variant, random.Random(3), per_theme=30, playouts=400)
+    themes = Counter(puzzle.theme for puzzle in found)
+    assert themes and max(themes.values()) <= 30 and "stop_fork" not in themes
+    assert len({puzzle.key for puzzle in found}) == len(found)
+    assert all(puzzle.key.startswith(f"{name}:") for puzzle in found)
+    fresh = Solver(variant)  # not the one that found them
+    for puzzle in found:
+        proved(puzzle, fresh)
 
 
 def test_glicko2_matches_glickmans_worked_example() -> None:

@@ -22,6 +22,7 @@ this module has none. The streak and the chart's days are counted here from day 
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -30,7 +31,10 @@ from typing import Any
 from . import engine
 from .board import Board, Cell, cell_name, winner_of
 from .engine import Result
+from .position import Position
 from .review import judge
+from .solver import Solver
+from .variant import Variant, variant_named
 
 CLASSIC = "classic"
 THEMES = ("win_in_1", "win_in_2", "win_in_3", "only_draw", "stop_fork")
@@ -131,18 +135,20 @@ class Puzzle:
     board: str
     theme: str
     answer: tuple[Cell, ...]
+    variant: str = CLASSIC
 
     @property
     def key(self) -> str:
         """The puzzle's name: its variant and position."""
-        return f"{CLASSIC}:{self.board}"
+        return f"{self.variant}:{self.board}"
 
     def to_dict(self) -> dict[str, Any]:
         """The sent form (its answer is not sent to the page before it is solved)."""
         return {
             "key": self.key,
+            "variant": self.variant,
             "board": self.board,
-            "to_move": Board(self.board).to_move,
+            "to_move": Board(self.board, variant_named(self.variant)).to_move,
             "theme": self.theme,
         }
 
@@ -173,28 +179,37 @@ def _threatened(cells: str, mark: str) -> bool:
     )
 
 
+def _themed(
+    value: Any, moves: dict[Cell, Any], *, no_threat: bool
+) -> tuple[str, tuple[Cell, ...]] | None:
+    """The theme and answer of a position from its value and its moves' values (each
+    with ``result`` and ``plies``, the engine's or the solver's); None if it makes none
+    (nor does a position with a single move left)."""
+    if len(moves) < 2:
+        return None
+    if value.result is Result.WIN:
+        fastest = tuple(
+            c for c, v in moves.items() if v.result is Result.WIN and v.plies == value.plies
+        )
+        wins_in = (value.plies + 1) // 2
+        return (f"win_in_{wins_in}", fastest) if wins_in <= 3 else None
+    if value.result is not Result.DRAW:
+        return None
+    drawing = tuple(cell for cell, v in moves.items() if v.result is Result.DRAW)
+    if len(drawing) == 1:
+        return "only_draw", drawing
+    if no_threat and len(drawing) < len(moves):
+        return "stop_fork", drawing
+    return None
+
+
 def theme_of(board: Board) -> tuple[str, tuple[Cell, ...]] | None:
-    """The puzzle ``board`` makes, and its answer; None if it makes none (nor does a
-    position with a single move left)."""
+    """The puzzle a classic ``board`` makes, and its answer; None if it makes none."""
     if board.is_over():
         return None
     analysis = engine.analyse(board)
-    if len(analysis.moves) < 2:
-        return None
-    result = analysis.value.result
-    if result is Result.WIN:
-        moves = (analysis.value.plies + 1) // 2
-        return (f"win_in_{moves}", analysis.best) if moves <= 3 else None
-    if result is not Result.DRAW:
-        return None
-    drawing = tuple(cell for cell, v in analysis.moves.items() if v.result is Result.DRAW)
-    if len(drawing) == 1:
-        return "only_draw", drawing
-    losing = len(drawing) < len(analysis.moves)
     opponent = "O" if board.to_move == "X" else "X"
-    if losing and not _threatened(board.cells, opponent):
-        return "stop_fork", drawing
-    return None
+    return _themed(analysis.value, analysis.moves, no_threat=not _threatened(board.cells, opponent))
 
 
 @cache
@@ -249,3 +264,30 @@ def by_day(answers: Iterable[tuple[int, bool]], today: int, span: int) -> list[d
 def themed(theme: str) -> Iterator[Puzzle]:
     """The puzzles of one theme."""
     return (puzzle for puzzle in puzzles() if puzzle.theme == theme)
+
+
+VARIANT_THEMES = ("win_in_1", "win_in_2", "win_in_3", "only_draw")
+
+
+def variant_puzzles(
+    variant: Variant, rng: random.Random, *, per_theme: int = 200, playouts: int = 5000
+) -> tuple[Puzzle, ...]:
+    """Puzzles of a larger variant, proven by its solver, at most ``per_theme`` a theme
+    (``stop_fork`` is the classic board's alone): from the positions of ``playouts``
+    random games at most, each position once."""
+    solver = Solver(variant)
+    found: dict[str, Puzzle] = {}
+    counts = dict.fromkeys(VARIANT_THEMES, 0)
+    for _ in range(playouts):
+        if min(counts.values()) >= per_theme:
+            break
+        position = Position.empty(variant)
+        while not position.is_over():
+            if str(position) not in found:
+                analysis = solver.analyse(position)
+                made = _themed(analysis.value, analysis.moves, no_threat=False)
+                if made and counts[made[0]] < per_theme:
+                    counts[made[0]] += 1
+                    found[str(position)] = Puzzle(str(position), *made, variant.name)
+            position = position.apply_move(rng.choice(position.legal_moves()))
+    return tuple(found.values())
