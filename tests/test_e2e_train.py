@@ -61,6 +61,9 @@ def test_a_mistake_comes_back_as_a_card_until_found_and_a_puzzle_moves_the_ratin
     expect(said(page)).to_have_text(re.compile(f"^{wrong} is not among the best"))
     expect(page.locator("#card-task")).to_be_visible()  # the same card, back in this session
     expect(page.locator("#due-count")).to_have_text(re.compile(r"^1 card due now"))
+    page.reload()  # a reload keeps it: due until found
+    expect(page.locator("html")).to_have_attribute("data-ready", "true")
+    expect(page.locator("#due-count")).to_have_text(re.compile(r"^1 card due now"))
     box.fill(sorted(best)[0])
     box.press("Enter")
     expect(said(page)).to_have_text(re.compile(r"^Found\. Best here: "))

@@ -82,7 +82,12 @@ def test_the_due_ones_come_back_the_next_day_by_fsrss_schedule(
             player, key, cell if cell is not None else best_of(training, player, key), NOW
         )
         assert answer["scheduled"] and answer["passed"] is (key not in failed)
-    assert training.due(player, NOW + 60) == []
+    # The failed ones stay due in this session until found; found, they wait their time.
+    assert {card["key"] for card in training.due(player, NOW + 60)} == failed
+    for key in failed:
+        found = training.answer(player, key, best_of(training, player, key), NOW + 120)
+        assert found["passed"] and not found["scheduled"]
+    assert training.due(player, NOW + 180) == []
     # What fsrs itself says of a new card passed and one failed at NOW.
     new = Schedule(card_id=1, due=datetime.fromtimestamp(NOW, UTC))
     at = datetime.fromtimestamp(NOW, UTC)
@@ -104,11 +109,13 @@ def test_a_failed_card_comes_back_in_the_same_session_until_found(
     played = training.store.cards(player)[key]["card"]["played"]
     first = training.answer(player, key, played, NOW)
     assert (first["passed"], first["scheduled"], first["next"]) == (False, True, NOW + DAY)
+    assert key in {card["key"] for card in training.due(player, NOW + 10)}  # even on reload
     retry = training.answer(player, key, played, NOW + 30)  # the page asks again: still wrong
     found = training.answer(player, key, best_of(training, player, key), NOW + 60)
     assert (retry["passed"], retry["scheduled"]) == (False, False)
     assert (found["passed"], found["scheduled"], found["next"]) == (True, False, NOW + DAY)
     assert [a["passed"] for a in training.store.answers(player)] == [False, False, True]
+    assert key not in {card["key"] for card in training.due(player, NOW + 90)}
     assert key in {card["key"] for card in training.due(player, NOW + DAY)}
 
 

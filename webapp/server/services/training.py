@@ -5,9 +5,9 @@ when the page asks, and from each game as it ends (``with_cards``). When a card 
 back is the ``fsrs`` package's schedule: a new card is due at once; the answer given
 while it is due is reviewed by the scheduler (``Good`` when the move is among the best
 cells, ``Again`` when not) and sets its next time. A failed card comes back in the same
-session until it is found (the page asks again); those answers are logged but leave the
-schedule alone, so the card then comes back when the schedule says (a day later at the
-least). The clock is an argument: the tests set it.
+session until it is found (it stays due while its latest answer failed, and the page asks
+again); those answers are logged but leave the schedule alone, so the card then comes
+back when the schedule says (a day later at the least). The clock is an argument: the tests set it.
 
 A puzzle is picked near the player's puzzle rating; their answer moves both ratings by
 Glicko-2 (webapp/game/glicko.py): a solve at the first try is the player's win.
@@ -91,9 +91,17 @@ class Training:
         return self.store.put_cards(player, rows, replace=False) if rows else 0
 
     def due(self, player: str, now: float) -> list[dict[str, Any]]:
-        """The cards due now, the longest due first, each as the page shows it."""
+        """The cards due now, the longest due first, each as the page shows it: those
+        the schedule says, and those whose latest answer failed (until found, even after
+        a reload of the page)."""
+        latest = {answer["key"]: answer["passed"] for answer in self.store.answers(player)}
         rows = self.store.cards(player).values()
-        due = [row for row in rows if datetime.fromisoformat(row["schedule"]["due"]) <= _when(now)]
+        due = [
+            row
+            for row in rows
+            if datetime.fromisoformat(row["schedule"]["due"]) <= _when(now)
+            or latest.get(row["card"]["key"]) is False
+        ]
         due.sort(key=lambda row: (row["schedule"]["due"], row["card"]["key"]))
         return [_shown(row["card"]) for row in due]
 
