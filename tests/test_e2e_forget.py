@@ -22,9 +22,10 @@ from support.testing import ServerProcess
 from webapp.server.app import create_app
 
 DELETED = "Your data was deleted"
+# The game has one mistake of the player's: one training card.
 CONFIRMED = (
     "Deleted: 1 game with your lifetime figures and skill estimate, your match against the"
-    " AI, your practice game and your seat in a room with a friend."
+    " AI, your practice game, your seat in a room with a friend and 1 training card."
     " This browser starts afresh as a new player."
 )
 

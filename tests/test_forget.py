@@ -125,7 +125,7 @@ def test_the_page_after_the_deletion_says_once_what_was_deleted(
         found = re.search(r'data-deleted="([^"]*)"', html)
         return found and json.loads(unescape(found.group(1)))
 
-    erased = {"games": 0, "match": 1, "practice": 1, "local": 0, "seats": 0}
+    erased = {"games": 0, "match": 1, "practice": 1, "local": 0, "seats": 0, "cards": 0}
     assert said(client.get("/").get_data(as_text=True)) == erased
     assert said(client.get("/").get_data(as_text=True)) is None  # once: not on a reload
 

@@ -22,7 +22,7 @@ export const DELETED_OK = "OK";
  * against the AI. This browser starts afresh as a new player."
  */
 export function deletedWords(erased) {
-  const { games = 0, match = 0, practice = 0, local = 0, seats = 0 } = erased ?? {};
+  const { games = 0, match = 0, practice = 0, local = 0, seats = 0, cards = 0 } = erased ?? {};
   const parts = [];
   if (games) parts.push(`${plural(games, "game")} with your lifetime figures and skill estimate`);
   if (match) parts.push("your match against the AI");
@@ -30,6 +30,7 @@ export function deletedWords(erased) {
   if (local) parts.push("your room on this device");
   if (seats === 1) parts.push("your seat in a room with a friend");
   if (seats > 1) parts.push(`your seats in ${seats} rooms with friends`);
+  if (cards) parts.push(plural(cards, "training card"));
   const fresh = "This browser starts afresh as a new player.";
   if (parts.length === 0) return `Nothing was stored about you yet. ${fresh}`;
   const last = parts.pop();

@@ -29,12 +29,14 @@ from webapp.server.pages.health import Health
 from webapp.server.pages.practice import practice
 from webapp.server.pages.routes import pages
 from webapp.server.pages.static_files import StaticGzip
+from webapp.server.pages.train import train
 from webapp.server.pages.your_data import your_data
 from webapp.server.protocol.vocabulary import ErrorCode, ServerEvent, error, problem
 from webapp.server.services.lab.answers import Lab
 from webapp.server.services.matches import MatchService
 from webapp.server.services.odds import odds_for
 from webapp.server.services.rooms import RoomService
+from webapp.server.services.training import Training, with_cards
 from webapp.server.store import datadir
 from webapp.server.store.forgotten import open_forgotten
 from webapp.server.store.history import open_history
@@ -42,6 +44,7 @@ from webapp.server.store.matches import open_store
 from webapp.server.store.redis.client import POOL_SIZE
 from webapp.server.store.rooms import open_rooms
 from webapp.server.store.signing import signer
+from webapp.server.store.training import open_training
 from webapp.server.wire.codec import Json, JsonPacket
 from webapp.server.wire.packets import guard_messages
 from webapp.server.wire.polling import PollingGuard
@@ -108,6 +111,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(pages)
     app.register_blueprint(your_data)
     app.register_blueprint(practice)
+    app.register_blueprint(train)
     app.before_request(refuse_large_bodies)
     app.after_request(StaticGzip())
     _add_socketio(app)
@@ -199,10 +203,12 @@ def _add_socketio(app: Flask) -> None:
     )
     history = open_history(app.config)
     app.extensions["history"] = history
+    training = app.extensions["training"] = Training(open_training(app.config), history.games)
+    ending = with_cards(history, training)  # the history, making each game's cards as it ends
     forgotten = app.extensions["forgotten"] = open_forgotten(app.config)
     refuse_forgotten(socketio, forgotten)
     service = MatchService(
-        app.config, open_store(app.config), socketio, history, app.extensions["signing"]
+        app.config, open_store(app.config), socketio, ending, app.extensions["signing"]
     )
     app.extensions["tictactoe"] = service
     app.extensions["rate_limits"] = limits
@@ -215,7 +221,7 @@ def _add_socketio(app: Flask) -> None:
     )
     odds = odds_for(socketio.async_mode, app.config)
     rooms = RoomService(
-        app.config, open_rooms(app.config), socketio, app.extensions["presence"], history, tally
+        app.config, open_rooms(app.config), socketio, app.extensions["presence"], ending, tally
     )
     app.extensions["rooms"] = rooms
     max_payload = int(app.config["MAX_PAYLOAD_BYTES"])

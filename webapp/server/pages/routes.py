@@ -105,6 +105,11 @@ def game_missing(reason: str | None = None, *, status: int = 404) -> ResponseRet
     return _render("game_missing.html", reason=reason), status
 
 
+def player_page(template: str) -> ResponseReturnValue:
+    """A page of the player's own (``template``), giving a new browser its player id."""
+    return _player() or _render(template)
+
+
 @pages.get("/")
 def index() -> ResponseReturnValue:
     """The game against the AI; gives a new browser its player id in the session cookie."""

@@ -2,10 +2,11 @@
 
 Both go by the session cookie. Deleting takes a POST from this site's own page (its
 ``Origin`` is checked, as for a new room), and removes the player's history and
-lifetime figures, their match and their practice game, their room on this device and
-their seats in rooms with friends, from the store every process reads, and from this
-process's copies; the cookie is cleared, so the browser starts afresh as a new player,
-and the page it lands on next says once what was deleted.
+lifetime figures, their match and their practice game, their room on this device,
+their seats in rooms with friends and their training (cards, answers, puzzle rating),
+from the store every process reads, and from this process's copies; the cookie is
+cleared, so the browser starts afresh as a new player, and the page it lands on next
+says once what was deleted.
 
 The id is kept as deleted first (store/forgotten.py), so that nothing acts as it again: every
 socket of the player, in every process, is told ``player_deleted`` and disconnected, an
@@ -33,8 +34,9 @@ your_data = Blueprint("your_data", __name__)
 log = logging.getLogger("webapp.server.your_data")
 # What the page after a deletion is told was deleted: how many games (their lifetime
 # figures and skill estimate with them), then 0 or 1 for a match, a practice game and a
-# room on this device, and the seats held in rooms with friends.
-ERASED = ("games", "match", "practice", "local", "seats")
+# room on this device, the seats held in rooms with friends, and the training cards
+# (their answers and the puzzle rating with them).
+ERASED = ("games", "match", "practice", "local", "seats", "cards")
 SWEEP_SECONDS = 5.0  # after this, an event under way at the deletion has written, if at all
 
 
@@ -53,7 +55,10 @@ def download() -> ResponseReturnValue:
         return refused(request, "All your games", wait)
     history, signer = current_app.extensions["history"], current_app.extensions["signing"]
     games = signed_games(history, signer, player) if player else []
-    body = orjson.dumps({"kind": "tictactoe-hp-history", "format": 1, "games": games})
+    training = current_app.extensions["training"].export(player) if player else None
+    body = orjson.dumps(
+        {"kind": "tictactoe-hp-history", "format": 1, "games": games, "training": training}
+    )
     headers = {
         "Content-Disposition": 'attachment; filename="tictactoe-games.json"',
         "Cache-Control": "no-store",
@@ -96,12 +101,14 @@ def _found(extensions: dict[str, Any], player: str) -> dict[str, int]:
         "practice": kept(practice_key(player)),
         "local": int(rooms.load("local." + player) is not None),
         "seats": len(rooms.store.online_rooms_of(player)),
+        "cards": len(extensions["training"].store.cards(player)),
     }
 
 
 def _erase(extensions: dict[str, Any], player: str) -> None:
-    """Delete the player's history, match, practice game, room and seats."""
+    """Delete the player's history, match, practice game, room, seats and training."""
     extensions["history"].forget(player)
+    extensions["training"].store.forget(player)
     service = extensions["tictactoe"]
     service.store.delete(player)
     service.store.delete(practice_key(player))

@@ -60,6 +60,7 @@ def prune(app: Any) -> tuple[int, int, int]:
         app.extensions["rooms"].store.prune(),
         app.extensions["history"].prune(),
     )
+    app.extensions["training"].store.prune()  # idle players' cards (Redis expires its own)
     log.info("pruned %d idle match(es), %d room(s), %d finished game(s)", *pruned)
     return pruned
 

@@ -1,0 +1,160 @@
+// The Train page: the player's cards due, one at a time until each is found (a failed
+// card goes to the back of the session's queue and comes back before it ends), the
+// streak and the chart, and puzzles. A move is a click, the board's keys, or a cell typed
+// in the box (b2); what happened is said in one assertive live region.
+import { createBoard } from "./board.js";
+import { $ } from "./dom.js";
+import { cellName } from "./protocol.js";
+import { drawChart } from "./train_chart.js";
+import { errorWords } from "./words.js";
+import {
+  CARD_BOARD,
+  PUZZLE_BOARD,
+  SESSION_DONE,
+  YOU_PLAYED,
+  cardPrompt,
+  dueWords,
+  failedWords,
+  missedAgainWords,
+  missedWords,
+  passedWords,
+  puzzlePrompt,
+  ratingWords,
+  solvedWords,
+  streakWords,
+} from "./words_train.js";
+
+const urls = $("train-main").dataset;
+const SAID_MS = 8000; // the live region is cleared after this, so a repeat is heard again
+let saidTimer = null;
+let queue = []; // this session's cards: the due ones, a failed one again at the back
+let cards = 0;
+let puzzle = null;
+let tries = 0;
+const solved = []; // the puzzles done on this page, not offered again
+
+/** Say `text` in the live region (cleared first, so the same words are said again). */
+function say(text) {
+  const region = $("train-said");
+  region.textContent = "";
+  clearTimeout(saidTimer);
+  requestAnimationFrame(() => {
+    region.textContent = text;
+    saidTimer = setTimeout(() => (region.textContent = ""), SAID_MS);
+  });
+}
+
+async function ask(url, body = null) {
+  try {
+    const reply = await fetch(url, body ? { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) } : {});
+    const data = await reply.json();
+    return reply.ok ? data : { error: { code: data.error, message: data.message } };
+  } catch {
+    return { error: "offline" };
+  }
+}
+
+const cardBoard = createBoard($("card-board"), { label: CARD_BOARD, onPlay: (cell) => answerCard(cell) });
+const puzzleBoard = createBoard($("puzzle-board"), { label: PUZZLE_BOARD, onPlay: (cell) => answerPuzzle(cell) });
+
+function showCard() {
+  const card = queue[0] ?? null;
+  $("due-count").textContent = dueWords(queue.length, cards);
+  $("card-task").hidden = !card;
+  if (!card) return;
+  cardBoard.set({ marks: card.board, playable: true });
+  cardBoard.tag({ [card.played]: { kinds: ["played"], words: YOU_PLAYED } });
+  $("card-prompt").textContent = cardPrompt(card, cellName(card.played));
+}
+
+async function answerCard(cell) {
+  const card = queue[0];
+  if (!card) return { ok: false };
+  const reply = await ask(urls.answer, { card: card.key, cell });
+  if (reply.error) {
+    say(errorWords(reply.error, { servers: true }));
+    return { ok: false };
+  }
+  queue.shift();
+  if (!reply.passed) queue.push(card); // until found, in this session
+  const named = typeof cell === "number" ? cellName(cell) : String(cell).trim();
+  const words = reply.passed ? passedWords(reply.best.map((best) => cellName(best)), reply.scheduled) : failedWords(named);
+  say(queue.length ? words : `${words} ${SESSION_DONE}`);
+  showCard();
+  await showProgress();
+  return { ok: true };
+}
+
+function showPuzzle(next, rating) {
+  puzzle = next;
+  tries = 0;
+  $("puzzle-rating").textContent = ratingWords(rating);
+  $("puzzle-task").hidden = !puzzle;
+  $("puzzle-next").hidden = true;
+  if (!puzzle) return;
+  puzzleBoard.set({ marks: puzzle.board, playable: true });
+  puzzleBoard.mark([]);
+  $("puzzle-prompt").textContent = puzzlePrompt(puzzle);
+}
+
+async function answerPuzzle(cell) {
+  if (!puzzle || !$("puzzle-next").hidden) return { ok: false };
+  const reply = await ask(urls.solve, { puzzle: puzzle.key, cell, first_try: tries === 0 });
+  if (reply.error) {
+    say(errorWords(reply.error, { servers: true }));
+    return { ok: false };
+  }
+  const named = typeof cell === "number" ? cellName(cell) : String(cell).trim();
+  $("puzzle-rating").textContent = ratingWords(reply.rating);
+  if (reply.solved) {
+    solved.push(puzzle.key);
+    puzzleBoard.set({ marks: puzzle.board, playable: false });
+    puzzleBoard.mark(reply.answer);
+    $("puzzle-next").hidden = false;
+    say(solvedWords(reply.answer.map((best) => cellName(best)), reply.rating));
+  } else {
+    say(tries === 0 ? missedWords(named, reply.rating) : missedAgainWords(named));
+  }
+  tries += 1;
+  return { ok: true };
+}
+
+async function state() {
+  const query = solved.map((key) => `done=${encodeURIComponent(key)}`).join("&");
+  const found = await ask(query ? `${urls.state}?${query}` : urls.state);
+  if (found.error) say(errorWords(found.error, { servers: true }));
+  return found.error ? null : found;
+}
+
+async function showProgress(found = null) {
+  const shown = found ?? (await state());
+  if (!shown) return;
+  $("streak").textContent = streakWords(shown.streak);
+  drawChart($("train-chart"), $("train-chart-desc"), shown.chart);
+}
+
+function typed(form, input, answer) {
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const reply = await answer(input.value);
+    if (reply.ok) input.value = "";
+  });
+}
+
+typed($("card-form"), $("card-cell"), answerCard);
+typed($("puzzle-form"), $("puzzle-cell"), answerPuzzle);
+$("puzzle-next").addEventListener("click", async () => {
+  const found = await state();
+  if (found) showPuzzle(found.puzzle, found.rating);
+  $("puzzle-cell").focus();
+});
+
+const first = await state();
+if (first) {
+  queue = first.due;
+  cards = first.cards;
+  showCard();
+  showProgress(first);
+  showPuzzle(first.puzzle, first.rating);
+}
+document.documentElement.dataset.ready = String(Boolean(first));

@@ -1,0 +1,125 @@
+"""End-to-end: a mistake played against the AI comes back on the Train page as a card,
+answered by a typed cell (wrong, then found: the live region says each), by keys and
+screen reader; a puzzle solved by a click moves the rating; the chart and the streak."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from browser import board, expect_no_violations, open_game, start_match
+from browser_history import play_with_a_mistake
+from playwright.sync_api import Page, expect
+
+from webapp.game import engine
+from webapp.game.board import Board, cell_name
+from webapp.game.training import puzzle_named
+
+
+def said(page: Page) -> Any:
+    return page.locator("#train-said")
+
+
+def test_a_mistake_comes_back_as_a_card_until_found_and_a_puzzle_moves_the_rating(
+    page: Page, server: Any, axe: Callable[[Page], list[dict[str, Any]]], shoot: Any
+) -> None:
+    open_game(page, server.url)
+    start_match(page, "Impossible")
+    slipped = 0
+    for _ in range(4):  # the AI may open so that the first position leaves no slip
+        slipped = play_with_a_mistake(page)
+        if slipped:
+            break
+        page.get_by_role("button", name="Next game").click()
+        expect(board(page)).to_have_attribute("data-status", "playing")
+    assert slipped, "no position offered a mistake"
+
+    page.get_by_role("link", name="Train").click()
+    expect(page.locator("html")).to_have_attribute("data-ready", "true")
+    expect(page.locator("#due-count")).to_have_text(re.compile(r"^1 card due now, of 1\."))
+    grid = page.get_by_role("grid", name="Card board")
+    played = grid.get_by_role("gridcell", name=re.compile(r", you played here$"))
+    expect(played).to_have_count(1)
+    labelled = page.locator("#card-board button[aria-label$='you played here']")
+    played_name = (labelled.get_attribute("aria-label") or "")[:2]
+    position = "".join(marks_of(page, "#card-board"))
+    best = {cell_name(cell) for cell in engine.best_moves(Board(position))}
+    expect(page.locator("#card-prompt")).to_contain_text(f"You played {played_name} here")
+    expect_no_violations(axe, page, "a card due")
+    shoot(page, "train-card-due")
+
+    box = page.get_by_role("textbox", name="Your move on this card, a cell such as b2")
+    box.fill("z9")
+    box.press("Enter")
+    expect(said(page)).to_have_text(re.compile("“z9” is not a cell"))
+    wrong = next(
+        cell_name(i) for i, mark in enumerate(position) if mark == "." and cell_name(i) not in best
+    )
+    box.fill(wrong)
+    box.press("Enter")
+    expect(said(page)).to_have_text(re.compile(f"^{wrong} is not among the best"))
+    expect(page.locator("#card-task")).to_be_visible()  # the same card, back in this session
+    expect(page.locator("#due-count")).to_have_text(re.compile(r"^1 card due now"))
+    page.reload()  # a reload keeps it: due until found
+    expect(page.locator("html")).to_have_attribute("data-ready", "true")
+    expect(page.locator("#due-count")).to_have_text(re.compile(r"^1 card due now"))
+    box.fill(sorted(best)[0])
+    box.press("Enter")
+    expect(said(page)).to_have_text(re.compile(r"^Found\. Best here: "))
+    expect(page.locator("#card-task")).to_be_hidden()
+    expect(page.locator("#due-count")).to_have_text(re.compile(r"^Nothing due now: 1 card"))
+    expect(page.locator("#streak")).to_have_text("Streak: 1 day in a row.")
+    expect(page.locator("#train-chart-desc")).to_have_text(re.compile(r": 0 passed, 1 failed$"))
+    expect(page.locator("#train-chart .bar-failed")).to_have_count(1)
+
+    puzzle = puzzle_named(f"classic:{''.join(marks_of(page, '#puzzle-board'))}")
+    assert puzzle is not None
+    expect(page.locator("#puzzle-rating")).to_have_text("Your puzzle rating: 1500.")
+    pgrid = page.get_by_role("grid", name="Puzzle board")
+    answer = cell_name(puzzle.answer[0])
+    pgrid.get_by_role("gridcell", name=f"{answer}, empty", exact=True).click()
+    expect(said(page)).to_have_text(
+        re.compile(r"^Solved: .* Your puzzle rating is now 1[6-9]\d\d\.")
+    )
+    rating = int(re.findall(r"\d+", page.locator("#puzzle-rating").inner_text())[0])
+    assert rating > 1500
+    expect(page.get_by_role("button", name="Next puzzle")).to_be_visible()
+    expect_no_violations(axe, page, "a card found and a puzzle solved")
+    shoot(page, "train-progress")
+    page.get_by_role("button", name="Next puzzle").click()
+    expect(page.get_by_role("button", name="Next puzzle")).to_be_hidden()
+    assert "".join(marks_of(page, "#puzzle-board")) != puzzle.board
+
+
+def marks_of(page: Page, board_id: str) -> list[str]:
+    """The marks of one of the page's boards, read from its cells' accessible names."""
+    cells = page.locator(f"{board_id} button[data-cell]")
+    labels = [cells.nth(i).get_attribute("aria-label") or "" for i in range(cells.count())]
+    return [label.split(", ")[1].replace("empty", ".") for label in labels]
+
+
+def test_a_newcomer_sees_no_cards_yet_and_solves_a_puzzle_by_keys_alone(
+    page: Page, server: Any, axe: Callable[[Page], list[dict[str, Any]]], shoot: Any
+) -> None:
+    page.goto(server.url + "/train")
+    expect(page.locator("html")).to_have_attribute("data-ready", "true")
+    expect(page.locator("#due-count")).to_have_text(re.compile(r"^No cards yet"))
+    expect(page.locator("#card-task")).to_be_hidden()
+    expect(page.locator("#streak")).to_have_text(re.compile(r"^No streak yet"))
+    expect(page.locator("#train-chart-desc")).to_have_text(re.compile(r"^No cards answered"))
+    expect_no_violations(axe, page, "training with no cards")
+    shoot(page, "train-empty")
+
+    puzzle = puzzle_named(f"classic:{''.join(marks_of(page, '#puzzle-board'))}")
+    assert puzzle is not None
+    wrong = next(i for i, m in enumerate(puzzle.board) if m == "." and i not in puzzle.answer)
+    page.locator("#puzzle-board button[tabindex='0']").focus()
+    page.keyboard.press(str(wrong + 1))  # keys 1-9 play a cell in reading order
+    expect(said(page)).to_have_text(
+        re.compile(rf"^{cell_name(wrong)} does not solve it: try again\. .* now 1[0-4]\d\d\.")
+    )
+    page.keyboard.press(str(puzzle.answer[0] + 1))
+    expect(said(page)).to_have_text(re.compile(r"^Solved: "))
+    after = page.locator("#puzzle-rating").inner_text()
+    assert int(re.findall(r"\d+", after)[0]) < 1500  # the miss counted, the later solve not

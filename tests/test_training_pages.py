@@ -1,0 +1,98 @@
+"""The Train page's protocol: the state, answers to cards and puzzles, bad input refused
+with nothing changed, and "Your data" exporting and deleting training with the rest."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Flask
+from flask.testing import FlaskClient
+from support.training import games_with_mistakes
+
+from webapp.game.board import cell_name
+from webapp.game.training import puzzle_named
+
+ORIGIN = {"Origin": "http://localhost"}
+NOW = 1_800_000_000.0
+
+
+def with_mistakes(app: Flask, client: FlaskClient, count: int = 10) -> str:
+    """The client's player, with ``count`` mistakes in their history and the clock set."""
+    with client.session_transaction() as session:
+        player = str(session["player"])
+    for entry in games_with_mistakes(count):
+        assert app.extensions["history"].add(player, f"room:r:{entry['id']}", entry)
+    app.extensions["training"].clock = lambda: NOW
+    return player
+
+
+def state(client: FlaskClient) -> dict[str, Any]:
+    reply = client.get("/train/state.json")
+    assert reply.status_code == 200
+    return dict(reply.get_json())
+
+
+def test_the_page_and_its_state_show_the_cards_due_and_a_puzzle(
+    app: Flask, client: FlaskClient
+) -> None:
+    assert b'id="train-main"' in client.get("/train").data
+    assert state(client)["due"] == []
+    with_mistakes(app, client)
+    shown = state(client)
+    assert (len(shown["due"]), shown["cards"], shown["streak"], shown["rating"]) == (
+        10,
+        10,
+        0,
+        1500,
+    )
+    assert puzzle_named(shown["puzzle"]["key"]) is not None and "answer" not in shown["puzzle"]
+
+
+def test_an_answer_by_cell_name_is_judged_and_bad_ones_change_nothing(
+    app: Flask, client: FlaskClient
+) -> None:
+    player = with_mistakes(app, client, 1)
+    card = state(client)["due"][0]
+    refused = [
+        client.post("/train/answer", json={"card": card["key"], "cell": "b2"}),  # no Origin
+        client.post("/train/answer", data="[", headers=ORIGIN, content_type="application/json"),
+        client.post("/train/answer", json={"card": "nope", "cell": "b2"}, headers=ORIGIN),
+        client.post("/train/answer", json={"card": card["key"], "cell": "d9"}, headers=ORIGIN),
+    ]
+    assert [reply.status_code for reply in refused] == [403, 400, 400, 400]
+    assert refused[3].get_json()["error"] == "cell_out_of_range"
+    assert app.extensions["training"].store.answers(player) == []
+    best = app.extensions["training"].store.cards(player)[card["key"]]["card"]["best"]
+    reply = client.post(
+        "/train/answer", json={"card": card["key"], "cell": cell_name(best[0])}, headers=ORIGIN
+    )
+    assert reply.get_json()["passed"] and reply.get_json()["scheduled"]
+    assert state(client)["due"] == []
+
+
+def test_a_puzzle_solved_moves_the_rating(app: Flask, client: FlaskClient) -> None:
+    with_mistakes(app, client, 1)
+    puzzle = puzzle_named(state(client)["puzzle"]["key"])
+    assert puzzle is not None
+    body = {"puzzle": puzzle.key, "cell": cell_name(puzzle.answer[0]), "first_try": True}
+    solved = client.post("/train/solve", json=body, headers=ORIGIN).get_json()
+    assert solved["solved"] and solved["rating"] > 1500
+    assert state(client)["rating"] == solved["rating"]
+    bad = client.post("/train/solve", json={**body, "first_try": "yes"}, headers=ORIGIN)
+    assert bad.status_code == 400 and state(client)["rating"] == solved["rating"]
+
+
+def test_your_data_exports_training_and_deletes_it_everywhere(
+    app: Flask, client: FlaskClient
+) -> None:
+    player = with_mistakes(app, client)
+    card = state(client)["due"][0]
+    client.post("/train/answer", json={"card": card["key"], "cell": card["played"]}, headers=ORIGIN)
+    exported = json.loads(client.get("/history/games.json").data)["training"]
+    assert len(exported["cards"]) == 10 and exported["answers"][0]["passed"] is False
+    assert client.post("/history/forget", headers=ORIGIN).status_code == 204
+    training = app.extensions["training"]
+    assert training.export(player) == {"cards": [], "answers": [], "rating": None}
+    html = client.get("/").get_data(as_text=True)
+    assert "&#34;cards&#34;: 10" in html or '"cards": 10' in html

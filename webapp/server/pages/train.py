@@ -1,0 +1,103 @@
+"""The Train page: the player's cards due and puzzles, answered over plain HTTP.
+
+``GET /train`` is the page; ``GET /train/state.json`` what it shows (the cards due, the
+streak, the chart of passed and failed cards by day, the puzzle rating and a puzzle);
+``POST /train/answer`` (``{"card": key, "cell": "b2"}``) answers a card and ``POST
+/train/solve`` (``{"puzzle": key, "cell": "b2", "first_try": true}``) a puzzle. The
+POSTs come from this site's own page only (their ``Origin`` is checked). Bad input is
+answered 400 with the error's code and words, and changes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request, session
+from flask.typing import ResponseReturnValue
+
+from webapp.server.pages.routes import player_page
+from webapp.server.services.training import Training, TrainingError
+from webapp.server.store.interface import StorageFull
+
+train = Blueprint("train", __name__)
+
+
+def _training() -> Training:
+    return current_app.extensions["training"]  # type: ignore[no-any-return]
+
+
+def _refused(code: str, message: str, status: int = 400) -> Response:
+    answer = jsonify({"error": code, "message": message})
+    answer.status_code = status
+    return answer
+
+
+@train.get("/train")
+def train_page() -> ResponseReturnValue:
+    """The Train page (a new browser gets its player id here, as on every page)."""
+    return player_page("train.html")
+
+
+@train.get("/train/state.json")
+def train_state() -> ResponseReturnValue:
+    """The cards due, the streak, the chart, the puzzle rating and a puzzle."""
+    player = session.get("player")
+    if player is None:
+        return _refused("no_player", "open the Train page first", 403)
+    training = _training()
+    try:
+        state = training.state(str(player), training.clock())
+    except StorageFull as err:
+        return _refused(err.code, err.message, 503)
+    done = request.args.getlist("done")[:64]
+    return jsonify({**state, "puzzle": training.puzzle(str(player), done)})
+
+
+def _posted() -> tuple[str, dict[str, Any]] | Response:
+    """The player and the JSON object posted, or the refusal."""
+    if not current_app.extensions["origin_check"](request.headers.get("Origin"), request.environ):
+        return Response("This form must be sent from this site's own page.", 403)
+    player, body = session.get("player"), request.get_json(silent=True)
+    if player is None:
+        return _refused("no_player", "open the Train page first", 403)
+    if not isinstance(body, dict):
+        return _refused("bad_payload", "send a JSON object")
+    return str(player), body
+
+
+@train.post("/train/answer")
+def train_answer() -> ResponseReturnValue:
+    """One card answered: passed or not, its best cells, and its next time."""
+    posted = _posted()
+    if isinstance(posted, Response):
+        return posted
+    player, body = posted
+    training = _training()
+    try:
+        return jsonify(
+            training.answer(player, body.get("card"), body.get("cell"), training.clock())
+        )
+    except TrainingError as err:
+        return _refused(err.code, err.message)
+    except StorageFull as err:
+        return _refused(err.code, err.message, 503)
+
+
+@train.post("/train/solve")
+def train_solve() -> ResponseReturnValue:
+    """One puzzle answered: solved or not, its answer once solved, both ratings."""
+    posted = _posted()
+    if isinstance(posted, Response):
+        return posted
+    player, body = posted
+    first = body.get("first_try", True)
+    if not isinstance(first, bool):
+        return _refused("bad_payload", "first_try is true or false")
+    try:
+        return jsonify(
+            _training().solve(player, body.get("puzzle"), body.get("cell"), first_try=first)
+        )
+    except TrainingError as err:
+        return _refused(err.code, err.message)
+    except StorageFull as err:
+        return _refused(err.code, err.message, 503)
