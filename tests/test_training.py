@@ -59,7 +59,11 @@ def test_only_the_players_own_moves_become_cards() -> None:
 
 def test_a_game_on_another_variant_makes_no_card_yet() -> None:
     game = games_with_mistakes(1)[0]
-    other = {**game, "record": {**game["record"], "rules": {"variant": "4x4k4"}}}
+    other = {
+        **game,
+        "variant": "4x4k4",
+        "record": {**game["record"], "rules": {"variant": "4x4k4"}},
+    }
     assert cards_from(other) == []
 
 
