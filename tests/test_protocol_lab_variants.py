@@ -18,7 +18,7 @@ pytestmark = pytest.mark.shared_server  # one live server, each test a new playe
 
 APP_SETTINGS = {"LAB_MS_PER_ADDRESS": 1_000_000, "ODDS_MS_PER_ADDRESS": 1_000_000}
 
-FOUR = {"variant": "4x4k4", "board": "XO..OX..X.O....."}  # 10 empty cells, a draw
+FOUR = {"variant": "4x4k4", "board": "XO.XOX..X.O....."}  # 9 empty cells, O to move
 NOTAKTO = {"variant": "notakto2", "board": "X...X..../....X...."}
 
 
@@ -42,8 +42,8 @@ def test_the_lab_page_takes_a_variant_beside_the_position(client: FlaskClient) -
 def test_the_children_of_a_4x4_position_come_from_the_engine(play: Actions) -> None:
     ack = play.emit("lab_children", {**FOUR, "scoring": "depth"})
     assert ack["ok"], ack
-    assert [child["cell"] for child in ack["children"]] == [2, 3, 6, 7, 9, 11, 12, 13, 14, 15]
-    assert all(len(child["board"]) == 16 and child["mark"] == "X" for child in ack["children"])
+    assert [child["cell"] for child in ack["children"]] == [2, 6, 7, 9, 11, 12, 13, 14, 15]
+    assert all(len(child["board"]) == 16 and child["mark"] == "O" for child in ack["children"])
     position = Position.parse(variant_named("4x4k4"), FOUR["board"])
     own = lab.children(position, (), lab.Options("depth"))  # the lab's own search, unbounded
     assert [child["value"] for child in ack["children"]] == [child.value for child in own]

@@ -74,7 +74,8 @@ export function createBoard(root, { label = BOARD_LABEL, onPlay = null, colours 
     root.after(help);
     root.setAttribute("aria-describedby", help.id);
   } else {
-    root.setAttribute("aria-readonly", "true");
+    // Each grid is read-only (a group of several boards may not say so itself).
+    for (const grid of grids.length ? grids : [root]) grid.setAttribute("aria-readonly", "true");
   }
 
   const labelOf = (i) => cellWords(nameOf(shape, i), shown.marks[i]);

@@ -28,7 +28,7 @@ import {
   toMoveWords,
   useShape,
 } from "./words_lab.js";
-import { sideWords } from "./words_counts.js";
+import { sideWords, topWords } from "./words_counts.js";
 
 const FATALIST = "XO..X....";
 // A jump far into a large trace runs the search again on the server, paused to let
@@ -143,7 +143,10 @@ async function show(position) {
   board.tag({});
   board.set({ marks: flat(root), playable: false });
   setDisabled($("undo"), earlier.length === 0, $("lab-board").querySelector('[tabindex="0"]'));
-  await Promise.all([loadRoot(), loadChoices(), loadCounts(), steps.reset()]);
+  // The counts last: on the larger variants they are the costliest answer, and the
+  // connection's budget of work would refuse the others after them for a while.
+  await Promise.all([loadRoot(), loadChoices(), steps.reset()]);
+  await loadCounts();
 }
 
 async function loadRoot() {
@@ -198,7 +201,9 @@ function showAnswer(aware) {
 // --- wiring -----------------------------------------------------------------------------------
 
 function explainScoring() {
-  $("scoring-about").textContent = SCORING_ABOUT[$("scoring").value];
+  const scoring = $("scoring").value;
+  const top = VARIANT !== "classic" && scoring === "depth" ? topWords(SHAPE.cells) : "";
+  $("scoring-about").textContent = SCORING_ABOUT[scoring] + top;
 }
 
 function wire() {

@@ -6,12 +6,15 @@ import { createBoard } from "./board.js";
 /** The mark played to reach a child (the server's `{board, cell, mark}`). */
 export const markOf = (child) => child.mark ?? child.board[child.cell];
 
+let miniCount = 0;
+
 function miniBoard(position, shape) {
   const holder = document.createElement("span");
   holder.className = "mini";
   holder.dataset.boards = String(shape?.boards ?? 1);
   holder.setAttribute("aria-hidden", "true");
   const grid = document.createElement("div");
+  grid.id = `mini-${(miniCount += 1)}`; // each board's caption gets an id of its own
   holder.append(grid);
   createBoard(grid, { ...shape, label: "" }).set({ marks: position.replaceAll("/", "") });
   return holder;

@@ -3,7 +3,12 @@
 import { stepOfWords } from "./words_lab.js";
 
 /** The side to move in Notakto, where both place X, by the marks placed (0 even, 1 odd). */
-export const sideWords = (odd) => (odd ? "Second player" : "First player");
+export const sideWords = (odd) => (odd ? "Player 2" : "Player 1");
+
+/** What a quick win is worth on boards of `cells` cells, after the scoring's own words. */
+export const topWords = (cells) =>
+  ` On these boards a win on the spot is worth ${cells + 1} under depth-aware scores, ` +
+  "and each move on the way costs one.";
 
 /** The AI's own search as the counts name it. */
 export const ENGINE_KIND =

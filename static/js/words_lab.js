@@ -14,7 +14,7 @@ export function useShape(shaped) {
 const cellName = (cell) => nameOf(shape, cell);
 
 // The other side: O for X; in Notakto, where both place X, the other player.
-const OTHER = { X: "O", O: "X", "First player": "second player", "Second player": "first player" };
+const OTHER = { X: "O", O: "X", "Player 1": "Player 2", "Player 2": "Player 1" };
 
 /** The accessible names of the lab's two boards. */
 export const POSITION_BOARD = "Position to search";
