@@ -1,6 +1,6 @@
 // What the lab says beyond the words of values, lines and steps it shares with the other
 // pages (words.js): its boards' names, its waits and its refusals.
-import { nameOf } from "./board_grid.js";
+import { nameOf } from "./board.js";
 import { DECISION_NAMES, errorWords, plural } from "./words.js";
 
 // The shape of the lab's boards (board.js's), for the cells' names: 3x3 until told.
