@@ -108,3 +108,12 @@ def test_the_lab_opens_a_notakto_position_and_other_rules_are_chosen(
     expect(cells).to_have_count(16)
     tree_ready(page)
     expect(page.locator("#to-move")).to_contain_text("X to move: X wins")
+
+    # A dead Notakto board is drawn dead, and nothing on it is offered.
+    page.goto(server.url + "/lab?variant=notakto2&board=XXX....../X........")
+    tree_ready(page)
+    expect(page.locator('#lab-board .board[data-dead="true"]')).to_have_count(1)
+    expect(page.get_by_role("tree").get_by_role("treeitem").nth(1)).to_have_accessible_name(
+        re.compile(r"^after X 2:")
+    )
+    assert axe(page) == []

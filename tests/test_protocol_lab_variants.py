@@ -89,6 +89,9 @@ def test_a_walk_too_large_to_walk_whole_shows_its_first_steps(play: Actions) -> 
     assert last["ok"] and len(last["events"]) == 1
     past = play.emit("lab_page", {**empty, "start": first["steps"], "size": 1})
     assert refusal(past)[0] == "bad_step"
+    dead = play.emit("lab_children", {"variant": "notakto2", "board": "XXX....../X........"})
+    assert dead["ok"] and dead["dead"] == [0]  # the first board is dead: no move on it
+    assert all(child["cell"] >= 9 for child in dead["children"])
     small = play.emit("lab_page", {**NOTAKTO, "prune": True, "symmetry": True, "table": True})
     assert small["ok"] and small["whole"] is True
     assert "/" in small["events"][0]["board"]

@@ -154,7 +154,7 @@ async function loadRoot() {
   if (!reply.ok) return refused(reply);
   rootAnswer = reply;
   me = reply.children.length ? sideAt(root, markOf(reply.children[0])) : null;
-  board.set({ marks: flat(root), playable: reply.children.length > 0 });
+  board.set({ marks: flat(root), playable: reply.children.length > 0, dead: reply.dead ?? [] });
   const { scoring, depth } = options();
   $("to-move").textContent = toMoveWords(me, reply.value, scoring, { depth, who: whoMoves(me) });
   const inGame = fromGame()

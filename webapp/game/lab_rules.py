@@ -93,6 +93,12 @@ class Game:
             return 1 if self.variant.misere else -1
         return None if EMPTY in cells else 0
 
+    def dead_boards(self, cells: str) -> list[int]:
+        """The boards no longer played on (Notakto's with three in a row), from 0."""
+        if not self.variant.notakto:
+            return []
+        return [b for b, board in enumerate(self.boards(cells)) if self.made_line(board, "X")]
+
     def to_move(self, cells: str) -> str:
         """The mark the side to move places."""
         if self.variant.notakto:

@@ -180,11 +180,14 @@ class Lab:
             elif options.depth is not None:
                 found = lab.children(board, path, options, pause=pause, most=COUNT_MOST)
             else:
+                # Taken out while it searches: an ask that comes in meanwhile (in a pause)
+                # gets an engine of its own, and the last one back is kept.
                 name = board.variant.name
-                solver = self.solvers.setdefault(name, Solver(board.variant, table_limit=TABLE))
+                solver = self.solvers.pop(name, None) or Solver(board.variant, table_limit=TABLE)
                 found = lab.engine_children(
                     board, path, options, solver, most=ENGINE_MOST, pause=pause
                 )
+                self.solvers[name] = solver
         except lab.TooLarge as err:
             raise LabRefused(
                 ErrorCode.TOO_COSTLY,

@@ -22,7 +22,8 @@ def children_answer(
     board: lab.Root, path: tuple[int, ...], options: lab.Options, found: list[lab.Child]
 ) -> dict[str, Any]:
     """A node's moves (``found``) with their values, the node's value and the move chosen
-    there; each move's position in the variant's notation, and the mark it placed."""
+    there; each move's position in the variant's notation, and the mark it placed; the
+    node's dead boards (Notakto's, by number from 0)."""
     game = lab.game_of(board)[0]
     maximiser = len(path) % 2 == 0  # the node's side to move is the root's
     values = [child.value for child in found]
@@ -33,7 +34,12 @@ def children_answer(
     def opens(child: lab.Child) -> bool:
         return shallow and game.ending(child.cells) is None
 
+    node = lab.game_of(board)[1]
+    for cell in path:
+        node = next(child for move, child in game.children(node) if move == cell)
+    dead = {"dead": game.dead_boards(node)} if game.variant.notakto else {}  # Notakto only
     return {
+        **dead,
         "children": [
             {
                 "cell": c.cell,
