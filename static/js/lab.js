@@ -10,6 +10,7 @@ import { $ } from "./dom.js";
 import { connect, showConnection } from "./connection.js";
 import { setDisabled } from "./focus.js";
 import { showCounts } from "./lab_counts.js";
+import { EMPTY_BOARD, flat, NOTAKTO, SHAPE, stones, VARIANT } from "./lab_shape.js";
 import { createSteps } from "./lab_steps.js";
 import { createTree, markOf } from "./lab_tree.js";
 import { EVENTS, labAddress } from "./protocol.js";
@@ -25,7 +26,9 @@ import {
   refusedWords,
   SCORING_ABOUT,
   toMoveWords,
+  useShape,
 } from "./words_lab.js";
+import { sideWords, topWords } from "./words_counts.js";
 
 const FATALIST = "XO..X....";
 // A jump far into a large trace runs the search again on the server, paused to let
@@ -38,10 +41,18 @@ const earlier = []; // positions before the hand-set moves, for Undo
 let rootAnswer = null; // the root's children under the chosen scoring
 let me = "X"; // the side to move at the root: every value is its
 
+useShape(SHAPE);
+
+// Every question names the variant, but classic's are asked as before variants.
+const onVariant = VARIANT === "classic" ? {} : { variant: VARIANT };
 const options = () => {
   const depth = $("depth").value;
-  return { scoring: $("scoring").value, ...(depth ? { depth: Number(depth) } : {}) };
+  const scoring = { scoring: $("scoring").value, ...onVariant };
+  return { ...scoring, ...(depth ? { depth: Number(depth) } : {}) };
 };
+
+// The side to move at the root, by its mark; in Notakto, where both place X, by its turn.
+const sideAt = (position, mark) => (NOTAKTO ? sideWords(stones(position) % 2) : mark);
 
 function refused(reply) {
   $("notice").textContent = refusedWords(reply?.error);
@@ -55,7 +66,8 @@ const played = (() => {
   const asked = new URLSearchParams(window.location.search);
   const cell = asked.get("played") ?? "";
   const decision = asked.get("how") ?? "";
-  if (!/^[0-8]$/.test(cell) || root[Number(cell)] !== "." || !/^[a-z]{0,16}$/.test(decision)) {
+  const free = /^\d{1,2}$/.test(cell) && flat(root)[Number(cell)] === ".";
+  if (!free || !/^[a-z]{0,16}$/.test(decision)) {
     return null;
   }
   const percent = (name) => {
@@ -71,15 +83,17 @@ const fromGame = () => played !== null && root === played.board;
 // Who played each side, while the position follows from the game's: the AI moved at the
 // game's position, the player ("you", or "them" in someone else's game) the other.
 function whoMoves(mark) {
-  const game = [...(played?.board ?? "")];
-  if (!mark || !played || game.some((was, cell) => was !== "." && root[cell] !== was)) return null;
-  const ai = game.filter((was) => was !== ".").length % 2 ? "O" : "X";
+  const game = [...flat(played?.board ?? "")];
+  const now = flat(root);
+  if (!mark || !played || game.some((was, cell) => was !== "." && now[cell] !== was)) return null;
+  const ai = sideAt(played.board, game.filter((was) => was !== ".").length % 2 ? "O" : "X");
   return mark === ai ? "ai" : (played.player ?? "you");
 }
 
 // --- the position: set up by hand ---------------------------------------------------------
 
 const board = createBoard($("lab-board"), {
+  ...SHAPE,
   label: POSITION_BOARD,
   onPlay: async (cell) => {
     const child = rootAnswer?.children.find((found) => found.cell === cell);
@@ -92,6 +106,7 @@ const board = createBoard($("lab-board"), {
 
 // The tree's nodes, asked for when opened; their values are the side to move's at the root.
 const tree = createTree($("tree"), {
+  shape: SHAPE,
   load: async (path) => {
     const reply = await send(EVENTS.labChildren, { board: root, path, ...options() });
     if (reply.ok) return reply;
@@ -106,6 +121,7 @@ const tree = createTree($("tree"), {
 
 // The trace of the search the choices describe, a page at a time.
 const steps = createSteps({
+  shape: SHAPE,
   ask: (start, size) => {
     const search = {
       ...options(),
@@ -122,20 +138,23 @@ const steps = createSteps({
 async function show(position) {
   root = position;
   $("notice").textContent = "";
-  const address = labAddress($("lab").dataset.address, root, fromGame() ? played : null);
+  const address = labAddress($("lab").dataset.address, root, fromGame() ? played : null, VARIANT);
   window.history.replaceState(null, "", address);
   board.tag({});
-  board.set({ marks: root, playable: false });
+  board.set({ marks: flat(root), playable: false });
   setDisabled($("undo"), earlier.length === 0, $("lab-board").querySelector('[tabindex="0"]'));
-  await Promise.all([loadRoot(), loadChoices(), loadCounts(), steps.reset()]);
+  // The counts last: on the larger variants they are the costliest answer, and the
+  // connection's budget of work would refuse the others after them for a while.
+  await Promise.all([loadRoot(), loadChoices(), steps.reset()]);
+  await loadCounts();
 }
 
 async function loadRoot() {
   const reply = await send(EVENTS.labChildren, { board: root, ...options() });
   if (!reply.ok) return refused(reply);
   rootAnswer = reply;
-  me = reply.children.length ? markOf(reply.children[0]) : null;
-  board.set({ marks: root, playable: reply.children.length > 0 });
+  me = reply.children.length ? sideAt(root, markOf(reply.children[0])) : null;
+  board.set({ marks: flat(root), playable: reply.children.length > 0, dead: reply.dead ?? [] });
   const { scoring, depth } = options();
   $("to-move").textContent = toMoveWords(me, reply.value, scoring, { depth, who: whoMoves(me) });
   const inGame = fromGame()
@@ -153,10 +172,10 @@ async function loadCounts() {
 // --- the choice under two scorings: the fatalist and the fighter ---------------------------
 
 async function loadChoices() {
-  const ask = (scoring) => send(EVENTS.labChildren, { board: root, scoring });
+  const ask = (scoring) => send(EVENTS.labChildren, { board: root, scoring, ...onVariant });
   const [plain, aware] = await Promise.all([ask("result"), ask("depth")]);
   if (!plain.ok || !aware.ok) return refused(plain.ok ? aware : plain);
-  const mover = plain.children.length ? markOf(plain.children[0]) : null;
+  const mover = plain.children.length ? sideAt(root, markOf(plain.children[0])) : null;
   $("choice-result").textContent = choiceWords("result", plain, mover);
   $("choice-depth").textContent = choiceWords("depth", aware, mover);
   const differ = plain.best !== aware.best && plain.value === -1;
@@ -182,7 +201,9 @@ function showAnswer(aware) {
 // --- wiring -----------------------------------------------------------------------------------
 
 function explainScoring() {
-  $("scoring-about").textContent = SCORING_ABOUT[$("scoring").value];
+  const scoring = $("scoring").value;
+  const top = VARIANT !== "classic" && scoring === "depth" ? topWords(SHAPE.cells) : "";
+  $("scoring-about").textContent = SCORING_ABOUT[scoring] + top;
 }
 
 function wire() {
@@ -194,9 +215,13 @@ function wire() {
   $("undo").addEventListener("click", () => earlier.length && show(earlier.pop()));
   $("clear").addEventListener("click", () => {
     earlier.push(root);
-    show(".........");
+    show(EMPTY_BOARD);
   });
-  $("fatalist").addEventListener("click", () => {
+  // Other rules: the lab at their empty board.
+  $("variant").addEventListener("change", () => {
+    window.location.assign(labAddress($("lab").dataset.address, "", null, $("variant").value));
+  });
+  $("fatalist")?.addEventListener("click", () => {
     earlier.push(root);
     $("scoring").value = "depth";
     explainScoring();

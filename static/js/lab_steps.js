@@ -12,10 +12,10 @@ import {
   runningWords,
   STEP_BOARD,
   stepNumberWords,
-  stepOfWords,
   stepWords,
   windowWords,
 } from "./words_lab.js";
+import { walkWords } from "./words_counts.js";
 
 const PAGE_SIZE = 200;
 const PAGES_KEPT = 50; // pages held in the browser, the oldest dropped first
@@ -27,10 +27,11 @@ const SLOW_PAGE_MS = 500;
  * The step-through. `ask(start, size)` resolves to the server's answer to `lab_page` for
  * the search the page's choices describe; `refused(reply)` says why one was refused.
  */
-export function createSteps({ ask, refused }) {
-  const stepBoard = createBoard($("step-board"), { label: STEP_BOARD });
+export function createSteps({ ask, refused, shape = undefined }) {
+  const stepBoard = createBoard($("step-board"), { ...shape, label: STEP_BOARD });
   let pages = new Map(); // page number -> {events, nodes: node -> its enter event}
   let steps = null; // the trace's length, told with every page
+  let whole = true; // whether those are all its steps (else a large search's first ones)
   let asking = 0; // the search the answers are for
   let wanted = 0; // the step to show: a slider dragged far asks only for where it stops
   let fetching = false;
@@ -53,6 +54,7 @@ export function createSteps({ ask, refused }) {
       return null;
     }
     steps = reply.steps;
+    whole = reply.whole ?? true;
     const nodes = new Map();
     for (const event of [...reply.opened, ...reply.events]) {
       if (event.type === "enter") nodes.set(event.node, event);
@@ -91,10 +93,10 @@ export function createSteps({ ask, refused }) {
   function drawStep(step, { event, node }) {
     $("step").value = String(step);
     $("step-number").textContent = stepNumberWords(step);
-    $("step-of").textContent = stepOfWords(step, steps);
-    $("step").setAttribute("aria-valuetext", stepOfWords(step, steps));
+    $("step-of").textContent = walkWords(step, steps, whole);
+    $("step").setAttribute("aria-valuetext", walkWords(step, steps, true));
     if (node) {
-      stepBoard.set({ marks: node.board, last: event.type === "enter" ? (event.cell ?? -1) : -1 });
+      stepBoard.set({ marks: node.board.replaceAll("/", ""), last: event.type === "enter" ? (event.cell ?? -1) : -1 });
       $("step-depth").textContent = String(node.depth);
     }
     if ("alpha" in event) {

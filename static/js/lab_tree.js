@@ -3,16 +3,20 @@
 // open, Home and End go to the ends, Enter and a click open or close; the focus roves.
 import { createBoard } from "./board.js";
 
-/** The mark played to reach a child (the server's `{board, cell}`). */
-export const markOf = (child) => child.board[child.cell];
+/** The mark played to reach a child (the server's `{board, cell, mark}`). */
+export const markOf = (child) => child.mark ?? child.board[child.cell];
 
-function miniBoard(position) {
+let miniCount = 0;
+
+function miniBoard(position, shape) {
   const holder = document.createElement("span");
   holder.className = "mini";
+  holder.dataset.boards = String(shape?.boards ?? 1);
   holder.setAttribute("aria-hidden", "true");
   const grid = document.createElement("div");
+  grid.id = `mini-${(miniCount += 1)}`; // each board's caption gets an id of its own
   holder.append(grid);
-  createBoard(grid, { label: "" }).set({ marks: position });
+  createBoard(grid, { ...shape, label: "" }).set({ marks: position.replaceAll("/", "") });
   return holder;
 }
 
@@ -21,11 +25,12 @@ const groupOf = (li) => li.nextElementSibling;
 const parentItem = (li) => li.parentElement.parentElement.closest("li")?.firstElementChild;
 
 /**
- * The treeview in `tree`. `load(path)` resolves to the children of the node at `path`
- * (cells from the root, as a string) or null when they were refused; `name(node,
- * chosen)` is a node's words: its line, its value, and whether the search chose it.
+ * The treeview in `tree`, of positions of `shape` (board.js's). `load(path)` resolves
+ * to the children of the node at `path` (cells from the root, as a string of indices
+ * separated by commas) or null when they were refused; `name(node, chosen)` is a
+ * node's words: its line, its value, and whether the search chose it.
  */
-export function createTree(tree, { load, name }) {
+export function createTree(tree, { load, name, shape = undefined }) {
   const items = new WeakMap(); // treeitem -> {path, moves, board, value, loaded}
   let nodeCount = 0;
 
@@ -46,7 +51,7 @@ export function createTree(tree, { load, name }) {
     words.id = `node-${(nodeCount += 1)}`;
     words.textContent = name(node, chosen);
     li.setAttribute("aria-labelledby", words.id);
-    row.append(miniBoard(node.board), words);
+    row.append(miniBoard(node.board, shape), words);
     li.append(row);
     holder.append(li);
     if (node.open) {
@@ -101,7 +106,7 @@ export function createTree(tree, { load, name }) {
   async function expand(li) {
     const node = items.get(li);
     if (!node.loaded) {
-      const reply = await load(node.path.join(""));
+      const reply = await load(node.path.join(","));
       if (!reply) return;
       if (!reply.children.length) {
         closeForGood(li);

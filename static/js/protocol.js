@@ -57,14 +57,18 @@ export const NOTICES = Object.freeze({ matchUnreadable: "match_unreadable" });
 const COLUMNS = "abcdefghi";
 
 /**
- * The lab's address (`base`, any query dropped) at `board`, nine characters, with the
- * AI's move there in a game when `played` ({cell, decision, roll, difficulty, player})
- * is given: "/lab?board=XO..X....&played=2&how=random&roll=71&level=40". The roll and
- * the difficulty are left out where the game had none (a fixed mode); `player` is
- * "them" where the AI's opponent is not the reader (a shared game).
+ * The lab's address (`base`, any query dropped) at `board` (in the notation: nine
+ * characters on classic, 16 on 4x4, "/" between Notakto's boards) on `variant` (left out
+ * for classic), with the AI's move there in a game when `played` ({cell, decision, roll,
+ * difficulty, player}) is given: "/lab?board=XO..X....&played=2&how=random&roll=71&level=40".
+ * The roll and the difficulty are left out where the game had none (a fixed mode);
+ * `player` is "them" where the AI's opponent is not the reader (a shared game).
  */
-export function labAddress(base, board, played = null) {
-  const query = new URLSearchParams({ board });
+export function labAddress(base, board, played = null, variant = "classic") {
+  // A Notakto position given as all its cells in one row: its boards of nine, with "/".
+  const split = /^notakto\d$/.test(variant) && !board.includes("/");
+  const query = new URLSearchParams({ board: split ? board.match(/.{1,9}/g).join("/") : board });
+  if (variant && variant !== "classic") query.set("variant", variant);
   const { cell, decision, roll, difficulty, player } = played ?? {};
   const facts = { played: cell, how: decision, roll, level: difficulty, player };
   for (const [name, value] of Object.entries(facts)) {

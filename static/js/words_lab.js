@@ -1,7 +1,20 @@
 // What the lab says beyond the words of values, lines and steps it shares with the other
 // pages (words.js): its boards' names, its waits and its refusals.
-import { cellName } from "./protocol.js";
+import { nameOf } from "./board.js";
 import { DECISION_NAMES, errorWords, plural } from "./words.js";
+
+// The shape of the lab's boards (board.js's), for the cells' names: 3x3 until told.
+const shape = { rows: 3, columns: 3, boards: 1, cells: 9 };
+
+/** Name cells on boards of `shaped` from now on ("d4", "2:b2"). */
+export function useShape(shaped) {
+  Object.assign(shape, shaped);
+}
+
+const cellName = (cell) => nameOf(shape, cell);
+
+// The other side: O for X; in Notakto, where both place X, the other player.
+const OTHER = { X: "O", O: "X", "Player 1": "Player 2", "Player 2": "Player 1" };
 
 /** The accessible names of the lab's two boards. */
 export const POSITION_BOARD = "Position to search";
@@ -60,7 +73,7 @@ const SCORING_NAMES = {
  */
 export function labValueWords(value, me, scoring, { depth = null } = {}) {
   if (value == null) return "no moves left";
-  const them = me === "X" ? "O" : "X";
+  const them = OTHER[me];
   const shown = Number.isInteger(value) ? String(value) : value.toFixed(2);
   if (scoring === "share") return `${me}’s share ${shown}`;
   if (value > 0) return `${me} wins, value ${shown}`;
@@ -151,7 +164,8 @@ const OPPONENTS = {
 // What a move worth `value` (depth-aware, for the AI) does against `them`; `s` makes
 // its verb singular.
 function outcomeWords(value, them, s = "s") {
-  const moves = Math.ceil((10 - Math.abs(value)) / 2); // the AI's own moves to its win
+  const top = shape.cells + 1; // a win on the spot, depth-aware: 10 on 3x3
+  const moves = Math.ceil((top - Math.abs(value)) / 2); // the AI's own moves to its win
   if (value > 0 && moves === 1) return `win${s} at once`;
   if (value > 0) return `win${s} in ${moves} moves, whatever ${them.plays}`;
   if (value === 0) return `keep${s} a draw`;
@@ -243,9 +257,13 @@ export function stepOfWords(step, steps) {
   return `Step ${(step + 1).toLocaleString("en")}${total}.`;
 }
 
-/** One kind of search's counts beside its bar. */
-export function countWords({ nodes, hits, cuts, ms }) {
-  const parts = [plural(nodes, "node").replace(/^\d+/, nodes.toLocaleString("en"))];
+/**
+ * One kind of search's counts beside its bar; an estimate (`estimate`) is "≈ 1,234 nodes
+ * (estimated)", a search stopped at the lab's cap (`more`) "more than 20,480 nodes".
+ */
+export function countWords({ nodes, hits, cuts, ms, estimate = false, more = false }) {
+  const count = plural(nodes, "node").replace(/^\d+/, nodes.toLocaleString("en"));
+  const parts = [estimate ? `≈ ${count} (estimated)` : more ? `more than ${count}` : count];
   if (hits) parts.push(`${hits.toLocaleString("en")} from the table`);
   if (cuts) parts.push(plural(cuts, "cut").replace(/^\d+/, cuts.toLocaleString("en")));
   parts.push(`${ms.toLocaleString("en")}\u00a0ms`); // a time never split from its unit

@@ -96,7 +96,7 @@ def _measured(
 
 def _record(chosen: lab.Result, measured: list[lab.Measured]) -> dict[str, object]:
     return {
-        "board": chosen.board.cells,
+        "board": str(chosen.board),
         "to_move": chosen.board.to_move,
         "options": {
             "scoring": chosen.options.scoring,
@@ -136,9 +136,7 @@ def _tied(move: lab.Child, chosen: lab.Result) -> bool:
 
 def _text(chosen: lab.Result, measured: list[lab.Measured]) -> str:
     mark = {"exact": "", "at least": ">= ", "at most": "<= "}
-    lines = [
-        f"{chosen.board.cells}  {chosen.board.to_move} to move, scoring {chosen.options.scoring}"
-    ]
+    lines = [f"{chosen.board}  {chosen.board.to_move} to move, scoring {chosen.options.scoring}"]
     lines += [f"  {cell_name(m.cell)}  {mark[m.bound]}{m.value:g}" for m in chosen.moves]
     lines += [_why(chosen), "", f"{'search':<26}{'nodes':>9}{'hits':>8}{'cuts':>8}{'ms':>10}"]
     lines += [

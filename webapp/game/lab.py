@@ -19,14 +19,20 @@ from __future__ import annotations
 
 import itertools
 import math
+import random
 from collections.abc import Callable, Generator, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .board import CELLS, EMPTY, Board, Cell, Mark, RuleError, cell_name, other, winner_of
+from .board import EMPTY, Board, Cell, RuleError
 from .engine import Value, value
+from .lab_rules import CLASSIC_GAME, Game, game_for
+from .position import Position
+from .search_rules import Child as RuleChild
+from .search_rules import Expanded, State
+from .solver import Solver
 from .strategies import x_expectation
-from .tree import canonical
 
 Scoring = Literal["result", "depth", "empties", "share"]
 SCORINGS: tuple[Scoring, ...] = ("result", "depth", "empties", "share")
@@ -40,6 +46,26 @@ PAUSE_EVERY = 256  # nodes between two calls of a search's ``pause``
 
 class LabError(RuleError):
     """A search that cannot be run as asked; ``code`` is stable."""
+
+
+class TooLarge(LabError):
+    """A search stopped at its cap of ``most`` nodes (``too_large``)."""
+
+    def __init__(self, most: int) -> None:
+        super().__init__("too_large", f"this search visits more than {most:,} positions")
+        self.most = most
+
+
+Root = Board | Position
+"""A search's root: today's board, or a position of any variant."""
+
+
+def game_of(root: Root) -> tuple[Game, str]:
+    """The root's rules and its cells as the lab's one string (lab_rules.py)."""
+    if isinstance(root, Board):
+        return CLASSIC_GAME, root.cells
+    game = game_for(root.variant)
+    return game, game.flat(root)
 
 
 @dataclass(frozen=True)
@@ -145,7 +171,7 @@ class Child:
 class Result:
     """A whole search from a root: its value, each move's, the pick and the counts."""
 
-    board: Board
+    board: Root
     options: Options
     value: Score
     moves: tuple[Child, ...]
@@ -166,10 +192,12 @@ class _Search:
     The first ``skip`` events are passed over without being built."""
 
     options: Options
-    me: Mark
+    game: Game
     pause: Callable[[], object] | None = None
     tracing: bool = False
     skip: int = 0
+    most: int | None = None  # the cap of nodes: past it, ``TooLarge``
+    me: str = "X"  # the mark the root's side to move places
     nodes: int = 0
     hits: int = 0
     cuts: int = 0
@@ -186,14 +214,14 @@ class _Search:
 
     def score_end(self, cells: str, depth: int) -> tuple[Score, How] | None:
         """The value of a finished position, or of one at the depth limit; else None."""
-        won = winner_of(cells)
+        ended = self.game.ending(cells)
         scoring = self.options.scoring
-        if won or EMPTY not in cells:
-            sign = 0 if not won else (1 if won[0] == self.me else -1)
+        if ended is not None:
+            sign = ended if depth % 2 == 0 else -ended  # for the root's side to move
             if scoring == "share":
                 return (1 + sign) / 2, "end"
             if scoring == "depth":
-                return sign * (10 - depth), "end"
+                return sign * (self.game.top - depth), "end"
             if scoring == "empties":
                 return sign * (cells.count(EMPTY) + 1), "end"
             return sign, "end"
@@ -206,13 +234,12 @@ class _Search:
 
     def moves(self, cells: str) -> list[tuple[Cell, str, tuple[Cell, ...]]]:
         """Children in cell order; with symmetry, one per class, with the merged cells."""
-        mark = "X" if cells.count("X") == cells.count("O") else "O"
-        children = [(i, cells[:i] + mark + cells[i + 1 :]) for i in CELLS if cells[i] == EMPTY]
+        children = self.game.children(cells)
         if not self.options.symmetry:
             return [(cell, child, ()) for cell, child in children]
         classes: dict[str, list[tuple[Cell, str]]] = {}
         for cell, child in children:
-            classes.setdefault(canonical(child), []).append((cell, child))
+            classes.setdefault(self.game.canonical(child), []).append((cell, child))
         return [(c[0][0], c[0][1], tuple(cell for cell, _ in c[1:])) for c in classes.values()]
 
     def visit(
@@ -227,8 +254,11 @@ class _Search:
         """Visit one node: count it, yield its events, and return its value and bound."""
         node = self.nodes
         self.nodes += 1
-        if self.pause is not None and not node % PAUSE_EVERY:
-            self.pause()
+        if not node % PAUSE_EVERY:
+            if self.most is not None and node >= self.most:
+                raise TooLarge(self.most)
+            if self.pause is not None:
+                self.pause()
         tracing = self.tracing
         if tracing:
             self.opened.append((node, parent, cell, cells, depth, alpha, beta))
@@ -254,7 +284,7 @@ class _Search:
 
     def expand(self, node: int, cells: str, depth: int, alpha: Score, beta: Score) -> Steps:
         """Search a node's children; fail-hard when pruning (docs/lab.md)."""
-        maximiser = Board(cells).to_move == self.me
+        maximiser = depth % 2 == 0  # the root's side to move
         prune, tracing = self.options.prune, self.tracing
         low, high = alpha, beta
         best = -INF if maximiser else INF
@@ -283,23 +313,40 @@ class _Search:
 
     def root(self, cells: str) -> Steps:
         """The whole search from the root, with the window (-inf, +inf)."""
+        self.me = self.game.to_move(cells)
         return self.visit(cells, 0, -INF, INF, None, None)
 
 
-def _check(board: Board, path: tuple[Cell, ...]) -> Board:
+def _check(board: Root, path: tuple[Cell, ...]) -> Root:
     node = board
     for cell in path:
         node = node.apply_move(cell)
     return node
 
 
+def check(board: Root, options: Options) -> tuple[Game, str]:
+    """The root's rules and cells, once the options suit its variant (the share of the
+    leaves below a depth limit is scored by random play on today's board only)."""
+    game, cells = game_of(board)
+    if options.scoring == "share" and options.depth is not None and game != CLASSIC_GAME:
+        raise LabError(
+            "bad_scoring", "the share of the leaves at a depth limit is scored on classic only"
+        )
+    return game, cells
+
+
 def search(
-    board: Board, options: Options = Options(), *, pause: Callable[[], object] | None = None
+    board: Root,
+    options: Options = Options(),
+    *,
+    pause: Callable[[], object] | None = None,
+    most: int | None = None,
 ) -> Result:
     """Run one search from ``board`` (calling ``pause`` every few hundred nodes, so that
-    a long search can let others run)."""
-    run = _Search(options, board.to_move, pause)
-    score, _ = _finish(run.root(board.cells))
+    a long search can let others run; past ``most`` nodes, if given, ``TooLarge``)."""
+    game, cells = check(board, options)
+    run = _Search(options, game, pause, most=most)
+    score, _ = _finish(run.root(cells))
     moves = tuple(sorted(run.root_children, key=lambda child: child.cell))
     best = next((child.cell for child in moves if child.value == score), None)
     return Result(board, options, score, moves, best, Counts(run.nodes, run.hits, run.cuts))
@@ -323,7 +370,7 @@ class Trace:
 
     def __init__(
         self,
-        board: Board,
+        board: Root,
         options: Options = Options(),
         start: int = 0,
         *,
@@ -332,8 +379,9 @@ class Trace:
         if start < 0:
             raise LabError("bad_step", "a trace starts at step 0 or later")
         self.board, self.options, self.at = board, options, start
-        self.run = _Search(options, board.to_move, pause, tracing=True, skip=start)
-        self.steps = self.run.root(board.cells)
+        game, cells = check(board, options)
+        self.run = _Search(options, game, pause, tracing=True, skip=start)
+        self.steps = self.run.root(cells)
 
     def __iter__(self) -> Iterator[Event]:
         return self
@@ -361,13 +409,13 @@ class Trace:
         return self.opened(), [first, *itertools.islice(self, size - 1)]
 
 
-def trace(board: Board, options: Options = Options()) -> Iterator[Event]:
+def trace(board: Root, options: Options = Options()) -> Iterator[Event]:
     """Every event of a search, produced lazily, never held whole."""
     return Trace(board, options)
 
 
 def page(
-    board: Board,
+    board: Root,
     options: Options,
     start: int,
     size: int,
@@ -382,21 +430,22 @@ def page(
 
 
 def children(
-    board: Board,
+    board: Root,
     path: tuple[Cell, ...],
     options: Options = Options(),
     *,
     pause: Callable[[], object] | None = None,
+    most: int | None = None,
 ) -> list[Child]:
     """The children of the node reached from ``board`` by ``path``, with their exact
     values as the search from ``board`` sees them (depth counted from ``board``), by
-    plain minimax with a table: at most a few thousand nodes."""
-    node = _check(board, path)
+    plain minimax with a table: on 3x3 at most a few thousand nodes (``most``: a cap)."""
+    game, top = check(board, options)
+    _, cells = game_of(_check(board, path))
     exact = Options(options.scoring, table=True, depth=options.depth)
-    run = _Search(exact, board.to_move, pause=pause)
+    run = _Search(exact, game, pause=pause, most=most, me=game.to_move(top))
     found = []
-    for cell in node.legal_moves():
-        child = node.apply_move(cell).cells
+    for cell, child in game.children(cells) if game.ending(cells) is None else []:
         score, bound = _finish(run.visit(child, len(path) + 1, -INF, INF, None, cell))
         found.append(Child(cell, child, score, bound))
     return found
@@ -421,17 +470,64 @@ def kinds(scoring: Scoring = "depth", depth: int | None = None) -> list[Options]
 
 
 def measure(
-    board: Board,
+    board: Root,
     options: Options,
     clock: Callable[[], float],
     *,
     pause: Callable[[], object] | None = None,
+    most: int | None = None,
 ) -> Measured:
     """Count one search without tracing it, timed by ``clock`` (seconds), calling ``pause``
-    as ``search`` does."""
+    as ``search`` does (past ``most`` nodes, if given, ``TooLarge``)."""
     began = clock()
-    counts = search(board, options, pause=pause).counts
+    counts = search(board, options, pause=pause, most=most).counts
     return Measured(options, counts, clock() - began)
+
+
+# --- a plain search's size, estimated -------------------------------------------------------
+
+ESTIMATE_DESCENTS = 400  # random descents of one estimate
+
+
+def estimate(
+    board: Root,
+    options: Options,
+    *,
+    descents: int = ESTIMATE_DESCENTS,
+    seed: int = 0,
+    pause: Callable[[], object] | None = None,
+) -> int:
+    """The nodes a search without pruning or a table would visit, estimated by random
+    descents (Knuth's estimator; docs/lab.md): each descent from the root picks one
+    child at random at every node down to the end (or the depth limit), and counts
+    1 + b1 + b1*b2 + ..., where bi is the number of children met at its i-th node (one
+    per class of symmetric children with symmetry); the estimate is the mean over
+    ``descents`` descents, seeded by ``seed`` so that it is the same every time.
+    Its expectation is the exact count."""
+    if options.prune or options.table:
+        raise LabError("bad_setting", "only a search with no pruning and no table is estimated")
+    game, cells = check(board, options)
+    run = _Search(options, game)
+    rng = random.Random(seed)
+    total = 0
+    for descent in range(descents):
+        if pause is not None and not descent % 16:
+            pause()
+        total += _descend(run, cells, rng)
+    return round(total / descents)
+
+
+def _descend(run: _Search, cells: str, rng: random.Random) -> int:
+    """One random descent's count (see ``estimate``)."""
+    count = width = 1
+    for depth in range(run.game.variant.cells + 1):
+        if run.score_end(cells, depth) is not None:
+            break
+        moves = run.moves(cells)
+        width *= len(moves)
+        count += width
+        cells = rng.choice(moves)[1]
+    return count
 
 
 # --- agreement with the engine, and reasons in words --------------------------------------
@@ -457,29 +553,32 @@ def engine_says(board: Board) -> tuple[str, int]:
     return found.result.value, found.plies
 
 
-def cut_reason(cut: Cut, scoring: Scoring = "depth") -> str:
-    """Why a branch was cut, in words."""
-    mover = Board(cut.cells).to_move
-    waiting = other(mover)
-    rest = _skipped_words(cut.skipped)
+def cut_reason(cut: Cut, scoring: Scoring = "depth", game: Game = CLASSIC_GAME) -> str:
+    """Why a branch was cut, in words (in Notakto, where both place X, the sides are
+    named as the side to move and the other side)."""
+    mover, waiting = game.to_move(cut.cells), "O" if game.to_move(cut.cells) == "X" else "X"
+    if game.variant.notakto:
+        mover, waiting = "The side to move", "the other side"
+    rest = _skipped_words(cut.skipped, game)
+    after = game.cell_name(cut.after)
     if cut.maximiser:
         return (
-            f"{mover} can already reach {_num(cut.alpha)} here with {cell_name(cut.after)}, but"
+            f"{mover} can already reach {_num(cut.alpha)} here with {after}, but"
             f" {waiting} has {_num(cut.beta)} elsewhere and will never come here:"
             f" {_num(cut.beta)} <= alpha {_num(cut.alpha)}, so {rest}"
         )
     return (
-        f"{mover} can already hold this to {_num(cut.beta)} with {cell_name(cut.after)}, but"
+        f"{mover} can already hold this to {_num(cut.beta)} with {after}, but"
         f" {waiting} has {_num(cut.alpha)} elsewhere and will never come here:"
         f" beta {_num(cut.beta)} <= {_num(cut.alpha)}, so {rest}"
     )
 
 
-def _skipped_words(skipped: tuple[Cell, ...]) -> str:
+def _skipped_words(skipped: tuple[Cell, ...], game: Game) -> str:
     """What a cut spares, in words: "c3 needs no search", "a3, b3 need no search"."""
     if not skipped:
         return "the node stops here, with no moves left to skip"
-    names = ", ".join(cell_name(c) for c in skipped)
+    names = ", ".join(game.cell_name(c) for c in skipped)
     return f"{names} {'needs' if len(skipped) == 1 else 'need'} no search"
 
 
@@ -487,3 +586,95 @@ def _num(score: Score) -> str:
     if score in (INF, -INF):
         return "+inf" if score > 0 else "-inf"
     return f"{score:g}"
+
+
+# --- the AI's own search, counted and asked for values ----------------------------------------
+
+
+class _Capped:
+    """A rule set (search_rules.py) that calls ``pause`` now and then and stops its
+    solver past ``most`` positions: the AI's search, bounded as the lab's are."""
+
+    def __init__(self, solver: Solver, most: int, pause: Callable[[], object] | None) -> None:
+        self.rules, self.solver, self.most, self.pause = solver.rules, solver, most, pause
+        self.start = solver.nodes
+        self.expanded = 0
+
+    def state(self, position: Position) -> State:
+        return self.rules.state(position)
+
+    def canonical(self, state: State) -> int:
+        return self.rules.canonical(state)
+
+    def moves(self, state: State) -> list[RuleChild]:
+        return self.rules.moves(state)
+
+    def expand(self, state: State) -> Expanded:
+        self.expanded += 1
+        if not self.expanded % PAUSE_EVERY:
+            if self.solver.nodes - self.start > self.most:
+                raise TooLarge(self.most)
+            if self.pause is not None:
+                self.pause()
+        return self.rules.expand(state)
+
+
+@contextmanager
+def capped(
+    solver: Solver, most: int, pause: Callable[[], object] | None = None
+) -> Iterator[Solver]:
+    """``solver`` bounded to ``most`` more positions (``TooLarge`` past them), pausing."""
+    rules = solver.rules
+    solver.rules = _Capped(solver, most, pause)
+    try:
+        yield solver
+    finally:
+        solver.rules = rules
+
+
+def engine_counts(
+    board: Position, *, most: int, pause: Callable[[], object] | None = None
+) -> Counts:
+    """The positions the AI's own search (solver.py: alpha-beta, a table of bounds,
+    symmetry, move ordering and its shortcuts) visits to value ``board`` from an empty
+    table and no book; ``TooLarge`` past ``most``."""
+    solver = Solver(board.variant)
+    with capped(solver, most, pause):
+        solver.value(board)
+    return Counts(solver.nodes, 0, 0)
+
+
+def engine_children(
+    board: Position,
+    path: tuple[Cell, ...],
+    options: Options,
+    solver: Solver,
+    *,
+    most: int,
+    pause: Callable[[], object] | None = None,
+) -> list[Child]:
+    """What ``children`` gives with no depth limit, found by the AI's engine (``solver``,
+    its table kept): each move's exact result and plies, scored as the lab scores them
+    for the side to move at ``board`` (``TooLarge`` past ``most`` positions)."""
+    if options.depth is not None:
+        raise LabError("bad_depth", "the engine values moves to the end, with no depth limit")
+    game = game_for(board.variant)
+    node = _check(board, path)
+    assert isinstance(node, Position)
+    with capped(solver, most, pause):
+        found = solver.analyse(node).moves
+    ours = len(path) % 2 == 0  # the node's side to move is the root's
+    empties = game.flat(node).count(EMPTY)
+    children = []
+    for cell, child in game.children(game.flat(node)):
+        worth = found[cell]
+        sign = {"win": 1, "loss": -1}.get(worth.result.value, 0) * (1 if ours else -1)
+        end = len(path) + worth.plies  # the plies from the root to the game's end
+        score: Score = {
+            "result": sign,
+            "depth": sign * (game.top - end),
+            "empties": sign * (empties - worth.plies + 1),
+            "share": (1 + sign) / 2,
+        }[options.scoring]
+        children.append(Child(cell, child, score, "exact"))
+    return children

@@ -17,14 +17,12 @@ from typing import Any
 from flask_socketio import SocketIO
 
 from webapp.game import lab as core
-from webapp.game.board import Board
 from webapp.server.events.dispatch import attach, checked, payer, player_id, socket_id
 from webapp.server.protocol.vocabulary import OK, Ack, Event
 from webapp.server.services.lab.answers import Lab, board_of, options_of, path_of
-from webapp.server.services.lab.encoding import children_answer
 from webapp.server.services.matches import MatchService
 
-Answer = Callable[[Board, core.Options, tuple[int, ...], dict[str, Any]], dict[str, Any]]
+Answer = Callable[[core.Root, core.Options, tuple[int, ...], dict[str, Any]], dict[str, Any]]
 
 
 def register_lab(socketio: SocketIO, lab: Lab, max_payload: int, service: MatchService) -> None:
@@ -32,7 +30,8 @@ def register_lab(socketio: SocketIO, lab: Lab, max_payload: int, service: MatchS
 
     def on(event: Event, answer: Answer, *, shows_values: bool = True) -> None:
         def handler(fields: dict[str, Any]) -> Ack:
-            board, options = board_of(fields), options_of(fields)
+            board = board_of(fields)
+            options = options_of(fields, board)
             path = path_of(board, fields)  # checked before any work, as the rest is
             work = lambda: answer(board, options, path, fields)  # noqa: E731
             found = lab.budgets.run(payer(socketio), work)
@@ -44,7 +43,7 @@ def register_lab(socketio: SocketIO, lab: Lab, max_payload: int, service: MatchS
 
     on(
         Event.LAB_CHILDREN,
-        lambda board, options, path, _: children_answer(board, path, options, lab.budgets.pause),
+        lambda board, options, path, _: lab.children(board, path, options),
     )
     on(
         Event.LAB_PAGE,

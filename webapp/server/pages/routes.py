@@ -28,8 +28,9 @@ from flask import (
 from flask.typing import ResponseReturnValue
 
 from webapp import __version__
-from webapp.game.board import EMPTY, Board, RuleError
+from webapp.game.board import RuleError
 from webapp.game.history import kind_of, reviewed
+from webapp.game.position import Position
 from webapp.game.rules import RULE_FIELDS
 from webapp.game.variant import CLASSIC, MEANINGS, VARIANTS, Variant, variant_named
 from webapp.server.limits.rates import address_key
@@ -160,15 +161,22 @@ def shared_game(game_id: str) -> ResponseReturnValue:
 
 @pages.get("/lab")
 def lab_page() -> ResponseReturnValue:
-    """The lab: the AI's search on any position (``?board=XO..X....``), made visible; a
-    board that cannot arise in a game is shown as the empty board, with the reason."""
-    text, problem = request.args.get("board", EMPTY * 9), None
+    """The lab: the AI's search on any position (``?board=XO..X....``, on any variant:
+    ``&variant=4x4k4``), made visible; a board that cannot arise in a game of it is shown
+    as the empty board, with the reason (an unknown variant as classic's)."""
+    problem = None
     try:
-        board = Board.parse(text)
+        variant = variant_named(request.args.get("variant", CLASSIC.name))
     except RuleError as err:
-        problem = f"That board cannot be shown ({err.message}): here is the empty one."
-        board = Board()
-    return _player() or _render("lab.html", board=board.cells, problem=problem)
+        problem, variant = f"{err.message}: here is classic.", CLASSIC
+    empty = str(Position.empty(variant))
+    try:
+        board = str(Position.parse(variant, request.args.get("board") or empty))
+    except RuleError as err:
+        problem = problem or f"That board cannot be shown ({err.message}): here is the empty one."
+        board = empty
+    context = {"variants": VARIANTS, "meanings": MEANINGS, "variant": variant}
+    return _player() or _render("lab.html", board=board, problem=problem, **context)
 
 
 @pages.get("/people")

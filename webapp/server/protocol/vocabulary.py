@@ -158,9 +158,16 @@ FIELDS: dict[Event, dict[str, Field]] = {
     Event.TAKE_BACK: {},
     Event.HISTORY: {},
     Event.HISTORY_GAME: {"id": STRING},
-    Event.LAB_CHILDREN: {"board": STRING, "path": STRING, "scoring": STRING, "depth": INTEGER},
+    Event.LAB_CHILDREN: {
+        "board": STRING,
+        "path": STRING,
+        "scoring": STRING,
+        "depth": INTEGER,
+        "variant": STRING,
+    },
     Event.LAB_PAGE: {
         "board": STRING,
+        "variant": STRING,
         "scoring": STRING,
         "prune": BOOLEAN,
         "table": BOOLEAN,
@@ -169,7 +176,7 @@ FIELDS: dict[Event, dict[str, Field]] = {
         "start": INTEGER,
         "size": INTEGER,
     },
-    Event.LAB_COUNTS: {"board": STRING, "scoring": STRING, "depth": INTEGER},
+    Event.LAB_COUNTS: {"board": STRING, "scoring": STRING, "depth": INTEGER, "variant": STRING},
 }
 CELL_NAMES = tuple(cell_name(cell) for cell in range(9))
 # Each mode's name and one line about it, as the new-match form shows them.

@@ -8,7 +8,7 @@ from math import isfinite
 from typing import Any
 
 from webapp.game import lab
-from webapp.game.board import Board, cell_name
+from webapp.game.lab_rules import CLASSIC_GAME, Game
 
 Pause = Callable[[], object] | None
 
@@ -19,23 +19,36 @@ def score(value: float) -> float | None:
 
 
 def children_answer(
-    board: Board, path: tuple[int, ...], options: lab.Options, pause: Pause = None
+    board: lab.Root, path: tuple[int, ...], options: lab.Options, found: list[lab.Child]
 ) -> dict[str, Any]:
-    """A node's moves with their values, the node's value and the move chosen there."""
-    found = lab.children(board, path, options, pause=pause)
-    node = Board(found[0].cells).to_move if found else None
-    maximiser = node is not None and node != board.to_move  # the child's mover is the other
+    """A node's moves (``found``) with their values, the node's value and the move chosen
+    there; each move's position in the variant's notation, and the mark it placed; the
+    node's dead boards (Notakto's, by number from 0)."""
+    game = lab.game_of(board)[0]
+    maximiser = len(path) % 2 == 0  # the node's side to move is the root's
     values = [child.value for child in found]
     best = (max(values) if maximiser else min(values)) if values else None
     limit = options.depth
     shallow = limit is None or len(path) + 1 < limit
 
     def opens(child: lab.Child) -> bool:
-        return shallow and not Board(child.cells).is_over()
+        return shallow and game.ending(child.cells) is None
 
+    node = lab.game_of(board)[1]
+    for cell in path:
+        node = next(child for move, child in game.children(node) if move == cell)
+    dead = {"dead": game.dead_boards(node)} if game.variant.notakto else {}  # Notakto only
     return {
+        **dead,
         "children": [
-            {"cell": c.cell, "board": c.cells, "value": c.value, "bound": c.bound, "open": opens(c)}
+            {
+                "cell": c.cell,
+                "board": game.text(c.cells),
+                "mark": c.cells[c.cell],
+                "value": c.value,
+                "bound": c.bound,
+                "open": opens(c),
+            }
             for c in found
         ],
         "value": best,
@@ -47,15 +60,16 @@ def _window(event: lab.Enter | lab.Update | lab.Cut) -> dict[str, float | None]:
     return {"alpha": score(event.alpha), "beta": score(event.beta)}
 
 
-def event_of(event: lab.Event, scoring: lab.Scoring) -> dict[str, Any]:
-    """One event of a trace as JSON; a cut carries its reason in words."""
+def event_of(event: lab.Event, scoring: lab.Scoring, game: Game = CLASSIC_GAME) -> dict[str, Any]:
+    """One event of a trace as JSON (positions in ``game``'s notation); a cut carries its
+    reason in words."""
     if isinstance(event, lab.Enter):
         return {
             "type": "enter",
             "node": event.node,
             "parent": event.parent,
             "cell": event.cell,
-            "board": event.cells,
+            "board": game.text(event.cells),
             "depth": event.depth,
             **_window(event),
         }
@@ -71,12 +85,12 @@ def event_of(event: lab.Event, scoring: lab.Scoring) -> dict[str, Any]:
         return {
             "type": "cut",
             "node": event.node,
-            "board": event.cells,
+            "board": game.text(event.cells),
             "after": event.after,
             "skipped": list(event.skipped),
             **_window(event),
-            "reason": lab.cut_reason(event, scoring),
-            "skipped_names": [cell_name(cell) for cell in event.skipped],
+            "reason": lab.cut_reason(event, scoring, game),
+            "skipped_names": [game.cell_name(cell) for cell in event.skipped],
         }
     return {
         "type": "leave",
