@@ -3,6 +3,7 @@
 // that the record is a whole finished game, then the revealed server seed against its
 // commitment and every number drawn from the stream. Which moves were perfect is the
 // server's word (and `tictactoe verify` checks it offline against the engine).
+import { boardOf } from "./fairness_board.js";
 import { cellName } from "./protocol.js";
 import { MISMATCHES as SAY, WHO } from "./words_fairness.js";
 
@@ -12,16 +13,6 @@ const SIGNED_KIND = "tictactoe-hp-signed-game";
 // Served at the site's root, two folders above this module (static/js/).
 const KEYS_URL = new URL("../../.well-known/tictactoe-keys.json", import.meta.url);
 const ENDED = new Set(["human_won", "ai_won", "draw"]);
-const LINES = [
-  [0, 1, 2],
-  [3, 4, 5],
-  [6, 7, 8],
-  [0, 3, 6],
-  [1, 4, 7],
-  [2, 5, 8],
-  [0, 4, 8],
-  [2, 4, 6],
-];
 
 const hex = (buffer) =>
   Array.from(new Uint8Array(buffer), (byte) => byte.toString(16).padStart(2, "0")).join("");
@@ -55,8 +46,9 @@ function expectEqual(actual, expected, what) {
   if (actual !== expected) throw new Mismatch(what);
 }
 
-const isCell = (cell) => Number.isInteger(cell) && cell >= 0 && cell <= 8;
-const nameOf = (cell) => (isCell(cell) ? cellName(cell) : String(cell));
+let shown = { cells: 9, name: cellName }; // the board of the record being checked
+const isCell = (cell) => Number.isInteger(cell) && cell >= 0 && cell < shown.cells;
+const nameOf = (cell) => (isCell(cell) ? shown.name(cell) : String(cell));
 
 /** The AI's difficulty in a game of the record (docs/fairness.md), or null in a fixed mode. */
 function difficultyOf(record) {
@@ -94,8 +86,8 @@ async function checkMove(record, move, index, next, draw) {
   if (!sorted) throw new Mismatch(SAY.candidates(name));
   expectEqual(move.pick_n, next, SAY.pickOrder(name, move.pick_n, next));
   const cell = candidates[pick(await draw(next), candidates.length)];
-  const cells = candidates.map(cellName).join(", ");
-  expectEqual(move.cell, cell, SAY.pick(name, cellName(cell), cells, nameOf(move.cell)));
+  const cells = candidates.map(shown.name).join(", ");
+  expectEqual(move.cell, cell, SAY.pick(name, shown.name(cell), cells, nameOf(move.cell)));
   return next + 1;
 }
 
@@ -179,13 +171,6 @@ async function opened(document) {
   return { record, signature: "verified", key };
 }
 
-/** The winner's mark on `cells`, "draw" on a full board, or null while it goes on. */
-function outcomeOf(cells) {
-  const line = LINES.find(([a, b, c]) => cells[a] && cells[a] === cells[b] && cells[b] === cells[c]);
-  if (line) return cells[line[0]];
-  return cells.every(Boolean) ? "draw" : null;
-}
-
 /** Check that `record` is a whole finished game: its moves, in turn, reach its status. */
 function checkComplete(record) {
   const revealed = record.dice?.server_seed != null;
@@ -196,7 +181,11 @@ function checkComplete(record) {
     throw new Mismatch(SAY.noRules);
   }
   if (!WHO[record.first]) throw new Mismatch(SAY.noFirst);
-  const cells = Array(9).fill(null);
+  const board = boardOf(record);
+  if (!board) throw new Mismatch(SAY.noRules);
+  shown = board;
+  const outcomeOf = (marks) => board.outcome(marks, placed);
+  const cells = Array(board.cells).fill(null);
   let placed = 0;
   const place = (cell, index) => {
     if (!isCell(cell) || cells[cell]) throw new Mismatch(SAY.notEmpty(index));

@@ -4,7 +4,12 @@
 // server does (rules.js asks it).
 import { $ } from "./dom.js";
 import { modeName } from "./words.js";
-import { fixedSummaryWords, rulesSummaryWords, targetSummaryWords } from "./words_rules.js";
+import {
+  fixedSummaryWords,
+  rulesSummaryWords,
+  targetSummaryWords,
+  variantSummaryWords,
+} from "./words_rules.js";
 
 // Numbers as typed: an integer as a number, anything else as it is, for the server to judge.
 function readNumber(input) {
@@ -55,15 +60,21 @@ export function createRulesForm() {
     return { preset, rules: readRules() };
   }
 
+  /** The rule set chosen; a classic match names none, as before there were others. */
+  const readVariant = () => form.elements.variant.value;
+  const variantAsk = () => (readVariant() === "classic" ? {} : { variant: readVariant() });
+
   function readSettings() {
     const mode = form.elements.mode.value;
     if (targeted()) return { mode, target: readTarget() };
     const first = mode === "adaptive" ? {} : { first: form.elements.first.value };
-    return { mode, ...readAsk(), ...first };
+    return { mode, ...readAsk(), ...first, ...variantAsk() };
   }
 
   /** The match the form would start, in a few words. */
-  function summary() {
+  const summary = () => variantSummaryWords(readVariant(), gameSummary());
+
+  function gameSummary() {
     const mode = form.elements.mode.value;
     const name = modeName(mode);
     if (mode !== "adaptive") return fixedSummaryWords(name, form.elements.first.value);
@@ -152,6 +163,7 @@ export function createRulesForm() {
   /** The fields set to the match of the snapshot `state`: its mode, promise and rules. */
   function fillFrom(state) {
     form.elements.mode.value = state.mode;
+    form.elements.variant.value = state.variant ?? "classic";
     const promise = state.record?.promise;
     form.elements.rules_from.value = promise ? "target" : "numbers";
     if (promise) targetInput.value = targetSlider.value = Math.round(promise.target * 100);
@@ -165,6 +177,10 @@ export function createRulesForm() {
 
   /** Show the fields the mode asks for, the preset's description and the rules' bounds. */
   function layout() {
+    // A chance asked for tunes the classic game's rules only.
+    const target = $("rules-from-target");
+    target.disabled = readVariant() !== "classic";
+    if (target.disabled && target.checked) $("rules-from-numbers").checked = true;
     const adaptive = adaptiveMode();
     for (const [id, on] of [["rules-settings", adaptive], ["first-settings", !adaptive]]) {
       $(id).hidden = !on;
