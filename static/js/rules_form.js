@@ -52,17 +52,17 @@ export function createRulesForm() {
     return /^\d+$/.test(text) ? Number(text) / 100 : text;
   }
 
+  /** The rule set chosen; a classic match names none, as before there were others. */
+  const readVariant = () => form.elements.variant.value;
+  const variantAsk = () => (readVariant() === "classic" ? {} : { variant: readVariant() });
+
   /** What `odds` and `new_match` need to know of the rules, or null outside adaptive. */
   function readAsk() {
     if (form.elements.mode.value !== "adaptive" || targeted()) return null;
     // Custom numbers are sent whole, so any preset will do as their base.
     const preset = presets[presetSelect.value] ? presetSelect.value : Object.keys(presets)[0];
-    return { preset, rules: readRules() };
+    return { preset, rules: readRules(), ...variantAsk() };
   }
-
-  /** The rule set chosen; a classic match names none, as before there were others. */
-  const readVariant = () => form.elements.variant.value;
-  const variantAsk = () => (readVariant() === "classic" ? {} : { variant: readVariant() });
 
   function readSettings() {
     const mode = form.elements.mode.value;
