@@ -167,6 +167,10 @@ def test_notakto_against_the_ai_says_a_dead_board(
     choose(page, "notakto2", "Impossible")
     expect(page.get_by_role("grid")).to_have_count(2)
     expect(page.locator("#game-meta")).to_have_text("Game 1 · Both place X, you go first")
+    # A name typed on the boards, its board's number first, takes the focus there.
+    page.get_by_role("button", name="1:a1, empty", exact=True).focus()
+    page.keyboard.type("2:c3")
+    expect(page.locator(":focus")).to_have_attribute("aria-label", "2:c3, empty")
     page.evaluate(KEEP_NOTICES)
     # Three in a row on board 1, by the player or the AI, kills it.
     for _ in range(5):
