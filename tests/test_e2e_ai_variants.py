@@ -14,6 +14,7 @@ from playwright.sync_api import Locator, Page, expect
 SIZES = {"phone": {"width": 390, "height": 844}, "laptop": {"width": 1280, "height": 800}}
 FOUR = "4x4k4 4x4, four in a row wins: a draw with perfect play"
 MATCH_OVER = re.compile(r"won the match")
+NAMES = ("misere", "4x4k3", "4x4k4", "notakto1", "notakto2", "notakto3")
 GAMES = 12  # a match from 10 HP each ends long before this many games
 
 
@@ -89,6 +90,9 @@ def in_view_at_each_size(page: Page, *parts: Locator) -> None:
 def test_the_dialog_says_each_rule_set_in_a_line(
     page: Page, server: Any, axe: Any, shoot: Any
 ) -> None:
+    # The server opened every variant's book before its workers started, and said so.
+    logged = server.log.read_text()
+    assert all(f"loaded the {name} opening book from cache" in logged for name in NAMES)
     page.goto(server.url)
     settle(page)
     dialog = open_rules(page)
