@@ -37,6 +37,14 @@ def empty_names(page: Page) -> list[str]:
     return [label.split(",")[0] for label in labels]
 
 
+def click_cell(page: Page, name: str) -> None:
+    """Play the empty cell called ``name`` by a click; wait for the answer and the turn."""
+    before = board(page).get_attribute("data-version") or ""
+    page.get_by_role("button", name=f"{name}, empty", exact=True).click()
+    expect(board(page)).not_to_have_attribute("data-version", before)
+    settle(page)
+
+
 def choose(page: Page, variant: str, mode: str, **numbers: str) -> None:
     """Start a new match on ``variant`` in ``mode`` from the rules dialog, the player first
     in a fixed mode."""
@@ -141,10 +149,7 @@ def test_a_whole_hp_match_of_four_in_a_row_on_4x4(
     shoot(page, "ai-4x4k4-playing")
     for _ in range(GAMES):
         while board(page).get_attribute("data-turn") == "human":
-            before = board(page).get_attribute("data-version")
-            page.get_by_role("button", name=f"{empty_names(page)[0]}, empty", exact=True).click()
-            expect(board(page)).not_to_have_attribute("data-version", before or "")
-            settle(page)
+            click_cell(page, empty_names(page)[0])
         # The page checks each finished game's dice, on the 4x4 board.
         expect(page.locator("#dice-check")).to_have_text(DICE_CHECKED)
         if MATCH_OVER.search(page.locator("#status-text").inner_text()):
@@ -181,8 +186,7 @@ def test_notakto_against_the_ai_says_a_dead_board(
         names = [name for name in empty_names(page) if name.startswith("1:")]
         if page.locator('[data-dead="true"]').count() or not names:
             break
-        page.get_by_role("button", name=f"{names[0]}, empty", exact=True).click()
-        settle(page)
+        click_cell(page, names[0])
     expect(page.get_by_role("grid", name="Board 1 is dead")).to_be_visible()
     assert "Board 1 is dead" in page.evaluate("window.said.join(' ')")
     assert not [name for name in empty_names(page) if name.startswith("1:")]
@@ -193,7 +197,6 @@ def test_notakto_against_the_ai_says_a_dead_board(
     for _ in range(9):
         if board(page).get_attribute("data-turn") != "human":
             break
-        page.get_by_role("button", name=f"{empty_names(page)[0]}, empty", exact=True).click()
-        settle(page)
+        click_cell(page, empty_names(page)[0])
     expect(page.locator("#explain")).to_contain_text("killed the last board")
     expect(page.locator("#dice-check")).to_have_text(DICE_CHECKED)

@@ -201,21 +201,14 @@ export function createBoard(root, { label = BOARD_LABEL, onPlay = null, colours 
     }
   }
 
-  // A cell's name typed on the board (b2, d4, or 2:b2 on several boards) takes the focus
-  // there, to be played with Enter or Space; a digit after a letter ends a name, not a
-  // number key's play.
+  // A cell's name typed (b2, 2:b2) takes the focus there; a digit after a letter ends a name.
   const byName = new Map(Array.from({ length: count }, (_, i) => [nameOf(shape, i), i]));
   let typed = "";
   function typeName(key) {
     typed = (typed + key.toLowerCase()).slice(-4);
-    for (let from = 0; from < typed.length - 1; from++) {
-      const cell = byName.get(typed.slice(from));
-      if (cell !== undefined) {
-        typed = "";
-        return cell;
-      }
-    }
-    return null;
+    const cell = [2, 3, 4].map((n) => byName.get(typed.slice(-n))).find((i) => i !== undefined);
+    if (cell !== undefined) typed = "";
+    return cell ?? null;
   }
 
   function onKey(event) {
@@ -258,15 +251,13 @@ export function createBoard(root, { label = BOARD_LABEL, onPlay = null, colours 
   };
   if (!readOnly) for (const [type, on] of Object.entries(listeners)) root.addEventListener(type, on);
 
-  /** Take this board out of `root` (its cells, keys and help), to draw another there. */
+  /** Take the board out of `root`, to draw another there. */
   function remove() {
     for (const [type, on] of Object.entries(listeners)) root.removeEventListener(type, on);
     help.remove();
     root.replaceChildren();
     root.classList.replace("boards", "board");
-    for (const name of ["role", "aria-label", "aria-describedby", "aria-readonly"]) {
-      root.removeAttribute(name);
-    }
+    for (const name of ["role", "aria-label", "aria-describedby"]) root.removeAttribute(name);
   }
 
   /** Whether keys 1-9 play cells: the keys, and the board's description of them. */

@@ -4,12 +4,7 @@
 // server does (rules.js asks it).
 import { $ } from "./dom.js";
 import { modeName } from "./words.js";
-import {
-  fixedSummaryWords,
-  rulesSummaryWords,
-  targetSummaryWords,
-  variantSummaryWords,
-} from "./words_rules.js";
+import { fixedSummaryWords, rulesSummaryWords, targetSummaryWords } from "./words_rules.js";
 
 // Numbers as typed: an integer as a number, anything else as it is, for the server to judge.
 function readNumber(input) {
@@ -52,9 +47,10 @@ export function createRulesForm() {
     return /^\d+$/.test(text) ? Number(text) / 100 : text;
   }
 
-  /** The rule set chosen; a classic match names none, as before there were others. */
+  // The rule set chosen; classic is named by none, as before there were others.
   const readVariant = () => form.elements.variant.value;
   const variantAsk = () => (readVariant() === "classic" ? {} : { variant: readVariant() });
+  const named = (words) => (readVariant() === "classic" ? words : `${readVariant()} · ${words}`);
 
   /** What `odds` and `new_match` need to know of the rules, or null outside adaptive. */
   function readAsk() {
@@ -72,7 +68,7 @@ export function createRulesForm() {
   }
 
   /** The match the form would start, in a few words. */
-  const summary = () => variantSummaryWords(readVariant(), gameSummary());
+  const summary = () => named(gameSummary());
 
   function gameSummary() {
     const mode = form.elements.mode.value;
@@ -177,9 +173,9 @@ export function createRulesForm() {
 
   /** Show the fields the mode asks for, the preset's description and the rules' bounds. */
   function layout() {
-    // A chance asked for tunes the classic game's rules only.
+    // A chance asked for tunes the classic rules only.
     const target = $("rules-from-target");
-    target.disabled = readVariant() !== "classic";
+    target.disabled = "variant" in variantAsk();
     if (target.disabled && target.checked) $("rules-from-numbers").checked = true;
     const adaptive = adaptiveMode();
     for (const [id, on] of [["rules-settings", adaptive], ["first-settings", !adaptive]]) {

@@ -50,8 +50,7 @@ export function createView(actions) {
 
   // The board sends every play to the server, whose answer is shown; the one move
   // refused here is a move while not connected, which could not be sent. It is drawn
-  // again for each rule set the match is played on (its shape: the page's data-shapes).
-  const shapes = JSON.parse(board.dataset.shapes ?? "{}");
+  // again for each rule set: "4x4k4" is one 4x4 board, "notakto3" three 3x3 boards.
   let drawnFor = null;
   let shape = shapeOf({});
   let grid = null;
@@ -61,14 +60,15 @@ export function createView(actions) {
   function draw(variant) {
     if (variant === drawnFor) return;
     drawnFor = variant;
-    shape = shapeOf(shapes[variant] ?? {});
+    const [size, boards] = [/^(\d)x/, /^notakto(\d)/].map((named) => named.exec(variant)?.[1]);
+    shape = shapeOf({ size: Number(size ?? 3), boards: Number(boards ?? 1) });
     grid?.remove();
     grid = createBoard(board, { ...shape, onPlay: play });
     grid.setNumberKeys(numberKeys);
   }
   draw("classic");
 
-  /** Say `text` in the notice area for a while: news of the game (`news`), else a refusal. */
+  // News of the game (a dead board) in the notice area, else a refusal.
   function say(text, { news = false, ms = NOTICE_MS } = {}) {
     $("notice").dataset.tone = news ? "news" : "";
     announce(text, ms);
@@ -83,7 +83,6 @@ export function createView(actions) {
   /** Show the perfect-play value of each empty cell, or clear them with null. */
   const showHints = (analysis) => grid.showHints(analysis);
 
-  // The controls reach the board drawn now, whichever it is.
   const drawn = {
     setNumberKeys(on) {
       numberKeys = on;
@@ -99,7 +98,6 @@ export function createView(actions) {
   function renderBoard(state) {
     const playable = online && state.status === "playing" && state.turn === "human";
     const ai = state.human === "X" ? "O" : "X";
-    // In Notakto both place X: no mark is the player's own colour.
     const notakto = state.variant?.startsWith("notakto");
     grid.setColours(notakto ? {} : { [state.human]: "you", [ai]: "ai" });
     grid.set({
@@ -144,7 +142,6 @@ export function createView(actions) {
     document.title = title ? `${title} · ${baseTitle}` : baseTitle;
   }
 
-  // A board that died since the last snapshot of the same game is said as it happens.
   function sayDead(before, state) {
     if (before?.variant !== state.variant || before.match.game !== state.match.game) return;
     const said = deadNewsWords(state.dead ?? [], before.dead ?? []);

@@ -42,10 +42,10 @@ export const boardName = (n) => `Board ${n}`;
 export const deadBoardWords = (n) => `Board ${n} is dead`;
 export const ON_DEAD_BOARD = "on a dead board";
 export const BOARDS_HELP = " At a board's edge, arrow keys go on to the next board.";
-/** Typing a cell's name (`example`: b2, or 2:b2 on several boards) goes to it (board.js). */
+/** Typing a cell's name goes to it (board.js). */
 export const namesHelp = (example) => ` Typing a cell's name, such as ${example}, goes to it.`;
 
-/** The boards that died since `before` (dead boards' numbers from 0), said; "" for none. */
+/** The boards (from 0) dead now and not `before`, said; "" for none. */
 export function deadNewsWords(dead, before) {
   const fresh = dead.filter((b) => !before.includes(b));
   return fresh.map((b) => deadBoardWords(b + 1)).join(". ");
@@ -164,7 +164,6 @@ export const YOUR_TURN = "Your turn";
 /** The line under the headline: "Game 2 · You play O, the AI goes first". */
 export function gameMetaWords(state) {
   const order = state.first === "human" ? "you go first" : "the AI goes first";
-  // In Notakto both players place X: the marks name no side.
   const plays = state.variant?.startsWith("notakto") ? "Both place X" : `You play ${state.human}`;
   return `${gameWords(state.match.game)} · ${plays}, ${order}`;
 }
@@ -290,16 +289,14 @@ const ENDINGS = {
   ai_won: ": three in a row, the AI wins",
   draw: ": the board is full, a draw",
 };
-const RUNS = { "4x4k4": "four in a row" };
-
-/** How a game of `variant` ended, after the latest move: who made the run or killed the
- * last board, and who wins ("" while it goes on). */
+/** How a game of `variant` ended: who made the run or killed the last board, who wins. */
 function endingWords(status, variant = "classic") {
-  if (status === "draw" || !ENDINGS[status] || variant === "classic") return ENDINGS[status] ?? "";
-  const [winner, maker] = status === "human_won" ? ["you win", "the AI"] : ["the AI wins", "you"];
+  const won = status === "human_won";
+  if ((!won && status !== "ai_won") || variant === "classic") return ENDINGS[status] ?? "";
+  const [winner, maker] = won ? ["you win", "the AI"] : ["the AI wins", "you"];
   if (variant.startsWith("notakto")) return `: ${maker} killed the last board, ${winner}`;
-  const run = RUNS[variant] ?? "three in a row";
-  return variant === "misere" ? `: ${maker} made ${run}, ${winner}` : `: ${run}, ${winner}`;
+  const run = variant === "4x4k4" ? "four in a row" : "three in a row";
+  return `: ${variant === "misere" ? `${maker} made ` : ""}${run}, ${winner}`;
 }
 
 // --- values: where a move leads under perfect play ---------------------------------------
@@ -375,7 +372,7 @@ export function aiMoveWords(move, { mode, depth = 2, name = cellName }) {
 }
 
 /** The line under the board: always about the latest move of the game, or "" before any;
- * `name` names a cell (on another board than 3x3, the page's). */
+ * `name` names a cell. */
 export function latestMoveWords(state, mode, name = cellName) {
   const last = state.history.at(-1);
   const ending = endingWords(state.status, state.variant);

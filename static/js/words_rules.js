@@ -33,10 +33,6 @@ export function rulesSummaryWords(mode, preset, you, ai) {
   return `${mode} · ${preset} rules · ${hp}`;
 }
 
-/** A match on another rule set than classic: "4x4k4 · Adaptive · Classic rules · 100 HP each". */
-export const variantSummaryWords = (variant, summary) =>
-  variant === "classic" ? summary : `${variant} · ${summary}`;
-
 /** The odds line of the rules: a perfect and a random player's chances of a match. */
 export function oddsSentence(odds) {
   const perfect = odds.perfect;

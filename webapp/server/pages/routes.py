@@ -121,9 +121,6 @@ def game_page(*, practice: bool = False) -> ResponseReturnValue:
         target_bounds=PAGE_TARGET_PERCENT,
         variants=VARIANTS,
         meanings=MEANINGS,
-        shapes={
-            v.name: {"rows": v.rows, "columns": v.columns, "boards": v.boards} for v in VARIANTS
-        },
         practice=practice,
         deleted=session.pop("deleted", None),  # once, on the page "Delete everything" lands on
     )
