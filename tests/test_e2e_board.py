@@ -99,7 +99,7 @@ def test_the_ai_page_board_by_keys_with_hints_and_its_winning_line(
     expect(grid(page)).to_have_attribute("aria-describedby", "board-help")
     expect(page.locator("#board-help")).to_have_text(
         "Arrow keys move between cells, Enter or Space plays the focused cell,"
-        " keys 1 to 9 play a cell in reading order."
+        " keys 1 to 9 play a cell in reading order. Typing a cell's name, such as b2, goes to it."
     )
     expect_one_tab_stop(page)
     expect_keys_move_the_focus(page)

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from support.testing import RedisServer, ServerProcess, wait_until
+from support.testing import RedisServer, ServerProcess, seed_books, wait_until
 
 from webapp import __version__
 from webapp.server.app import create_app
@@ -154,6 +154,7 @@ def unhealthy_server(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
         server = ServerProcess(tmp_path / f"server-{len(started)}", env)
         started.append(server)
         server.data_dir.mkdir(parents=True)
+        seed_books(server.data_dir)  # the books a first start would build, as start() gives
         with server.log.open("ab") as log:
             server.process = subprocess.Popen(
                 server.command, env=server.env, stdout=log, stderr=log

@@ -19,6 +19,7 @@ import {
   deadBoardWords,
   hintDescription,
   hintWords,
+  namesHelp,
 } from "./words.js";
 
 /** An X or an O drawn in strokes, which the stylesheet animates. */
@@ -42,7 +43,7 @@ function glyph(mark) {
  * or a number key) and answers with a promise of the server's ack; without it the board
  * is read-only (a replay): no buttons, no tab stop. `colours` names each mark's colour
  * ("you" or "ai"). The handle: set(position), showHints(analysis), mark(cells),
- * tag(tags), setNumberKeys(on), focus().
+ * tag(tags), setNumberKeys(on), remove(), focus().
  */
 export function createBoard(root, { label = BOARD_LABEL, onPlay = null, colours = {}, ...asked }) {
   const readOnly = !onPlay;
@@ -70,7 +71,8 @@ export function createBoard(root, { label = BOARD_LABEL, onPlay = null, colours 
   const help = element("p", { className: "visually-hidden", id: `${root.id || "board"}-help` });
   const digits = element("span", { textContent: BOARD_HELP_DIGITS });
   if (!readOnly) {
-    help.append(BOARD_HELP, digits, ".", grids.length ? BOARDS_HELP : "");
+    const names = namesHelp(nameOf(shape, 4));
+    help.append(BOARD_HELP, digits, ".", names, grids.length ? BOARDS_HELP : "");
     root.after(help);
     root.setAttribute("aria-describedby", help.id);
   } else {
@@ -200,11 +202,30 @@ export function createBoard(root, { label = BOARD_LABEL, onPlay = null, colours 
     }
   }
 
+  // A cell's name typed (b2, 2:b2) takes the focus there; a digit after a letter ends a name.
+  const byName = new Map(Array.from({ length: count }, (_, i) => [nameOf(shape, i), i]));
+  let typed = "";
+  function typeName(key) {
+    typed = (typed + key.toLowerCase()).slice(-4);
+    const cell = [2, 3, 4].map((n) => byName.get(typed.slice(-n))).find((i) => i !== undefined);
+    if (cell !== undefined) typed = "";
+    return cell ?? null;
+  }
+
   function onKey(event) {
     const to = stepFrom(shape, focused, event.key, event.ctrlKey);
     if (to !== null) {
       event.preventDefault();
       rove(to, { focus: true });
+      return;
+    }
+    const naming = !numberKeys || !/^\d$/.test(event.key) || /[a-z]$/.test(typed);
+    if (naming && /^[a-z0-9:]$/i.test(event.key) && !(event.ctrlKey || event.metaKey)) {
+      const named = typeName(event.key);
+      if (named !== null) {
+        event.preventDefault();
+        rove(named, { focus: true });
+      }
       return;
     }
     // Keys 1-9 play a cell in reading order, while the player keeps the setting on.
@@ -215,19 +236,29 @@ export function createBoard(root, { label = BOARD_LABEL, onPlay = null, colours 
     play(focused);
   }
 
-  if (!readOnly) {
-    root.addEventListener("click", (event) => {
+  const listeners = {
+    click(event) {
       const btn = event.target.closest("button[data-cell]");
       if (!btn) return;
       rove(Number(btn.dataset.cell));
       play(focused);
-    });
-    root.addEventListener("keydown", onKey);
+    },
+    keydown: onKey,
     // A cell focused by other means (a screen reader, a script) is where the keys start.
-    root.addEventListener("focusin", (event) => {
+    focusin(event) {
       const btn = event.target.closest("button[data-cell]");
       if (btn) rove(Number(btn.dataset.cell));
-    });
+    },
+  };
+  if (!readOnly) for (const [type, on] of Object.entries(listeners)) root.addEventListener(type, on);
+
+  /** Take the board out of `root`, to draw another there. */
+  function remove() {
+    for (const [type, on] of Object.entries(listeners)) root.removeEventListener(type, on);
+    help.remove();
+    root.replaceChildren();
+    root.classList.replace("boards", "board");
+    for (const name of ["role", "aria-label", "aria-describedby"]) root.removeAttribute(name);
   }
 
   /** Whether keys 1-9 play cells: the keys, and the board's description of them. */
@@ -244,6 +275,7 @@ export function createBoard(root, { label = BOARD_LABEL, onPlay = null, colours 
     tag,
     setColours,
     setNumberKeys,
+    remove,
     /** Give the focus to the cell in the tab order. */
     focus: () => rove(focused, { focus: true }),
   };

@@ -1,12 +1,14 @@
 // The one Socket.IO connection: state snapshots in, intentions out (answered by acks);
 // and what every page shows of it: the connection banner, and the notices announced.
 import { io } from "../vendor/socket.io.esm.min.js";
-import { confirmDeleted, showDeleted } from "./deleted.js";
 import { $ } from "./dom.js";
 import { REFUSALS, SERVER_EVENTS } from "./protocol.js";
 import { connectionWords } from "./words.js";
 
 const ACK_TIMEOUT_MS = 5000;
+// What "Delete everything" says (deleted.js) is loaded only when a page has it to say.
+const deleted = () => import("./deleted.js");
+const showDeleted = () => deleted().then((told) => told.showDeleted());
 
 const meta = (name, fallback) =>
   document.querySelector(`meta[name="${name}"]`)?.content || fallback;
@@ -20,7 +22,8 @@ const meta = (name, fallback) =>
  * not): by default the page says so, goes inert, and offers a fresh start.
  */
 export function connect({ onState, onRoom, onStatus, onNotice, onDeleted = showDeleted }) {
-  confirmDeleted(); // on the page a deletion landed on
+  // On the page a deletion landed on.
+  if ($("deleted")?.dataset.deleted) deleted().then((told) => told.confirmDeleted());
   // The server says which transports it allows: websocket alone by default, so that
   // several server processes need no sticky sessions; polling only where configured.
   const transports = meta("socket-transports", "websocket").split(",");

@@ -10,7 +10,7 @@ import { createRoomActions } from "./room_actions.js";
 import { createInvite } from "./room_invite.js";
 import { SEATS, markOf, seatsOf } from "./seats.js";
 import {
-  deadBoardWords,
+  deadNewsWords,
   errorWords,
   gameWords,
   noticeWords,
@@ -93,8 +93,8 @@ export function createRoomView(actions) {
   // A board that died since the last snapshot is said as it happens.
   function sayDead(before, room) {
     if (!before || before.game !== room.game) return;
-    const fresh = room.dead.filter((b) => !before.dead.includes(b));
-    if (fresh.length) say(fresh.map((b) => deadBoardWords(b + 1)).join(". "), { news: true });
+    const said = deadNewsWords(room.dead, before.dead);
+    if (said) say(said, { news: true });
   }
 
   /** Show the perfect-play value of each empty cell, or clear them with null. */

@@ -47,23 +47,30 @@ export function createRulesForm() {
     return /^\d+$/.test(text) ? Number(text) / 100 : text;
   }
 
+  // The rule set chosen; classic is named by none, as before there were others.
+  const readVariant = () => form.elements.variant.value;
+  const variantAsk = () => (readVariant() === "classic" ? {} : { variant: readVariant() });
+  const named = (words) => (readVariant() === "classic" ? words : `${readVariant()} · ${words}`);
+
   /** What `odds` and `new_match` need to know of the rules, or null outside adaptive. */
   function readAsk() {
     if (form.elements.mode.value !== "adaptive" || targeted()) return null;
     // Custom numbers are sent whole, so any preset will do as their base.
     const preset = presets[presetSelect.value] ? presetSelect.value : Object.keys(presets)[0];
-    return { preset, rules: readRules() };
+    return { preset, rules: readRules(), ...variantAsk() };
   }
 
   function readSettings() {
     const mode = form.elements.mode.value;
     if (targeted()) return { mode, target: readTarget() };
     const first = mode === "adaptive" ? {} : { first: form.elements.first.value };
-    return { mode, ...readAsk(), ...first };
+    return { mode, ...readAsk(), ...first, ...variantAsk() };
   }
 
   /** The match the form would start, in a few words. */
-  function summary() {
+  const summary = () => named(gameSummary());
+
+  function gameSummary() {
     const mode = form.elements.mode.value;
     const name = modeName(mode);
     if (mode !== "adaptive") return fixedSummaryWords(name, form.elements.first.value);
@@ -152,6 +159,7 @@ export function createRulesForm() {
   /** The fields set to the match of the snapshot `state`: its mode, promise and rules. */
   function fillFrom(state) {
     form.elements.mode.value = state.mode;
+    form.elements.variant.value = state.variant ?? "classic";
     const promise = state.record?.promise;
     form.elements.rules_from.value = promise ? "target" : "numbers";
     if (promise) targetInput.value = targetSlider.value = Math.round(promise.target * 100);
@@ -165,6 +173,10 @@ export function createRulesForm() {
 
   /** Show the fields the mode asks for, the preset's description and the rules' bounds. */
   function layout() {
+    // A chance asked for tunes the classic rules only.
+    const target = $("rules-from-target");
+    target.disabled = "variant" in variantAsk();
+    if (target.disabled && target.checked) $("rules-from-numbers").checked = true;
     const adaptive = adaptiveMode();
     for (const [id, on] of [["rules-settings", adaptive], ["first-settings", !adaptive]]) {
       $(id).hidden = !on;

@@ -3,10 +3,10 @@
 // the headline and the AI's explanation are drawn here; the match panel, the dice panel
 // and the controls each have their module.
 
-import { createBoard } from "./board.js";
+import { createBoard, nameOf, shapeOf } from "./board.js";
 import { announce, showConnection } from "./connection.js";
 import { $ } from "./dom.js";
-import { cellName, labAddress } from "./protocol.js";
+import { labAddress } from "./protocol.js";
 import { createControls } from "./view_controls.js";
 import { createDicePanel } from "./view_dice.js";
 import { createMatchPanel } from "./view_match.js";
@@ -19,6 +19,7 @@ import {
   RESULTS,
   THINKING,
   YOUR_TURN,
+  deadNewsWords,
   errorWords,
   gameMetaWords,
   lastGameWords,
@@ -48,19 +49,48 @@ export function createView(actions) {
   let serverNoticeUntil = 0;
 
   // The board sends every play to the server, whose answer is shown; the one move
-  // refused here is a move while not connected, which could not be sent.
-  const grid = createBoard(board, { size: 3, onPlay: play });
+  // refused here is a move while not connected, which could not be sent. It is drawn
+  // again for each rule set: "4x4k4" is one 4x4 board, "notakto3" three 3x3 boards.
+  let drawnFor = null;
+  let shape = shapeOf({});
+  let grid = null;
+  let numberKeys = true;
+  const name = (cell) => nameOf(shape, cell);
+
+  function draw(variant) {
+    if (variant === drawnFor) return;
+    drawnFor = variant;
+    const [size, boards] = [/^(\d)x/, /^notakto(\d)/].map((named) => named.exec(variant)?.[1]);
+    shape = shapeOf({ size: Number(size ?? 3), boards: Number(boards ?? 1) });
+    grid?.remove();
+    grid = createBoard(board, { ...shape, onPlay: play });
+    grid.setNumberKeys(numberKeys);
+  }
+  draw("classic");
+
+  // News of the game (a dead board) in the notice area, else a refusal.
+  function say(text, { news = false, ms = NOTICE_MS } = {}) {
+    $("notice").dataset.tone = news ? "news" : "";
+    announce(text, ms);
+  }
 
   function play(cell) {
     if (online) return actions.play(cell);
-    announce(offlineMoveWords(cellName(cell)), NOTICE_MS);
+    say(offlineMoveWords(name(cell)));
     return { ok: false };
   }
 
   /** Show the perfect-play value of each empty cell, or clear them with null. */
   const showHints = (analysis) => grid.showHints(analysis);
 
-  const controls = createControls(grid, { ...actions, hintsOff: () => showHints(null) });
+  const drawn = {
+    setNumberKeys(on) {
+      numberKeys = on;
+      grid.setNumberKeys(on);
+    },
+    focus: () => grid.focus(),
+  };
+  const controls = createControls(drawn, { ...actions, hintsOff: () => showHints(null) });
   const match = createMatchPanel(actions);
   const dice = createDicePanel();
 
@@ -68,12 +98,14 @@ export function createView(actions) {
   function renderBoard(state) {
     const playable = online && state.status === "playing" && state.turn === "human";
     const ai = state.human === "X" ? "O" : "X";
-    grid.setColours({ [state.human]: "you", [ai]: "ai" });
+    const notakto = state.variant?.startsWith("notakto");
+    grid.setColours(notakto ? {} : { [state.human]: "you", [ai]: "ai" });
     grid.set({
       marks: state.board,
       playable,
       last: state.status === "playing" ? (state.last_ai_move?.cell ?? -1) : -1,
       line: state.winning_line,
+      dead: state.dead ?? [],
     });
   }
 
@@ -110,8 +142,16 @@ export function createView(actions) {
     document.title = title ? `${title} · ${baseTitle}` : baseTitle;
   }
 
+  function sayDead(before, state) {
+    if (before?.variant !== state.variant || before.match.game !== state.match.game) return;
+    const said = deadNewsWords(state.dead ?? [], before.dead ?? []);
+    if (said) say(said, { news: true });
+  }
+
   function render(state) {
     const fresh = !shown || shown.version !== state.version;
+    draw(state.variant ?? "classic");
+    sayDead(shown, state);
     shown = state;
     board.dataset.turn = state.turn ?? "none";
     board.dataset.status = state.status;
@@ -121,7 +161,7 @@ export function createView(actions) {
     renderStatus(state);
     match.render(state);
     controls.render(state);
-    const said = latestMoveWords(state, modeName(state.mode));
+    const said = latestMoveWords(state, modeName(state.mode), name);
     $("explain").textContent = said || EXPLAIN_EMPTY;
     $("explain").classList.toggle("is-empty", !said);
     renderWhy(state);
@@ -171,12 +211,12 @@ export function createView(actions) {
   function showError(code) {
     // A refusal right after a server notice is its consequence (a move on the lost board).
     if (performance.now() < serverNoticeUntil) return;
-    announce(errorWords(code), NOTICE_MS);
+    say(errorWords(code));
   }
 
   /** Show what the server's `notice` says, by its code. */
   function showNotice(code) {
-    announce(noticeWords(code), SERVER_NOTICE_MS);
+    say(noticeWords(code), { ms: SERVER_NOTICE_MS });
     serverNoticeUntil = performance.now() + SERVER_NOTICE_FIRST_MS;
   }
 

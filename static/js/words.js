@@ -42,6 +42,14 @@ export const boardName = (n) => `Board ${n}`;
 export const deadBoardWords = (n) => `Board ${n} is dead`;
 export const ON_DEAD_BOARD = "on a dead board";
 export const BOARDS_HELP = " At a board's edge, arrow keys go on to the next board.";
+/** Typing a cell's name goes to it (board.js). */
+export const namesHelp = (example) => ` Typing a cell's name, such as ${example}, goes to it.`;
+
+/** The boards (from 0) dead now and not `before`, said; "" for none. */
+export function deadNewsWords(dead, before) {
+  const fresh = dead.filter((b) => !before.includes(b));
+  return fresh.map((b) => deadBoardWords(b + 1)).join(". ");
+}
 
 /** A hint as the cell's description: "hint: win now: three in a row". */
 export const hintDescription = (sentence) => `hint: ${sentence}`;
@@ -80,6 +88,7 @@ export const ERROR_MESSAGES = Object.freeze({
   player_deleted: "Your data was deleted: reload the page",
   internal: "The server failed: try again",
   dead_board: "That board is dead: play on a live one",
+  classic_only: "That is for the classic game only",
 });
 
 /** Codes the page makes up itself (connection.js), when no answer came. */
@@ -155,7 +164,8 @@ export const YOUR_TURN = "Your turn";
 /** The line under the headline: "Game 2 · You play O, the AI goes first". */
 export function gameMetaWords(state) {
   const order = state.first === "human" ? "you go first" : "the AI goes first";
-  return `${gameWords(state.match.game)} · You play ${state.human}, ${order}`;
+  const plays = state.variant?.startsWith("notakto") ? "Both place X" : `You play ${state.human}`;
+  return `${gameWords(state.match.game)} · ${plays}, ${order}`;
 }
 
 /** Once the match is over, the game that ended it: "Last game: Draw". */
@@ -279,6 +289,15 @@ const ENDINGS = {
   ai_won: ": three in a row, the AI wins",
   draw: ": the board is full, a draw",
 };
+/** How a game of `variant` ended: who made the run or killed the last board, who wins. */
+function endingWords(status, variant = "classic") {
+  const won = status === "human_won";
+  if ((!won && status !== "ai_won") || variant === "classic") return ENDINGS[status] ?? "";
+  const [winner, maker] = won ? ["you win", "the AI"] : ["the AI wins", "you"];
+  if (variant.startsWith("notakto")) return `: ${maker} killed the last board, ${winner}`;
+  const run = variant === "4x4k4" ? "four in a row" : "three in a row";
+  return `: ${variant === "misere" ? `${maker} made ` : ""}${run}, ${winner}`;
+}
 
 // --- values: where a move leads under perfect play ---------------------------------------
 
@@ -341,8 +360,8 @@ export function lockWords(level) {
 }
 
 /** What the AI's `move` was, in plain words; `mode` is the fixed mode's name. */
-export function aiMoveWords(move, { mode, depth = 2 }) {
-  const cell = cellName(move.cell);
+export function aiMoveWords(move, { mode, depth = 2, name = cellName }) {
+  const cell = name(move.cell);
   const did = (DECISIONS[move.decision] ?? ((name) => `played ${name}`))(cell, depth);
   const level = move.difficulty;
   if (level == null) return `${mode}: the AI ${did}`;
@@ -352,18 +371,19 @@ export function aiMoveWords(move, { mode, depth = 2 }) {
   return `Difficulty ${level}: the AI rolled ${move.roll}, ${under} ${level}, so it ${did}`;
 }
 
-/** The line under the board: always about the latest move of the game, or "" before any. */
-export function latestMoveWords(state, mode) {
+/** The line under the board: always about the latest move of the game, or "" before any;
+ * `name` names a cell. */
+export function latestMoveWords(state, mode, name = cellName) {
   const last = state.history.at(-1);
-  const ending = ENDINGS[state.status] ?? "";
+  const ending = endingWords(state.status, state.variant);
   if (state.status === "playing" && state.turn === "ai") {
     if (!last) return "The AI goes first and is thinking…";
-    return `You played ${cellName(last.cell)}. The AI is thinking…`;
+    return `You played ${name(last.cell)}. The AI is thinking…`;
   }
   if (!last) return "";
-  if (last.by === "human") return `You played ${cellName(last.cell)}${ending}`;
+  if (last.by === "human") return `You played ${name(last.cell)}${ending}`;
   const depth = state.rules?.lookahead_depth;
-  return aiMoveWords(state.last_ai_move, { mode, depth }) + ending;
+  return aiMoveWords(state.last_ai_move, { mode, depth, name }) + ending;
 }
 
 // --- verdicts: the review of a finished game, and practice ------------------------------

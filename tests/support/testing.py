@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 from webapp import __version__
 from webapp.game.board import Board
 from webapp.game.rules import MatchError, rules_from
+from webapp.server.store import books
 
 if TYPE_CHECKING:
     pass
@@ -145,6 +146,26 @@ def answering(url: str) -> bool:
         return False
 
 
+@cache
+def built_books() -> Path:
+    """Every variant's opening book, built once for the test run (about 10 s) in a data
+    dir of its own."""
+    import tempfile
+
+    from webapp.server.process.preflight import open_books
+
+    data_dir = Path(tempfile.mkdtemp(prefix="books-"))
+    open_books(data_dir)
+    return data_dir / books.BOOKS_DIR
+
+
+def seed_books(data_dir: Path) -> None:
+    """Give a new data dir the books a first start would build, so that the server loads
+    them instead (as every later start of a real server does)."""
+    if not (data_dir / books.BOOKS_DIR).exists():
+        shutil.copytree(built_books(), data_dir / books.BOOKS_DIR)
+
+
 class ServerProcess:
     """``tictactoe serve`` (or any ``command``) in a child process on a port and data dir."""
 
@@ -180,6 +201,7 @@ class ServerProcess:
         so, e.g. ``answering`` for a server that may start failing)."""
         Processes.starting("server")
         self.data_dir.mkdir(parents=True, exist_ok=True)
+        seed_books(self.data_dir)
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(self.command, env=self.env, stdout=log, stderr=log)
         deadline = time.monotonic() + seconds

@@ -114,6 +114,11 @@ class Position:
             return list(boards)
         return [b for b in boards if not is_dead(self.variant, board_mask(self.variant, self.x, b))]
 
+    def dead_boards(self) -> list[int]:
+        """Notakto's dead boards, on which no one plays (none on another variant)."""
+        live = self.live_boards()
+        return [b for b in range(self.variant.boards) if b not in live]
+
     def ending(self) -> Ending | None:
         """How the game ended for the side to move, or None while it goes on."""
         variant = self.variant

@@ -5,7 +5,8 @@ at random from it; lookahead searches a few plies and scores the frontier with i
 ``strategy(name)`` also names ``perfect``, the engine's play.
 
 On another variant (variant.py) only ``random`` and ``perfect`` play: the perfect move
-is solver.py's ``best_move``, from one solver per variant kept for the process. The
+is solver.py's ``best_move``, from one solver per variant kept for the process (the
+server hands in its own, with the data dir's opening books: ``use_solvers``). The
 heuristic and lookahead walk the whole 3x3 game, so they refuse another board
 (``classic_only``).
 """
@@ -88,10 +89,20 @@ def lookahead_move(board: Board, rng: random.Random, *, depth: int = 2) -> Cell:
     return best[0] if len(best) == 1 else rng.choice(best)
 
 
+_source: list[Callable[[Variant], Solver]] = [Solver]
+
+
+def use_solvers(source: Callable[[Variant], Solver]) -> None:
+    """Take each variant's solver from ``source`` from now on (the server's: one per
+    variant, looking its first plies up in the data dir's opening book)."""
+    _source[0] = source
+    solver_for.cache_clear()
+
+
 @cache
 def solver_for(variant: Variant) -> Solver:
     """The one solver of ``variant``: its table of proved bounds serves every game."""
-    return Solver(variant)
+    return _source[0](variant)
 
 
 def perfect_choices(board: Board) -> tuple[Cell, ...]:

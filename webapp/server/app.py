@@ -6,6 +6,7 @@ import logging
 import os
 from collections.abc import Mapping
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from types import FunctionType, MethodType
 from typing import Any
@@ -14,6 +15,7 @@ from flask import Flask
 from flask_socketio import SocketIO
 from socketio import RedisManager
 
+from webapp.game import strategies
 from webapp.server import settings as config
 from webapp.server.events.connect import SocketCaps
 from webapp.server.events.dispatch import refuse_forgotten
@@ -37,7 +39,7 @@ from webapp.server.services.matches import MatchService
 from webapp.server.services.odds import odds_for
 from webapp.server.services.rooms import RoomService
 from webapp.server.services.training import Training, with_cards
-from webapp.server.store import datadir
+from webapp.server.store import books, datadir
 from webapp.server.store.forgotten import open_forgotten
 from webapp.server.store.history import open_history
 from webapp.server.store.matches import open_store
@@ -92,6 +94,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     data_dir = Path(app.config["DATA_DIR"] or datadir.default(os.environ))
     datadir.prepare(data_dir)
     app.config["DATA_DIR"] = str(data_dir)
+    # Every variant's perfect player (the AI, hints) looks up the data dir's opening book.
+    strategies.use_solvers(partial(books.solver, data_dir=data_dir))
     app.config["SECRET_KEY"] = app.config["SECRET_KEY"] or datadir.secret_key(data_dir)
     # Cookies signed with an earlier key stay valid while it is listed here.
     app.config["SECRET_KEY_FALLBACKS"] = comma_list(app.config["SECRET_KEY_FALLBACKS"])

@@ -14,7 +14,6 @@ from typing import Any
 from flask import request, session
 from flask_socketio import SocketIO, join_room
 
-from webapp.game import engine
 from webapp.game.fairness import check_client_seed
 from webapp.game.match import (
     Match,
@@ -27,6 +26,8 @@ from webapp.game.match import (
     take_back,
 )
 from webapp.game.rules import MatchError
+from webapp.game.strategies import move_values
+from webapp.game.variant import CLASSIC
 from webapp.server.events.connect import (
     SocketCaps,
     check_player,
@@ -48,6 +49,7 @@ from webapp.server.events.dispatch import (
 )
 from webapp.server.limits.costly_pages import CostlyAnswers, message
 from webapp.server.limits.rates import RateLimits
+from webapp.server.protocol.payload import variant_payload
 from webapp.server.protocol.vocabulary import (
     OK,
     Ack,
@@ -167,6 +169,12 @@ def register(
         answer, promise = OK, None
         if target is None:
             rules = odds.rules_of(fields)
+        elif variant_payload(fields) not in (None, CLASSIC):
+            raise MatchError(
+                ErrorCode.CLASSIC_ONLY,
+                "a target tunes the classic game's rules: send it without a variant",
+                field="variant",
+            )
         else:
             entries = service.history.games(player_id()) if service.history else []
             tuned, estimate = tuned_for(odds, payer(socketio), target, entries)
@@ -215,7 +223,7 @@ def register(
         if match.game.turn != "human" or match.over:
             return {**OK, "analysis": {}}
         match = service.mark_hint(match_key(), match)
-        return {**OK, "analysis": engine.analyse(match.game.board).to_dict()["moves"]}
+        return {**OK, "analysis": move_values(match.game.board)}
 
     @on(Event.TAKE_BACK)
     def on_take_back(fields: dict[str, Any]) -> Ack:

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from functools import cache
 from typing import Any, Protocol
 
 from flask_socketio import SocketIO
 
-from webapp.game import engine
-from webapp.game.board import RuleError
+from webapp.game.board import Board
 from webapp.game.room import (
     Room,
     RoomError,
@@ -26,9 +24,9 @@ from webapp.game.room import (
     set_name,
     take_back,
 )
-from webapp.game.solver import Solver
-from webapp.game.variant import CLASSIC, Variant, variant_named
+from webapp.game.strategies import move_values
 from webapp.server.events.dispatch import Handler, attach, checked, player_id, socket_id
+from webapp.server.protocol.payload import variant_payload
 from webapp.server.protocol.vocabulary import OK, Ack, BadPayload, ErrorCode, Event
 from webapp.server.services.rooms import RoomService
 
@@ -45,22 +43,6 @@ def _room(fields: dict[str, Any]) -> object:
     if "room" not in fields:
         raise BadPayload('name the room: {"room": "<id from the invite link>"} or "local"')
     return fields["room"]
-
-
-@cache
-def _solver(variant: Variant) -> Solver:
-    """One perfect player per rule set, its table kept between hints."""
-    return Solver(variant)
-
-
-def _variant(fields: dict[str, Any]) -> Variant | None:
-    """The rule set a join asks for, if any; an unknown name is a bad payload."""
-    if "variant" not in fields:
-        return None
-    try:
-        return variant_named(fields["variant"])
-    except RuleError as err:
-        raise BadPayload(err.message) from err
 
 
 def register_rooms(
@@ -83,7 +65,7 @@ def register_rooms(
 
     @on(Event.ROOM_JOIN)
     def on_room_join(fields: dict[str, Any]) -> Ack:
-        variant = _variant(fields)
+        variant = variant_payload(fields)
         joined = rooms.join(socket_id(), player_id(), _room(fields), address(), variant)
         return {**OK, **joined}
 
@@ -149,6 +131,5 @@ def register_rooms(
         turn = room.turn
         if turn is None or room.seats[turn] != player:
             return {**OK, "analysis": {}}
-        if room.variant == CLASSIC:
-            return {**OK, "analysis": engine.analyse(room.board).to_dict()["moves"]}
-        return {**OK, "analysis": _solver(room.variant).analyse(room.position).to_dict()["moves"]}
+        board = Board(str(room.position), room.variant)
+        return {**OK, "analysis": move_values(board)}

@@ -125,6 +125,8 @@ def game_page(*, practice: bool = False) -> ResponseReturnValue:
         rule_fields=RULE_FIELDS,
         presets=PRESET_CHOICES,
         target_bounds=PAGE_TARGET_PERCENT,
+        variants=VARIANTS,
+        meanings=MEANINGS,
         practice=practice,
         deleted=session.pop("deleted", None),  # once, on the page "Delete everything" lands on
     )

@@ -1,5 +1,5 @@
 """Before the arbiter starts: everything that would stop a worker is checked once, and the
-work that must happen once (the secret key, the engine's tables) is done.
+work that must happen once (the secret key, the engine's tables, the opening books) is done.
 
 A failure is a ``StartupError`` whose message names the cause and the fix, so that
 ``tictactoe serve`` exits with one line instead of letting the arbiter retry.
@@ -20,7 +20,8 @@ from typing import Any
 
 from webapp.game import engine, odds
 from webapp.game.board import Board
-from webapp.server.store import agreement, datadir, running, signing
+from webapp.game.variant import CLASSIC, VARIANTS
+from webapp.server.store import agreement, books, datadir, running, signing
 from webapp.server.store.redis import client as redis_client
 
 log = logging.getLogger("webapp.server.preflight")
@@ -52,6 +53,15 @@ def preflight(settings: dict[str, Any]) -> None:
         check_redis(settings["REDIS_URL"], agreement.fingerprints(settings, signer))
     else:
         check_database(data_dir)
+
+
+def open_books(data_dir: Path) -> None:
+    """Load every variant's opening book from the data dir, building (and caching) the
+    ones it lacks (about 10 s of CPU at a first start), so that no worker builds one while
+    players wait; each says so in the log. Classic plays from the engine's own table."""
+    for variant in VARIANTS:
+        if variant != CLASSIC:
+            books.opening_book(variant, data_dir)
 
 
 def check_websocket_server(find_spec: Callable[[str], object] = importlib.util.find_spec) -> None:
@@ -106,11 +116,13 @@ def check_database(data_dir: Path) -> None:
         raise StartupError(f"cannot open {data_dir / DATABASE_FILE}: {err}") from None
 
 
-def build_tables() -> None:
-    """Solve the game and its odds now, so that every worker shares the tables instead of
-    building them."""
+def build_tables(data_dir: Path | None = None) -> None:
+    """Solve the game and its odds now, and open the data dir's opening books, so that
+    every worker shares the tables instead of building them."""
     for cells in engine.solved():
         engine.analyse(Board(cells))
     odds.build_tables()
+    if data_dir is not None:
+        open_books(data_dir)
     gc.collect()
     gc.freeze()  # keep them out of the collector's way in every worker too

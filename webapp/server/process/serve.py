@@ -18,6 +18,7 @@ import time
 import traceback
 import warnings
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from gunicorn.app.base import BaseApplication
@@ -192,7 +193,7 @@ def serve(*, host: str | None = None, port: int | None = None, workers: int | No
     except (config.SettingError, StartupError) as err:
         print(f"tictactoe serve: error: {err}", file=sys.stderr)
         return 2
-    build_tables()
+    build_tables(Path(settings["DATA_DIR"]))
     log.info(
         "tictactoe %s on http://%s:%s with %d worker(s)",
         __version__,

@@ -14,7 +14,9 @@ from typing import Any, cast
 
 import orjson
 
+from webapp.game.board import RuleError
 from webapp.game.rules import RULE_FIELDS, MatchError, Pause, Rules, no_pause, rules_from
+from webapp.game.variant import CLASSIC, Variant, variant_named
 from webapp.server.protocol.vocabulary import FIELDS, BadPayload, Event, Kind
 
 
@@ -85,13 +87,25 @@ def payload_size(payload: object) -> int:
         return 1 << 30
 
 
+def variant_payload(fields: dict[str, Any]) -> Variant | None:
+    """The rule set a payload names under ``variant``, if any; an unknown name is a bad
+    payload (``field`` "variant")."""
+    if "variant" not in fields:
+        return None
+    try:
+        return variant_named(fields["variant"])
+    except RuleError as err:
+        raise BadPayload(err.message, field="variant") from err
+
+
 def rules_payload(fields: dict[str, Any], pause: Pause = no_pause) -> Rules:
     """The rules a ``new_match`` or ``odds`` payload asks for: a preset, some numbers
-    changed (``human_hp`` and ``ai_hp`` are the starting HP's short names); ``pause``
-    lets others run during the check."""
+    changed (``human_hp`` and ``ai_hp`` are the starting HP's short names), on the
+    ``variant`` named (classic when none is); ``pause`` lets others run during the check."""
     preset = fields.get("preset", "classic")  # the types were checked with the payload
     short = {"start_human_hp": "human_hp", "start_ai_hp": "ai_hp"}
     changes = {**fields.get("rules", {}), **{k: fields[v] for k, v in short.items() if v in fields}}
     if "pause" in changes:  # a keyword of rules_from, not a rule
         raise MatchError("bad_setting", "unknown rule 'pause'")
-    return rules_from(preset, pause=pause, **changes)
+    variant = variant_payload(fields) or CLASSIC
+    return rules_from(preset, pause=pause, variant=variant, **changes)

@@ -43,7 +43,9 @@ def snapshot(match: Match, sign: Sign | None = None) -> dict[str, Any]:
     return {
         "version": match.version,
         "mode": match.mode,
-        "board": game.board.cells,
+        "board": game.board.cells.replace("/", ""),  # several boards: one after another
+        "variant": game.variant.name,
+        "dead": [] if game.board.classic else game.board.position.dead_boards(),
         "human": game.mark_of("human"),
         "ai": game.mark_of("ai"),
         "first": game.first,

@@ -89,6 +89,7 @@ class ErrorCode(StrEnum):
     PLAYER_DELETED = "player_deleted"
     INTERNAL = "internal"
     DEAD_BOARD = "dead_board"
+    CLASSIC_ONLY = "classic_only"
 
 
 class RefusalCode(StrEnum):
@@ -142,6 +143,7 @@ FIELDS: dict[Event, dict[str, Field]] = {
         "first": STRING,
         "check": BOOLEAN,
         "target": NUMBER,
+        "variant": STRING,
     },
     Event.LOCK_DIFFICULTY: {},
     Event.ODDS: {"preset": STRING, "rules": RULES, "current": BOOLEAN, "skill": NUMBER},
