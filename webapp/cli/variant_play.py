@@ -43,8 +43,8 @@ def _variant(name: str) -> Variant:
         raise argparse.ArgumentTypeError(err.message) from None
 
 
-def add_variant_flags(parser: argparse.ArgumentParser) -> None:
-    """``--variant`` and ``--data-dir`` (where the opening books are cached)."""
+def add_variant_flag(parser: argparse.ArgumentParser) -> None:
+    """``--variant``, the rule set, classic unless given."""
     parser.add_argument(
         "--variant",
         type=_variant,
@@ -52,6 +52,11 @@ def add_variant_flags(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help=f"the rule set: {', '.join(v.name for v in VARIANTS)} (classic)",
     )
+
+
+def add_variant_flags(parser: argparse.ArgumentParser) -> None:
+    """``--variant`` and ``--data-dir`` (where the opening books are cached)."""
+    add_variant_flag(parser)
     parser.add_argument(
         "--data-dir",
         help="a data dir to cache the opening books in (env TICTACTOE_DATA_DIR; none: each run"

@@ -29,6 +29,12 @@ The scripted players, each uniform over a set of moves:
 
 A rule set whose every game changes some HP (the checks in ``Rules``) ends every match
 in a bounded number of games, so the pass always ends.
+
+On every other variant the game's polynomials in p and S come from a pass over all its
+positions (variant_chances.py), computed once and shipped in ``variant_chances.json``;
+the AI's perfect move there is the solver's lowest best move, as the match plays it.
+The players are ``random``, ``perfect`` and ``skill:S`` (the heuristic plays classic
+only), and the match's walk is the same.
 """
 
 from __future__ import annotations
@@ -46,7 +52,8 @@ from .board import Board, Cell
 from .engine import best_moves
 from .rules import MatchError, Pause, Rules, no_pause, reachable_rows
 from .strategies import heuristic_choices
-from .variant import CLASSIC
+from .variant import CLASSIC, Variant
+from .variant_chances import shipped
 
 PLAYERS = ("random", "heuristic", "perfect")
 QUANTILES = (50, 90, 99)
@@ -113,6 +120,11 @@ class GameOdds:
     draw: float
 
 
+def players_for(variant: Variant) -> tuple[str, ...]:
+    """The scripted players whose odds ``variant`` has: the heuristic plays classic only."""
+    return PLAYERS if variant == CLASSIC else tuple(p for p in PLAYERS if p in AS_SKILL)
+
+
 @dataclass(frozen=True)
 class MatchOdds:
     """The chances of a whole match for the scripted player, and how long it lasts."""
@@ -124,14 +136,16 @@ class MatchOdds:
     rules: Rules
 
     def to_dict(self) -> dict[str, Any]:
-        """As JSON: the numbers, and the rules they are for."""
-        return {
+        """As JSON: the numbers, and the rules they are for; off classic, also that the
+        odds are exact (the classic answer is as it was before variants came)."""
+        found = {
             "player": self.player,
             "human_match_win_prob": self.human_match_win_prob,
             "expected_games": self.expected_games,
             "games_quantiles": self.games_quantiles,
             "rules": self.rules.to_dict(),
         }
+        return found if self.rules.variant == CLASSIC else {**found, "exact": True}
 
 
 Number = TypeVar("Number", Fraction, float)
@@ -341,20 +355,15 @@ def match_odds(
 
     From the rules' starting HP, or from ``human_hp`` and ``ai_hp`` (a match under way);
     ``locked`` is a difficulty kept for the rest of the match. ``pause`` is called after
-    each game of the walk, so that a server can serve others meanwhile. Its game tree is
-    the classic board's: rules on another variant are refused (``classic_only``).
+    each game of the walk, so that a server can serve others meanwhile. One game's
+    chances are those of the rules' variant; the heuristic player plays classic only
+    (``classic_only``, field player).
     """
-    if rules.variant != CLASSIC:
-        raise MatchError(
-            "classic_only",
-            f"exact odds are worked out for the classic board only, not {rules.variant.name}",
-            field="variant",
-        )
     player = player_name(player)
     human = rules.start_human_hp if human_hp is None else human_hp
     ai = rules.start_ai_hp if ai_hp is None else ai_hp
     graph = state_graph(rules, human, ai)
-    table = _chance_table(player)
+    table = _chance_table(player) if rules.variant == CLASSIC else _variant_table(rules, player)
     # One game's chances in each state, at its AI HP's difficulty or the locked one.
     levels = np.clip(100 - graph.ai, 0, 100) if locked is None else np.full(graph.size, locked)
     chances = table[:, levels].ravel()  # wins of every state, then losses, then draws
@@ -377,6 +386,31 @@ def _chance_table(player: str) -> np.ndarray:
         found[:, level] = (odds.win, odds.loss, odds.draw)
     # At difficulty 100 the float polynomials can give -1e-16 for a chance that is 0.
     return np.maximum(found, 0.0)
+
+
+def _variant_table(rules: Rules, player: str) -> np.ndarray:
+    skill = hundredths(player)
+    if skill is None:
+        raise MatchError(
+            "classic_only",
+            f"the {player} player plays only the classic board, not {rules.variant.name}",
+            field="player",
+        )
+    return _skill_table(rules.variant.name, skill)
+
+
+@lru_cache(maxsize=(SKILL_STEPS + 1) * 8)
+def _skill_table(variant: str, skill: int) -> np.ndarray:
+    """One game's chances for the skill player of ``skill`` hundredths on ``variant`` at
+    each difficulty 0..100, from the shipped polynomials: rows win, loss and draw."""
+    entry = shipped()[variant]
+    coefficients = np.array([entry["win"], entry["loss"], entry["draw"]])
+    in_p = coefficients @ (skill / SKILL_STEPS) ** np.arange(coefficients.shape[2])
+    levels = np.arange(101)[None, :] / 100
+    found = in_p @ levels ** np.arange(coefficients.shape[1])[:, None]
+    # Interpolated coefficients can give -1e-12 for a chance that is 0.
+    chances: np.ndarray = np.clip(found, 0.0, 1.0)
+    return chances
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from typing import Any
 
 from .odds import MatchOdds, match_odds, player_name
 from .rules import PRESETS, Pause, Rules, no_pause, rules_from
+from .variant import CLASSIC, Variant
 
 LOSS_DAMAGE = range(3, 101)
 DRAW_DAMAGE = range(0, 101)
@@ -92,18 +93,20 @@ class Tuned:
 Point = tuple[int, int]  # (loss damage, draw damage)
 
 
-def tune(target: float, player: str, *, pause: Pause = no_pause) -> Tuned:
-    """The rules that give ``player`` (a name ``player_name`` takes, as ``skill:0.8``) the
-    chance ``target`` (0..1, rounded to 0.01) of winning a match, or the nearest the
-    bounds allow. Answers are cached by target and player."""
+def tune(
+    target: float, player: str, *, pause: Pause = no_pause, variant: Variant = CLASSIC
+) -> Tuned:
+    """The rules on ``variant`` that give ``player`` (a name ``player_name`` takes, as
+    ``skill:0.8``) the chance ``target`` (0..1, rounded to 0.01) of winning a match, or
+    the nearest the bounds allow. Answers are cached by target, player and variant."""
     if isinstance(target, bool) or not isinstance(target, int | float) or not 0 <= target <= 1:
         raise TuneError(f"a target must be a chance from 0 to 1, got {target!r}")
-    return _tune(round(target * 100) / 100, player_name(player), pause)
+    return _tune(round(target * 100) / 100, player_name(player), pause, variant)
 
 
 @lru_cache(maxsize=1024)
-def _tune(target: float, name: str, pause: Pause) -> Tuned:
-    base = PRESETS["classic"]
+def _tune(target: float, name: str, pause: Pause, variant: Variant) -> Tuned:
+    base = dataclasses.replace(PRESETS["classic"], variant=variant)
     found: dict[Point, MatchOdds] = {}
 
     def odds(point: Point) -> MatchOdds:
@@ -128,7 +131,9 @@ def _tune(target: float, name: str, pause: Pause) -> Tuned:
             for near in (draw - step, draw + step):
                 if abs(chance(best) - target) > CLOSE and near in DRAW_DAMAGE:
                     best = min(best, _nearest(target, near, chance), key=_by(target, chance))
-    rules = rules_from(ai_win_human_damage=best[0], draw_human_damage=best[1], pause=pause)
+    rules = rules_from(
+        ai_win_human_damage=best[0], draw_human_damage=best[1], pause=pause, variant=variant
+    )
     return Tuned(target, match_odds(rules, name, pause=pause), low, high)
 
 
