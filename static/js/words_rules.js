@@ -33,13 +33,15 @@ export function rulesSummaryWords(mode, preset, you, ai) {
   return `${mode} · ${preset} rules · ${hp}`;
 }
 
-/** The odds line of the rules: a perfect and a random player's chances of a match. */
+/** The odds line of the rules: a perfect and a random player's chances of a match, and
+ * that they are exact (worked out from the game, on every variant). */
 export function oddsSentence(odds) {
   const perfect = odds.perfect;
   const played = Math.round(perfect.expected_games);
   return (
     `A perfect player wins this match ${percent(perfect.human_match_win_prob)} of the time, ` +
-    `in about ${plural(played, "game")}; a random player ${percent(odds.random.human_match_win_prob)}`
+    `in about ${plural(played, "game")}; a random player ${percent(odds.random.human_match_win_prob)}` +
+    " (exact odds)"
   );
 }
 
