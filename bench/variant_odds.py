@@ -1,9 +1,11 @@
 """The exact odds on 4x4k3 and misere against simulated matches: 100,000 per rule set.
 
-Run with ``.venv/bin/python bench/variant_odds.py [--matches N] [--workers W]`` (about
-a minute of CPU per 100,000 matches; the workers split each rule set's matches, each
-with its own seed). For each variant, three rule sets, each with a player whose chance is
-far from 0 and 1, are played match after match: every game a coin tosses who starts,
+Run with ``.venv/bin/python bench/variant_odds.py [--matches N] [--workers W] [--games G]``
+(about two minutes of CPU per 100,000 matches; the workers split each rule set's
+matches, each with its own seed; ``--games`` also plays single games on every variant,
+4x4k4's solver with its opening book). For each variant, three rule sets, each with a
+player whose chance is far from 0 and 1, are played match after match: every game a coin
+tosses who starts,
 the player makes a perfect move (any best move, uniformly) with chance S and a random
 one otherwise, the AI rolls 0..99 against its difficulty (``100 - AI HP``) for the
 solver's lowest best move (``Solver.best_move``) or else a random one, and the HP move
@@ -21,6 +23,7 @@ import random
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
+from webapp.game.book import build_book, solver_with
 from webapp.game.game import Status
 from webapp.game.match import difficulty, hp_after_game
 from webapp.game.odds import match_odds
@@ -29,6 +32,7 @@ from webapp.game.rules import Rules, rules_from
 from webapp.game.skill import wilson
 from webapp.game.solver import Solver
 from webapp.game.variant import variant_named
+from webapp.game.variant_chances import shipped
 
 VARIANTS = ("4x4k3", "misere")
 RULE_SETS = (("classic", 90), ("gentle", 50), ("brutal", 100))
@@ -50,7 +54,9 @@ class Player:
 
     def __init__(self, name: str) -> None:
         self.variant = variant_named(name)
-        self.solver = Solver(self.variant)
+        self.solver = (
+            solver_with(build_book(self.variant)) if name == "4x4k4" else Solver(self.variant)
+        )
         self.seen: dict[Position, Seen] = {}
 
     def look(self, position: Position) -> Seen:
@@ -99,10 +105,57 @@ def wins(variant: str, preset: str, skill: int, matches: int, seed: str) -> int:
     return sum(player.match(rng, rules, skill) for _ in range(matches))
 
 
+def game_shares(variant: str, p: float, skill: float, games: int, seed: str) -> list[int]:
+    """How many of ``games`` single games the player wins, loses and draws at AI chance
+    ``p`` and skill ``skill`` (one worker's share)."""
+    player, rng = Player(variant), random.Random(seed)
+    counts = {"human_won": 0, "ai_won": 0, "draw": 0}
+    for _ in range(games):
+        counts[player.game(rng, round(skill * 100), round(p * 100))] += 1
+    return list(counts.values())
+
+
+def check_games(pool: ProcessPoolExecutor, games: int, workers: int) -> None:
+    """One game's chances on every variant at one p and S, against ``games`` games."""
+    p, skill = 0.7, 0.8
+    print(f"\nOne game at p = {p}, S = {skill}, {games:,} games each:\n")
+    print(
+        "| variant | win: exact | simulated, 95% interval | loss: exact | simulated, 95% interval |"
+    )
+    print("|---|---|---|---|---|")
+    for variant in shipped():  # every variant but classic
+        jobs = [
+            pool.submit(game_shares, variant, p, skill, games // workers, f"{variant}-game-{i}")
+            for i in range(workers)
+        ]
+        counts = [sum(column) for column in zip(*(job.result() for job in jobs), strict=True)]
+        played = sum(counts)
+        row = [f"`{variant}`"]
+        for result in (0, 1):
+            exact = chance_at(variant, result, p, skill)
+            low, high = wilson(counts[result], played)
+            inside = "" if low <= exact <= high else " (outside)"
+            row += [
+                f"{exact:.2%}",
+                f"{counts[result] / played:.2%}, {low:.2%} to {high:.2%}{inside}",
+            ]
+        print("| " + " | ".join(row) + " |", flush=True)
+
+
+def chance_at(variant: str, result: int, p: float, skill: float) -> float:
+    """The shipped polynomial of ``result`` (0 win, 1 loss) at p and S."""
+    entry = shipped()[variant]
+    rows = entry[("win", "loss")[result]]
+    return sum(c * p**i * skill**j for i, row in enumerate(rows) for j, c in enumerate(row))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--matches", type=int, default=100_000, help="per rule set (100000)")
     parser.add_argument("--workers", type=int, default=2, help="processes (2)")
+    parser.add_argument(
+        "--games", type=int, default=0, help="also single games on every variant (0: none)"
+    )
     args = parser.parse_args()
     print("| variant | rules | player | exact | simulated | 95% interval | inside |")
     print("|---|---|---|---|---|---|---|")
@@ -127,6 +180,8 @@ def main() -> None:
                     f" | {low:.2%} to {high:.2%} | {inside} |",
                     flush=True,
                 )
+        if args.games:
+            check_games(pool, args.games, args.workers)
 
 
 if __name__ == "__main__":
