@@ -80,7 +80,7 @@ class Positions:
     @property
     def moves_each(self) -> int:
         """The most moves one side makes in a game: a polynomial's degree at most."""
-        return (len(self.plies) - 1 + 1) // 2
+        return len(self.plies) // 2  # the first player moves on plies 0, 2, ...; the last has none
 
     def _has_line(self, marks: np.ndarray) -> np.ndarray:
         found = np.zeros(len(marks), dtype=bool)
