@@ -31,8 +31,9 @@ A rule set whose every game changes some HP (the checks in ``Rules``) ends every
 in a bounded number of games, so the pass always ends.
 
 On every other variant the game's polynomials in p and S come from a pass over all its
-positions (variant_chances.py), computed once and shipped in ``variant_chances.json``;
-the AI's perfect move there is the solver's lowest best move, as the match plays it.
+positions (variant_chances.py), computed once and shipped in ``variant_chances.json``
+(``bench/variant_chances.py`` writes it); the AI's perfect move there is the solver's
+lowest best move, as the match plays it.
 The players are ``random``, ``perfect`` and ``skill:S`` (the heuristic plays classic
 only), and the match's walk is the same.
 """

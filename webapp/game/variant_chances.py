@@ -24,8 +24,6 @@ where the fit is well conditioned): the answer is exact up to float rounding.
 from __future__ import annotations
 
 import json
-import sys
-import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -34,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from .search_rules import BIG
-from .variant import CLASSIC, VARIANTS, Variant, variant_named
+from .variant import Variant
 
 GOING, MOVER_WON, MOVER_LOST, DRAW = 0, 1, 2, 3
 DEAD = 511
@@ -256,25 +254,6 @@ def table_entry(variant: Variant) -> dict[str, Any]:
 
 @cache
 def shipped() -> dict[str, Any]:
-    """The table as shipped (``python -m webapp.game.variant_chances`` writes it)."""
+    """The table as shipped (``bench/variant_chances.py`` writes it)."""
     loaded: dict[str, Any] = json.loads(TABLE.read_text(encoding="utf-8"))
     return loaded
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Compute the table of the variants named (all but classic by default) and write it,
-    keeping the entries of the others."""
-    names = argv if argv else [v.name for v in VARIANTS if v != CLASSIC]
-    table = json.loads(TABLE.read_text(encoding="utf-8")) if TABLE.exists() else {}
-    for name in names:
-        started = time.perf_counter()
-        table[name] = table_entry(variant_named(name))
-        took = time.perf_counter() - started
-        print(f"{name}: {table[name]['positions']:,} positions, {took:.0f} s", flush=True)
-        ordered = {v.name: table[v.name] for v in VARIANTS if v.name in table}
-        TABLE.write_text(json.dumps(ordered, indent=1) + "\n", encoding="utf-8")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
