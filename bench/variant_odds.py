@@ -9,8 +9,8 @@ tosses who starts,
 the player makes a perfect move (any best move, uniformly) with chance S and a random
 one otherwise, the AI rolls 0..99 against its difficulty (``100 - AI HP``) for the
 solver's lowest best move (``Solver.best_move``) or else a random one, and the HP move
-by ``match.hp_after_game``. The moves come from the solver, position by position (kept
-once found), not from the odds' polynomials, so the two agree only if both are right.
+by ``match.hp_after_game`` (webapp/game/variant_simulation.py). The moves come from the
+solver, not from the odds' polynomials, so the two agree only if both are right.
 Each simulated share of matches won is printed with its Wilson 95% interval, and
 whether the exact chance (``odds.match_odds``) lies inside it. tests/test_variant_odds.py
 plays a few hundred matches per rule set through the match core itself.
@@ -21,94 +21,38 @@ from __future__ import annotations
 import argparse
 import random
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 
 from webapp.game.book import build_book, solver_with
-from webapp.game.game import Status
-from webapp.game.match import difficulty, hp_after_game
 from webapp.game.odds import match_odds
-from webapp.game.position import Ending, Position
-from webapp.game.rules import Rules, rules_from
+from webapp.game.rules import rules_from
 from webapp.game.skill import wilson
 from webapp.game.solver import Solver
 from webapp.game.variant import variant_named
 from webapp.game.variant_chances import shipped
+from webapp.game.variant_simulation import Sides
 
 VARIANTS = ("4x4k3", "misere")
 RULE_SETS = (("classic", 90), ("gentle", 50), ("brutal", 100))
 """Each rule set's preset and the player's chance of a perfect move, in hundredths."""
 
 
-@dataclass(frozen=True)
-class Seen:
-    """What the simulation needs of a position: its end, its moves, its best moves."""
-
-    ending: Ending | None
-    moves: tuple[int, ...]
-    best: tuple[int, ...]
-    lowest: int
-
-
-class Player:
-    """Both sides of a variant's games, from its solver, each position looked at once."""
-
-    def __init__(self, name: str) -> None:
-        self.variant = variant_named(name)
-        self.solver = (
-            solver_with(build_book(self.variant)) if name == "4x4k4" else Solver(self.variant)
-        )
-        self.seen: dict[Position, Seen] = {}
-
-    def look(self, position: Position) -> Seen:
-        found = self.seen.get(position)
-        if found is None:
-            ending = position.ending()
-            if ending is not None:
-                found = Seen(ending, (), (), -1)
-            else:
-                best = self.solver.analyse(position).best
-                moves = tuple(position.legal_moves())
-                found = Seen(None, moves, best, self.solver.best_move(position))
-            self.seen[position] = found
-        return found
-
-    def game(self, rng: random.Random, skill: int, level: int) -> Status:
-        """One game from the empty board; who starts is tossed."""
-        position = Position.empty(self.variant)
-        human_first = rng.random() < 0.5
-        while True:
-            seen = self.look(position)
-            human_moves = position.first_to_move == human_first
-            if seen.ending is not None:
-                if seen.ending is Ending.DRAW:
-                    return "draw"
-                return "human_won" if (seen.ending is Ending.MOVER_WON) == human_moves else "ai_won"
-            if human_moves:
-                perfect = rng.randrange(100) < skill
-                cell = rng.choice(seen.best if perfect else seen.moves)
-            else:
-                cell = seen.lowest if rng.randrange(100) < level else rng.choice(seen.moves)
-            position = position.apply_move(cell)
-
-    def match(self, rng: random.Random, rules: Rules, skill: int) -> bool:
-        """One HP match; True when the player wins it."""
-        human, ai = rules.start_human_hp, rules.start_ai_hp
-        while human > 0 and ai > 0:
-            human, ai = hp_after_game(rules, human, ai, self.game(rng, skill, difficulty(ai)))
-        return human > 0
+def sides(name: str) -> Sides:
+    """Both sides of the variant's games (4x4k4's solver with its opening book)."""
+    variant = variant_named(name)
+    return Sides(solver_with(build_book(variant)) if name == "4x4k4" else Solver(variant))
 
 
 def wins(variant: str, preset: str, skill: int, matches: int, seed: str) -> int:
     """How many of ``matches`` matches the player wins (one worker's share)."""
-    player, rng = Player(variant), random.Random(seed)
+    player, rng = sides(variant), random.Random(seed)
     rules = rules_from(preset, variant=player.variant)
-    return sum(player.match(rng, rules, skill) for _ in range(matches))
+    return sum(player.match(rng, rules, skill)[0] for _ in range(matches))
 
 
 def game_shares(variant: str, p: float, skill: float, games: int, seed: str) -> list[int]:
     """How many of ``games`` single games the player wins, loses and draws at AI chance
     ``p`` and skill ``skill`` (one worker's share)."""
-    player, rng = Player(variant), random.Random(seed)
+    player, rng = sides(variant), random.Random(seed)
     counts = {"human_won": 0, "ai_won": 0, "draw": 0}
     for _ in range(games):
         counts[player.game(rng, round(skill * 100), round(p * 100))] += 1

@@ -35,12 +35,16 @@ positions (variant_chances.py), computed once and shipped in ``variant_chances.j
 (``bench/variant_chances.py`` writes it); the AI's perfect move there is the solver's
 lowest best move, as the match plays it.
 The players are ``random``, ``perfect`` and ``skill:S`` (the heuristic plays classic
-only), and the match's walk is the same.
+only), and the match's walk is the same. A variant the table does not hold (notakto3,
+whose 13 million positions take too long to work out) has simulated odds instead:
+``SIMULATED_MATCHES`` matches played from its solver, the chance with its 95% interval
+(``MatchOdds.interval``; ``"exact": false`` in its JSON).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -52,9 +56,11 @@ import numpy as np
 from .board import Board, Cell
 from .engine import best_moves
 from .rules import MatchError, Pause, Rules, no_pause, reachable_rows
-from .strategies import heuristic_choices
+from .skill import wilson
+from .strategies import heuristic_choices, solver_for
 from .variant import CLASSIC, Variant
 from .variant_chances import shipped
+from .variant_simulation import Sides
 
 PLAYERS = ("random", "heuristic", "perfect")
 QUANTILES = (50, 90, 99)
@@ -63,6 +69,7 @@ POLICIES: dict[str, Callable[[Board], tuple[Cell, ...]]] = {
     "heuristic": heuristic_choices,
     "perfect": best_moves,
 }
+SIMULATED_MATCHES = 400  # where odds are simulated: a 95% interval of about +-5 points
 SKILL = "skill:"
 SKILL_STEPS = 100  # S is kept in hundredths, so there are 101 skill players at most
 # The scripted players that are skill players at the ends of the scale.
@@ -135,17 +142,22 @@ class MatchOdds:
     expected_games: float
     games_quantiles: dict[str, int]
     rules: Rules
+    interval: tuple[float, float] | None = None
+    """Where the odds are simulated (not exact), the 95% interval of the chance."""
 
     def to_dict(self) -> dict[str, Any]:
-        """As JSON: the numbers, and the rules they are for; off classic, also that the
-        odds are exact (the classic answer is as it was before variants came)."""
-        found = {
+        """As JSON: the numbers, and the rules they are for; off classic, also whether
+        the odds are exact, and if not the interval (the classic answer is as it was
+        before variants came)."""
+        found: dict[str, Any] = {
             "player": self.player,
             "human_match_win_prob": self.human_match_win_prob,
             "expected_games": self.expected_games,
             "games_quantiles": self.games_quantiles,
             "rules": self.rules.to_dict(),
         }
+        if self.interval is not None:
+            return {**found, "exact": False, "interval": list(self.interval)}
         return found if self.rules.variant == CLASSIC else {**found, "exact": True}
 
 
@@ -363,6 +375,8 @@ def match_odds(
     player = player_name(player)
     human = rules.start_human_hp if human_hp is None else human_hp
     ai = rules.start_ai_hp if ai_hp is None else ai_hp
+    if rules.variant != CLASSIC and rules.variant.name not in shipped():
+        return _simulated(rules, player, (human, ai, locked), pause or no_pause)
     graph = state_graph(rules, human, ai)
     table = _chance_table(player) if rules.variant == CLASSIC else _variant_table(rules, player)
     # One game's chances in each state, at its AI HP's difficulty or the locked one.
@@ -389,7 +403,8 @@ def _chance_table(player: str) -> np.ndarray:
     return np.maximum(found, 0.0)
 
 
-def _variant_table(rules: Rules, player: str) -> np.ndarray:
+def _skill_of(rules: Rules, player: str) -> int:
+    """The player's skill in hundredths; the heuristic player plays classic only."""
     skill = hundredths(player)
     if skill is None:
         raise MatchError(
@@ -397,7 +412,41 @@ def _variant_table(rules: Rules, player: str) -> np.ndarray:
             f"the {player} player plays only the classic board, not {rules.variant.name}",
             field="player",
         )
-    return _skill_table(rules.variant.name, skill)
+    return skill
+
+
+def _variant_table(rules: Rules, player: str) -> np.ndarray:
+    return _skill_table(rules.variant.name, _skill_of(rules, player))
+
+
+def _simulated(
+    rules: Rules, player: str, start: tuple[int, int, int | None], pause: Pause
+) -> MatchOdds:
+    """A variant whose game the table does not hold: ``SIMULATED_MATCHES`` matches played
+    from its solver (variant_simulation.py), seeded by the question, so that the same
+    question has the same answer; the chance with its Wilson 95% interval."""
+    skill = _skill_of(rules, player)
+    human, ai, locked = start
+    rng = random.Random(f"{rules}|{player}|{start}")
+    sides = _sides(rules.variant)
+    runs = sides.matches(
+        rng, rules, skill, SIMULATED_MATCHES, pause=pause, human_hp=human, ai_hp=ai, locked=locked
+    )
+    won = sum(win for win, _ in runs)
+    counts = np.bincount([games for _, games in runs])[1:] / len(runs)
+    return MatchOdds(
+        player=player,
+        human_match_win_prob=won / len(runs),
+        expected_games=float(np.mean([games for _, games in runs])),
+        games_quantiles=_quantiles([float(c) for c in counts]),
+        rules=rules,
+        interval=wilson(won, len(runs)),
+    )
+
+
+@cache
+def _sides(variant: Variant) -> Sides:
+    return Sides(solver_for(variant))
 
 
 @lru_cache(maxsize=(SKILL_STEPS + 1) * 8)
