@@ -81,3 +81,15 @@ def test_simulate_plays_on_the_variant(capsys: pytest.CaptureFixture[str]) -> No
     assert found["matches"] == 20 and found["human_match_wins"] == 20  # exact: 99.99%
     classic = json.loads(run(capsys, *argv, "--preset", "gentle")[1])
     assert classic != found
+
+
+def test_tune_refuses_a_player_whose_odds_are_simulated(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(capsys, "tune", "--target", "0.5", "--variant", "notakto3")
+    assert (code, out) == (2, "")
+    assert "the skill:0.8 player's on notakto3 are simulated" in err
+    code, out, err = run(
+        capsys, "tune", "--target", "0.5", "--variant", "misere", "--player", "heuristic"
+    )
+    assert (code, out) == (2, "") and "plays only the classic board" in err

@@ -60,3 +60,15 @@ def test_a_variant_named_wrongly_is_refused_before_any_walk() -> None:
         Odds().for_rules("c", {"variant": "misère"})
     assert (refused.value.code, refused.value.field) == ("bad_payload", "variant")
     assert match_odds.cache_info() == before
+
+
+def test_odds_on_notakto3_are_exact_for_its_random_and_perfect_players(play: Actions) -> None:
+    ack = play.emit("odds", {"preset": "gentle", "variant": "notakto3"})
+    assert ack["ok"] is True, ack
+    odds = ack["odds"]
+    assert odds["perfect"]["exact"] is True and odds["random"]["exact"] is True
+    assert odds["perfect"]["rules"]["variant"] == "notakto3"
+    assert (
+        odds["perfect"]
+        == match_odds(rules_from("gentle", variant=variant_named("notakto3")), "perfect").to_dict()
+    )

@@ -35,8 +35,9 @@ positions (variant_chances.py), computed once and shipped in ``variant_chances.j
 (``bench/variant_chances.py`` writes it); the AI's perfect move there is the solver's
 lowest best move, as the match plays it.
 The players are ``random``, ``perfect`` and ``skill:S`` (the heuristic plays classic
-only), and the match's walk is the same. A variant the table does not hold (notakto3,
-whose 13 million positions take too long to work out) has simulated odds instead:
+only), and the match's walk is the same. Where the table does not hold a player's
+chances (on notakto3, whose 13 million positions were worked out for the random and
+perfect players only, every ``skill:S`` between), the odds are simulated instead:
 ``SIMULATED_MATCHES`` matches played from its solver, the chance with its 95% interval
 (``MatchOdds.interval``; ``"exact": false`` in its JSON).
 """
@@ -375,7 +376,7 @@ def match_odds(
     player = player_name(player)
     human = rules.start_human_hp if human_hp is None else human_hp
     ai = rules.start_ai_hp if ai_hp is None else ai_hp
-    if rules.variant != CLASSIC and rules.variant.name not in shipped():
+    if rules.variant != CLASSIC and not worked_out(rules.variant.name, player):
         return _simulated(rules, player, (human, ai, locked), pause or no_pause)
     graph = state_graph(rules, human, ai)
     table = _chance_table(player) if rules.variant == CLASSIC else _variant_table(rules, player)
@@ -413,6 +414,17 @@ def _skill_of(rules: Rules, player: str) -> int:
             field="player",
         )
     return skill
+
+
+def worked_out(variant: str, player: str) -> bool:
+    """Whether ``player``'s odds on ``variant`` (another than classic) are exact: the
+    table holds every skill, or (an entry of ``skills`` only) the random and perfect
+    players."""
+    entry = shipped().get(variant)
+    if entry is None or "win" in entry:
+        return entry is not None
+    skill = hundredths(player)
+    return skill in (0, SKILL_STEPS) and str(skill // SKILL_STEPS) in entry["skills"]
 
 
 def _variant_table(rules: Rules, player: str) -> np.ndarray:
@@ -454,10 +466,14 @@ def _skill_table(variant: str, skill: int) -> np.ndarray:
     """One game's chances for the skill player of ``skill`` hundredths on ``variant`` at
     each difficulty 0..100, from the shipped polynomials: rows win, loss and draw."""
     entry = shipped()[variant]
-    coefficients = np.array([entry["win"], entry["loss"], entry["draw"]])
-    in_p = coefficients @ (skill / SKILL_STEPS) ** np.arange(coefficients.shape[2])
+    if "win" in entry:
+        coefficients = np.array([entry["win"], entry["loss"], entry["draw"]])
+        in_p = coefficients @ (skill / SKILL_STEPS) ** np.arange(coefficients.shape[2])
+    else:  # the ends of the skill scale only
+        end = entry["skills"][str(skill // SKILL_STEPS)]
+        in_p = np.array([end["win"], end["loss"], end["draw"]])
     levels = np.arange(101)[None, :] / 100
-    found = in_p @ levels ** np.arange(coefficients.shape[1])[:, None]
+    found = in_p @ levels ** np.arange(in_p.shape[1])[:, None]
     # Interpolated coefficients can give -1e-12 for a chance that is 0.
     chances: np.ndarray = np.clip(found, 0.0, 1.0)
     return chances

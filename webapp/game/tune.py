@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .odds import MatchOdds, match_odds, player_name
+from .odds import MatchOdds, hundredths, match_odds, player_name, worked_out
 from .rules import PRESETS, Pause, Rules, no_pause, rules_from
 from .variant import CLASSIC, Variant
 
@@ -101,7 +101,14 @@ def tune(
     the nearest the bounds allow. Answers are cached by target, player and variant."""
     if isinstance(target, bool) or not isinstance(target, int | float) or not 0 <= target <= 1:
         raise TuneError(f"a target must be a chance from 0 to 1, got {target!r}")
-    return _tune(round(target * 100) / 100, player_name(player), pause, variant)
+    name = player_name(player)
+    scaled = hundredths(name) is not None  # the heuristic is refused by the odds
+    if variant != CLASSIC and scaled and not worked_out(variant.name, name):
+        raise TuneError(
+            f"a tune needs exact odds, and the {name} player's on {variant.name} are simulated:"
+            " ask for the random or the perfect player"
+        )
+    return _tune(round(target * 100) / 100, name, pause, variant)
 
 
 @lru_cache(maxsize=1024)

@@ -252,6 +252,30 @@ def table_entry(variant: Variant) -> dict[str, Any]:
     }
 
 
+def ends_entry(variant: Variant) -> dict[str, Any]:
+    """A variant's entry with only the two ends of the skill scale, the ``random`` (S = 0)
+    and ``perfect`` (S = 1) players, in p: two passes per side instead of one per power
+    of S, for a variant too big for all of them (notakto3)."""
+    positions = Positions(variant)
+    degree = positions.moves_each
+    points = nodes(degree)
+    inverse = np.linalg.inv(np.vander(points, degree + 1, increasing=True))
+    skills: dict[str, Any] = {}
+    for skill in (0, 1):
+        both = (
+            positions.chances(True, skill, points) + positions.chances(False, skill, points)
+        ) / 2
+        win, loss = inverse @ both[0], inverse @ both[1]
+        draw = -win - loss
+        draw[0] += 1.0
+        skills[str(skill)] = {"win": win.tolist(), "loss": loss.tolist(), "draw": draw.tolist()}
+    return {
+        "positions": positions.count,
+        "score": int(positions.plies[0].scores[0]),  # type: ignore[index]
+        "skills": skills,
+    }
+
+
 @cache
 def shipped() -> dict[str, Any]:
     """The table as shipped (``bench/variant_chances.py`` writes it)."""
