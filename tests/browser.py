@@ -155,7 +155,7 @@ def start_match(
 PERCENT = r"(?:(?:less|more) than )?\d+(?:\.\d+)?%"
 ODDS = re.compile(
     rf"^A perfect player wins this match {PERCENT} of the time, in about \d+ games?;"
-    rf" a random player {PERCENT}$"
+    rf" a random player {PERCENT} \(exact odds\)$"
 )
 CHANCES = re.compile(
     rf"^For reference, from here a perfect player wins {PERCENT} of this match;"

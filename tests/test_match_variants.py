@@ -276,11 +276,17 @@ def test_take_back_works_on_a_variant() -> None:
     assert choose_ai_move(human_move(back, 5)) == match.game.ai_moves[0]
 
 
-def test_exact_odds_refuse_another_variant_with_their_code() -> None:
+def test_exact_odds_refuse_the_heuristic_player_on_another_variant() -> None:
+    # Every variant has exact odds now (tests/test_variant_odds.py); the heuristic
+    # player walks the 3x3 game only.
     with pytest.raises(MatchError) as refused:
-        match_odds(rules_from(variant=variant_named("misere")), "random")
-    assert (refused.value.code, refused.value.field) == ("classic_only", "variant")
-    assert 0 <= match_odds(rules_from(), "random").human_match_win_prob < 0.01
+        match_odds(rules_from(variant=variant_named("misere")), "heuristic")
+    assert (refused.value.code, refused.value.field) == ("classic_only", "player")
+    assert (
+        0
+        <= match_odds(rules_from(variant=variant_named("misere")), "random").human_match_win_prob
+        < 0.01
+    )
 
 
 def test_a_practice_game_stays_classic() -> None:

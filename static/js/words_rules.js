@@ -33,13 +33,20 @@ export function rulesSummaryWords(mode, preset, you, ai) {
   return `${mode} · ${preset} rules · ${hp}`;
 }
 
-/** The odds line of the rules: a perfect and a random player's chances of a match. */
+/** The odds line of the rules: a perfect and a random player's chances of a match, and
+ * whether they are exact (worked out from the game) or simulated, with an interval. */
 export function oddsSentence(odds) {
   const perfect = odds.perfect;
   const played = Math.round(perfect.expected_games);
+  const [low, high] = perfect.interval ?? [];
+  const how =
+    perfect.exact === false
+      ? `simulated: 95% interval ${percent(low)} to ${percent(high)} for the perfect player`
+      : "exact odds";
   return (
     `A perfect player wins this match ${percent(perfect.human_match_win_prob)} of the time, ` +
-    `in about ${plural(played, "game")}; a random player ${percent(odds.random.human_match_win_prob)}`
+    `in about ${plural(played, "game")}; a random player ${percent(odds.random.human_match_win_prob)}` +
+    ` (${how})`
   );
 }
 

@@ -12,7 +12,7 @@ from ..game.simulation import PLAYERS, simulate
 from ..game.variant import CLASSIC
 from .report import render_json, render_odds, render_text, render_tuned
 from .terminal import play_match
-from .variant_play import add_variant_flags, play_variant, variant_solver
+from .variant_play import add_variant_flag, add_variant_flags, play_variant, variant_solver
 
 
 def _refuse(command: str, err: MatchError) -> int:
@@ -21,9 +21,10 @@ def _refuse(command: str, err: MatchError) -> int:
 
 
 def _rules(args: argparse.Namespace) -> Rules:
-    """The rules the flags ask for: a preset, then any number changed."""
+    """The rules the flags ask for: a preset, then any number changed (on the variant
+    asked for, if the command takes one)."""
     numbers = {rule.name: getattr(args, rule.name) for rule in RULE_FIELDS}
-    return rules_from(args.preset, **numbers)
+    return rules_from(args.preset, variant=getattr(args, "variant", CLASSIC), **numbers)
 
 
 def cmd_play(args: argparse.Namespace) -> int:
@@ -60,16 +61,16 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def cmd_odds(args: argparse.Namespace) -> int:
-    """Print the exact odds of a match under the rules, for one scripted player or all."""
-    from ..game.odds import PLAYERS as ODDS_PLAYERS
-    from ..game.odds import match_odds
+    """Print the exact odds of a match under the rules, for one scripted player or all
+    (all the variant has)."""
+    from ..game.odds import match_odds, players_for
 
+    players = [args.player] if args.player else list(players_for(args.variant))
     try:
         rules = _rules(args)
+        found = [match_odds(rules, player) for player in players]
     except MatchError as err:
         return _refuse("odds", err)
-    players = [args.player] if args.player else list(ODDS_PLAYERS)
-    found = [match_odds(rules, player) for player in players]
     if args.json:
         dicts = [odds.to_dict() for odds in found]
         print(json.dumps(dicts[0] if args.player else dicts))
@@ -83,10 +84,12 @@ def cmd_tune(args: argparse.Namespace) -> int:
     from ..game.tune import TuneError, tune
 
     try:
-        tuned = tune(args.target, args.player)
+        tuned = tune(args.target, args.player, variant=args.variant)
     except TuneError as err:
         print(f"tictactoe tune: error: {err.message}", file=sys.stderr)
         return 2
+    except MatchError as err:
+        return _refuse("tune", err)
     print(json.dumps(tuned.to_dict()) if args.json else render_tuned(tuned))
     return 0
 
@@ -135,6 +138,7 @@ def add_match_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     simulate.add_argument("--seed", type=int, default=None, help="seed for reproducible results")
     simulate.add_argument("--json", action="store_true", help="print one JSON object")
     _add_rule_settings(simulate)
+    add_variant_flag(simulate)
     simulate.set_defaults(func=cmd_simulate)
 
     odds = sub.add_parser("odds", help="the exact odds of a match, from the game tree")
@@ -147,6 +151,7 @@ def add_match_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     odds.add_argument("--json", action="store_true", help="print JSON")
     _add_rule_settings(odds)
+    add_variant_flag(odds)
     odds.set_defaults(func=cmd_odds)
 
     tuned = sub.add_parser(
@@ -163,4 +168,5 @@ def add_match_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser])
         " heuristic or perfect (skill:0.8)",
     )
     tuned.add_argument("--json", action="store_true", help="print JSON")
+    add_variant_flag(tuned)
     tuned.set_defaults(func=cmd_tune)

@@ -82,11 +82,13 @@ def render_tuned(tuned: Tuned) -> str:
         f"{rule.label} {value} (classic {getattr(classic, rule.name)})" for rule, value in changed
     )
     flags = " ".join(f"{rule.flag} {value}" for rule, value in changed)
+    variant = tuned.rules.variant.name
+    on = "" if variant == "classic" else f" --variant {variant}"
     return "\n".join(
         [
             f"target {percent(tuned.target)} for {tuned.odds.player}: {verdict}",
             f"rules: classic, with {words}" if changed else "rules: classic",
-            f"the same odds: tictactoe odds --player {tuned.odds.player} {flags}".rstrip(),
+            f"the same odds: tictactoe odds --player {tuned.odds.player} {flags}{on}".rstrip(),
             "",
             render_odds([tuned.odds]),
         ]

@@ -29,11 +29,23 @@ The scripted players, each uniform over a set of moves:
 
 A rule set whose every game changes some HP (the checks in ``Rules``) ends every match
 in a bounded number of games, so the pass always ends.
+
+On every other variant the game's polynomials in p and S come from a pass over all its
+positions (variant_chances.py), computed once and shipped in ``variant_chances.json``
+(``bench/variant_chances.py`` writes it); the AI's perfect move there is the solver's
+lowest best move, as the match plays it.
+The players are ``random``, ``perfect`` and ``skill:S`` (the heuristic plays classic
+only), and the match's walk is the same. Where the table does not hold a player's
+chances (on notakto3, whose 13 million positions were worked out for the random and
+perfect players only, every ``skill:S`` between), the odds are simulated instead:
+``SIMULATED_MATCHES`` matches played from its solver, the chance with its 95% interval
+(``MatchOdds.interval``; ``"exact": false`` in its JSON).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -45,8 +57,11 @@ import numpy as np
 from .board import Board, Cell
 from .engine import best_moves
 from .rules import MatchError, Pause, Rules, no_pause, reachable_rows
-from .strategies import heuristic_choices
-from .variant import CLASSIC
+from .skill import wilson
+from .strategies import heuristic_choices, solver_for
+from .variant import CLASSIC, Variant
+from .variant_chances import shipped
+from .variant_simulation import Sides
 
 PLAYERS = ("random", "heuristic", "perfect")
 QUANTILES = (50, 90, 99)
@@ -55,6 +70,7 @@ POLICIES: dict[str, Callable[[Board], tuple[Cell, ...]]] = {
     "heuristic": heuristic_choices,
     "perfect": best_moves,
 }
+SIMULATED_MATCHES = 400  # where odds are simulated: a 95% interval of about +-5 points
 SKILL = "skill:"
 SKILL_STEPS = 100  # S is kept in hundredths, so there are 101 skill players at most
 # The scripted players that are skill players at the ends of the scale.
@@ -113,6 +129,11 @@ class GameOdds:
     draw: float
 
 
+def players_for(variant: Variant) -> tuple[str, ...]:
+    """The scripted players whose odds ``variant`` has: the heuristic plays classic only."""
+    return PLAYERS if variant == CLASSIC else tuple(p for p in PLAYERS if p in AS_SKILL)
+
+
 @dataclass(frozen=True)
 class MatchOdds:
     """The chances of a whole match for the scripted player, and how long it lasts."""
@@ -122,16 +143,23 @@ class MatchOdds:
     expected_games: float
     games_quantiles: dict[str, int]
     rules: Rules
+    interval: tuple[float, float] | None = None
+    """Where the odds are simulated (not exact), the 95% interval of the chance."""
 
     def to_dict(self) -> dict[str, Any]:
-        """As JSON: the numbers, and the rules they are for."""
-        return {
+        """As JSON: the numbers, and the rules they are for; off classic, also whether
+        the odds are exact, and if not the interval (the classic answer is as it was
+        before variants came)."""
+        found: dict[str, Any] = {
             "player": self.player,
             "human_match_win_prob": self.human_match_win_prob,
             "expected_games": self.expected_games,
             "games_quantiles": self.games_quantiles,
             "rules": self.rules.to_dict(),
         }
+        if self.interval is not None:
+            return {**found, "exact": False, "interval": list(self.interval)}
+        return found if self.rules.variant == CLASSIC else {**found, "exact": True}
 
 
 Number = TypeVar("Number", Fraction, float)
@@ -341,20 +369,17 @@ def match_odds(
 
     From the rules' starting HP, or from ``human_hp`` and ``ai_hp`` (a match under way);
     ``locked`` is a difficulty kept for the rest of the match. ``pause`` is called after
-    each game of the walk, so that a server can serve others meanwhile. Its game tree is
-    the classic board's: rules on another variant are refused (``classic_only``).
+    each game of the walk, so that a server can serve others meanwhile. One game's
+    chances are those of the rules' variant; the heuristic player plays classic only
+    (``classic_only``, field player).
     """
-    if rules.variant != CLASSIC:
-        raise MatchError(
-            "classic_only",
-            f"exact odds are worked out for the classic board only, not {rules.variant.name}",
-            field="variant",
-        )
     player = player_name(player)
     human = rules.start_human_hp if human_hp is None else human_hp
     ai = rules.start_ai_hp if ai_hp is None else ai_hp
+    if rules.variant != CLASSIC and not worked_out(rules.variant.name, player):
+        return _simulated(rules, player, (human, ai, locked), pause or no_pause)
     graph = state_graph(rules, human, ai)
-    table = _chance_table(player)
+    table = _chance_table(player) if rules.variant == CLASSIC else _variant_table(rules, player)
     # One game's chances in each state, at its AI HP's difficulty or the locked one.
     levels = np.clip(100 - graph.ai, 0, 100) if locked is None else np.full(graph.size, locked)
     chances = table[:, levels].ravel()  # wins of every state, then losses, then draws
@@ -377,6 +402,81 @@ def _chance_table(player: str) -> np.ndarray:
         found[:, level] = (odds.win, odds.loss, odds.draw)
     # At difficulty 100 the float polynomials can give -1e-16 for a chance that is 0.
     return np.maximum(found, 0.0)
+
+
+def _skill_of(rules: Rules, player: str) -> int:
+    """The player's skill in hundredths; the heuristic player plays classic only."""
+    skill = hundredths(player)
+    if skill is None:
+        raise MatchError(
+            "classic_only",
+            f"the {player} player plays only the classic board, not {rules.variant.name}",
+            field="player",
+        )
+    return skill
+
+
+def worked_out(variant: str, player: str) -> bool:
+    """Whether ``player``'s odds on ``variant`` (another than classic) are exact: the
+    table holds every skill, or (an entry of ``skills`` only) the random and perfect
+    players."""
+    entry = shipped().get(variant)
+    if entry is None or "win" in entry:
+        return entry is not None
+    skill = hundredths(player)
+    return skill in (0, SKILL_STEPS) and str(skill // SKILL_STEPS) in entry["skills"]
+
+
+def _variant_table(rules: Rules, player: str) -> np.ndarray:
+    return _skill_table(rules.variant.name, _skill_of(rules, player))
+
+
+def _simulated(
+    rules: Rules, player: str, start: tuple[int, int, int | None], pause: Pause
+) -> MatchOdds:
+    """A variant whose game the table does not hold: ``SIMULATED_MATCHES`` matches played
+    from its solver (variant_simulation.py), seeded by the question, so that the same
+    question has the same answer; the chance with its Wilson 95% interval."""
+    skill = _skill_of(rules, player)
+    human, ai, locked = start
+    rng = random.Random(f"{rules}|{player}|{start}")
+    sides = _sides(rules.variant)
+    runs = sides.matches(
+        rng, rules, skill, SIMULATED_MATCHES, pause=pause, human_hp=human, ai_hp=ai, locked=locked
+    )
+    won = sum(win for win, _ in runs)
+    counts = np.bincount([games for _, games in runs])[1:] / len(runs)
+    return MatchOdds(
+        player=player,
+        human_match_win_prob=won / len(runs),
+        expected_games=float(np.mean([games for _, games in runs])),
+        games_quantiles=_quantiles([float(c) for c in counts]),
+        rules=rules,
+        interval=wilson(won, len(runs)),
+    )
+
+
+@cache
+def _sides(variant: Variant) -> Sides:
+    return Sides(solver_for(variant))
+
+
+@lru_cache(maxsize=(SKILL_STEPS + 1) * 8)
+def _skill_table(variant: str, skill: int) -> np.ndarray:
+    """One game's chances for the skill player of ``skill`` hundredths on ``variant`` at
+    each difficulty 0..100, from the shipped polynomials: rows win, loss and draw."""
+    entry = shipped()[variant]
+    if "win" in entry:
+        coefficients = np.array([entry["win"], entry["loss"], entry["draw"]])
+        in_p = coefficients @ (skill / SKILL_STEPS) ** np.arange(coefficients.shape[2])
+    else:  # the ends of the skill scale only
+        end = entry["skills"][str(skill // SKILL_STEPS)]
+        in_p = np.array([end["win"], end["loss"], end["draw"]])
+    levels = np.arange(101)[None, :] / 100
+    found = in_p @ levels ** np.arange(in_p.shape[1])[:, None]
+    # Interpolated coefficients can give -1e-12 for a chance that is 0.
+    chances: np.ndarray = np.clip(found, 0.0, 1.0)
+    return chances
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from .game import Side
 from .match import Match, ai_move, human_move, new_match, next_game
 from .rules import MatchError, Rules
 from .strategies import Strategy, strategy
+from .variant import CLASSIC
 
 PLAYERS = ("random", "heuristic", "perfect")
 
@@ -93,6 +94,11 @@ def simulate(
     """Play ``matches`` adaptive matches with a scripted ``player`` and sum them up."""
     if player not in PLAYERS:
         raise MatchError("bad_setting", f"player must be one of {', '.join(PLAYERS)}")
+    if player == "heuristic" and rules is not None and rules.variant != CLASSIC:
+        raise MatchError(
+            "classic_only",
+            f"the heuristic player plays only the classic board, not {rules.variant.name}",
+        )
     if matches < 1:
         raise MatchError("bad_setting", f"matches must be at least 1, got {matches}")
     scripted = strategy(player)

@@ -4,9 +4,10 @@ The heuristic scores a position by the expected result if both sides played unif
 at random from it; lookahead searches a few plies and scores the frontier with it.
 ``strategy(name)`` also names ``perfect``, the engine's play.
 
-On another variant (variant.py) only ``random`` and ``perfect`` play: the perfect move
-is solver.py's ``best_move``, from one solver per variant kept for the process (the
-server hands in its own, with the data dir's opening books: ``use_solvers``). The
+On another variant (variant.py) only ``random`` and ``perfect`` play: the AI's perfect
+move is solver.py's ``best_move`` (the lowest best move), from one solver per variant
+kept for the process (the server hands in its own, with the data dir's opening books:
+``use_solvers``); the scripted perfect player picks among all the best moves. The
 heuristic and lookahead walk the whole 3x3 game, so they refuse another board
 (``classic_only``).
 """
@@ -124,9 +125,21 @@ def move_values(board: Board) -> dict[str, dict[str, object]]:
     return {str(cell): value.to_dict() for cell, value in analysis.moves.items()}
 
 
+def best_choices(board: Board) -> tuple[Cell, ...]:
+    """Every best move (the best result, the fastest win or the slowest loss): the
+    engine's on today's board, the variant's solver's on another; what a perfect player
+    chooses among, as the odds count it."""
+    if board.classic:
+        return best_moves(board)
+    if board.is_over():
+        return ()
+    return solver_for(board.variant).analyse(board.position).best
+
+
 def perfect_move(board: Board, rng: random.Random) -> Cell:
-    """A perfect move, chosen among equally good ones with ``rng``."""
-    best = perfect_choices(board)
+    """A perfect move, chosen among all the best ones with ``rng`` (the AI's perfect move
+    off classic is the lowest of them, ``perfect_choices``)."""
+    best = best_choices(board)
     if not best:
         raise RuleError("game_over", "the game is over: no more moves")
     return best[0] if len(best) == 1 else rng.choice(best)

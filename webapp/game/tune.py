@@ -29,8 +29,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .odds import MatchOdds, match_odds, player_name
+from .odds import MatchOdds, hundredths, match_odds, player_name, worked_out
 from .rules import PRESETS, Pause, Rules, no_pause, rules_from
+from .variant import CLASSIC, Variant
 
 LOSS_DAMAGE = range(3, 101)
 DRAW_DAMAGE = range(0, 101)
@@ -92,18 +93,27 @@ class Tuned:
 Point = tuple[int, int]  # (loss damage, draw damage)
 
 
-def tune(target: float, player: str, *, pause: Pause = no_pause) -> Tuned:
-    """The rules that give ``player`` (a name ``player_name`` takes, as ``skill:0.8``) the
-    chance ``target`` (0..1, rounded to 0.01) of winning a match, or the nearest the
-    bounds allow. Answers are cached by target and player."""
+def tune(
+    target: float, player: str, *, pause: Pause = no_pause, variant: Variant = CLASSIC
+) -> Tuned:
+    """The rules on ``variant`` that give ``player`` (a name ``player_name`` takes, as
+    ``skill:0.8``) the chance ``target`` (0..1, rounded to 0.01) of winning a match, or
+    the nearest the bounds allow. Answers are cached by target, player and variant."""
     if isinstance(target, bool) or not isinstance(target, int | float) or not 0 <= target <= 1:
         raise TuneError(f"a target must be a chance from 0 to 1, got {target!r}")
-    return _tune(round(target * 100) / 100, player_name(player), pause)
+    name = player_name(player)
+    scaled = hundredths(name) is not None  # the heuristic is refused by the odds
+    if variant != CLASSIC and scaled and not worked_out(variant.name, name):
+        raise TuneError(
+            f"a tune needs exact odds, and the {name} player's on {variant.name} are simulated:"
+            " ask for the random or the perfect player"
+        )
+    return _tune(round(target * 100) / 100, name, pause, variant)
 
 
 @lru_cache(maxsize=1024)
-def _tune(target: float, name: str, pause: Pause) -> Tuned:
-    base = PRESETS["classic"]
+def _tune(target: float, name: str, pause: Pause, variant: Variant) -> Tuned:
+    base = dataclasses.replace(PRESETS["classic"], variant=variant)
     found: dict[Point, MatchOdds] = {}
 
     def odds(point: Point) -> MatchOdds:
@@ -128,7 +138,9 @@ def _tune(target: float, name: str, pause: Pause) -> Tuned:
             for near in (draw - step, draw + step):
                 if abs(chance(best) - target) > CLOSE and near in DRAW_DAMAGE:
                     best = min(best, _nearest(target, near, chance), key=_by(target, chance))
-    rules = rules_from(ai_win_human_damage=best[0], draw_human_damage=best[1], pause=pause)
+    rules = rules_from(
+        ai_win_human_damage=best[0], draw_human_damage=best[1], pause=pause, variant=variant
+    )
     return Tuned(target, match_odds(rules, name, pause=pause), low, high)
 
 

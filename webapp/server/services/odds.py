@@ -29,18 +29,21 @@ in microseconds (the count is cached).
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar, cast
 
+from webapp.game.errors import RuleError
 from webapp.game.history import Entry
 from webapp.game.match import Match
-from webapp.game.odds import PLAYERS, UnknownPlayer, match_odds, skill_player
+from webapp.game.odds import UnknownPlayer, match_odds, players_for, skill_player
 from webapp.game.own_chance import own_chance
 from webapp.game.rules import MatchError, Rules
 from webapp.game.skill import SkillEstimate, skill_from
 from webapp.game.tune import Tuned, tune
+from webapp.game.variant import CLASSIC, Variant, variant_named
 from webapp.server.limits.paid_work import (
     Budgets,
     FairTurn,
@@ -56,7 +59,7 @@ from webapp.server.limits.paid_work import (
 )
 from webapp.server.limits.rates import Clock
 from webapp.server.protocol.payload import rules_payload
-from webapp.server.protocol.vocabulary import ErrorCode
+from webapp.server.protocol.vocabulary import BadPayload, ErrorCode
 
 Answer = dict[str, Any]
 T = TypeVar("T")
@@ -102,13 +105,14 @@ class Odds:
 
     def for_rules(self, connection: Payer | str, fields: dict[str, Any]) -> Answer:
         """Each scripted player's odds of a whole match under the rules ``fields`` ask for
-        (a preset and numbers, as ``new_match`` takes them), and the ``skill`` player's
-        under ``"skill"`` if it names one."""
-        players = _players(fields.get("skill"))
-        rules_fields = {key: value for key, value in fields.items() if key != "skill"}
+        (a preset and numbers, as ``new_match`` takes them) on the ``variant`` named
+        (classic if none), and the ``skill`` player's under ``"skill"`` if it names one."""
+        variant = variant_of(fields)
+        players = _players(fields.get("skill"), variant)
+        rules_fields = {k: v for k, v in fields.items() if k not in ("skill", "variant")}
 
         def work() -> Answer:
-            rules = rules_payload(rules_fields, self.pause)
+            rules = dataclasses.replace(rules_payload(rules_fields, self.pause), variant=variant)
             return self._each(players, lambda player: match_odds(rules, player, pause=self.pause))
 
         return self._budgeted(connection, work)
@@ -125,7 +129,7 @@ class Odds:
         (and the ``skill`` player's, if given) under "odds", and under "you" the player's
         own chance at the skill their history ``entries`` show (``own_chance``); the
         estimate and the walks are all work on this budget."""
-        players = _players(skill)
+        players = _players(skill, match.rules.variant)
         if not match.adaptive:
             raise MatchError("bad_setting", "only an adaptive match has odds: it has HP")
         if match.over:
@@ -164,10 +168,21 @@ class Odds:
         return {key: odds_of(player).to_dict() for key, player in players.items()}
 
 
-def _players(skill: object) -> dict[str, str]:
-    """The players to answer for, by the key of each: the scripted ones, and ``skill``
-    (a number from 0 to 1, rounded to 0.01) under the key "skill"."""
-    players = {player: player for player in PLAYERS}
+def variant_of(fields: dict[str, Any]) -> Variant:
+    """The variant an ``odds`` payload names, classic if none; an unknown name is a bad
+    payload (field ``variant``)."""
+    if "variant" not in fields:
+        return CLASSIC
+    try:
+        return variant_named(fields["variant"])
+    except RuleError as err:
+        raise BadPayload(err.message, field="variant") from None
+
+
+def _players(skill: object, variant: Variant) -> dict[str, str]:
+    """The players to answer for, by the key of each: the scripted ones the variant has,
+    and ``skill`` (a number from 0 to 1, rounded to 0.01) under the key "skill"."""
+    players = {player: player for player in players_for(variant)}
     if skill is None:
         return players
     try:
