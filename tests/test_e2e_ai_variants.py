@@ -109,13 +109,31 @@ def test_the_dialog_says_each_rule_set_in_a_line(
     expect(game.get_by_role("radio", name=re.compile("^classic "))).to_be_checked()
     expect(game.get_by_role("radio", name=FOUR)).not_to_be_checked()
     expect(game).to_contain_text("Three boards, both play X")
+    target = dialog.get_by_role("radio", name="The chance of winning I ask for")
+    # notakto3's skill players' odds are simulated: no rules are tuned to a chance there.
+    game.get_by_role("radio", name=re.compile("^notakto3 ")).check()
+    expect(target).to_be_disabled()
     game.get_by_role("radio", name=FOUR).check()
-    # A chance of winning asked for tunes the classic game's rules only.
-    expect(dialog.get_by_role("radio", name="The chance of winning I ask for")).to_be_disabled()
+    expect(target).to_be_enabled()
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme)
         expect_no_violations(axe, page, f"the rules dialog on 4x4k4 ({scheme})")
     shoot(page, "ai-rules-variant")
+
+
+def test_a_chance_of_winning_asked_for_tunes_the_rules_of_4x4(page: Page, server: Any) -> None:
+    page.goto(server.url)
+    settle(page)
+    dialog = open_rules(page)
+    dialog.get_by_role("group", name="Game").get_by_role("radio", name=FOUR).check()
+    dialog.get_by_role("radio", name="The chance of winning I ask for").check()
+    dialog.get_by_role("spinbutton", name=re.compile("^I want to win about")).fill("60")
+    expect(dialog.locator("#target-preview")).to_have_attribute("data-state", "shown")
+    expect(dialog.locator("#settings-summary")).to_contain_text("4x4k4 · Adaptive · Win about 60%")
+    press_start(page)
+    expect(page.locator("#game-meta")).to_contain_text("Game 1 · ")
+    expect(page.get_by_role("gridcell")).to_have_count(16)
+    expect(page.locator("#rules-next")).to_contain_text("4x4k4 · Adaptive")
 
 
 def test_a_whole_hp_match_of_four_in_a_row_on_4x4(

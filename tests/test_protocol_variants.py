@@ -8,8 +8,10 @@ from typing import Any
 import pytest
 from support.live import Actions
 
+from webapp.game.odds import skill_player
 from webapp.game.position import Position
 from webapp.game.solver import Solver
+from webapp.game.tune import tune
 from webapp.game.variant import variant_named
 
 pytestmark = pytest.mark.shared_server  # one live server, each test a new player
@@ -69,12 +71,23 @@ def test_notakto_marks_its_dead_boards_in_the_snapshot(play: Actions) -> None:
     assert refused["error"]["code"] == "dead_board"
 
 
+def test_a_target_tunes_the_rules_of_the_variant_named(play: Actions) -> None:
+    answer = play.new_match(variant="4x4k3", target=0.6)
+    tuned = answer["tuned"]
+    expected = tune(0.6, skill_player(0.5), variant=variant_named("4x4k3"))  # no games yet
+    assert tuned["odds"] == expected.to_dict()["odds"] and tuned["player"] == "skill:0.5"
+    assert expected.rules.variant.name == "4x4k3" and abs(tuned["chance"] - 0.6) <= 0.02
+    assert (play.state["variant"], play.state["rules"]) == ("4x4k3", tuned["odds"]["rules"])
+    assert play.state["board"] == "." * 16
+
+
 @pytest.mark.parametrize(
     ("settings", "code", "field"),
     [
         ({"variant": "5x5"}, "bad_payload", "variant"),
         ({"variant": 4}, "bad_payload", None),
-        ({"variant": "4x4k4", "target": 0.6}, "classic_only", "variant"),
+        # notakto3's skill players' odds are simulated, so no rules are tuned on them.
+        ({"variant": "notakto3", "target": 0.6}, "bad_setting", "target"),
     ],
 )
 def test_a_variant_refused_changes_nothing(

@@ -62,7 +62,7 @@ export function createRulesForm() {
 
   function readSettings() {
     const mode = form.elements.mode.value;
-    if (targeted()) return { mode, target: readTarget() };
+    if (targeted()) return { mode, target: readTarget(), ...variantAsk() };
     const first = mode === "adaptive" ? {} : { first: form.elements.first.value };
     return { mode, ...readAsk(), ...first, ...variantAsk() };
   }
@@ -173,9 +173,9 @@ export function createRulesForm() {
 
   /** Show the fields the mode asks for, the preset's description and the rules' bounds. */
   function layout() {
-    // A chance asked for tunes the classic rules only.
+    // A chance asked for is tuned on the rule sets whose every skill's odds are exact.
     const target = $("rules-from-target");
-    target.disabled = "variant" in variantAsk();
+    target.disabled = !form.querySelector("input[name=variant]:checked")?.hasAttribute("data-tunable");
     if (target.disabled && target.checked) $("rules-from-numbers").checked = true;
     const adaptive = adaptiveMode();
     for (const [id, on] of [["rules-settings", adaptive], ["first-settings", !adaptive]]) {

@@ -416,6 +416,12 @@ def _skill_of(rules: Rules, player: str) -> int:
     return skill
 
 
+def tunable(variant: Variant) -> bool:
+    """Whether a target can be tuned on ``variant``: every skill player's odds there are
+    exact (on notakto3 they are simulated)."""
+    return variant == CLASSIC or worked_out(variant.name, skill_player(0.5))
+
+
 def worked_out(variant: str, player: str) -> bool:
     """Whether ``player``'s odds on ``variant`` (another than classic) are exact: the
     table holds every skill, or (an entry of ``skills`` only) the random and perfect

@@ -27,7 +27,6 @@ from webapp.game.match import (
 )
 from webapp.game.rules import MatchError
 from webapp.game.strategies import move_values
-from webapp.game.variant import CLASSIC
 from webapp.server.events.connect import (
     SocketCaps,
     check_player,
@@ -49,7 +48,7 @@ from webapp.server.events.dispatch import (
 )
 from webapp.server.limits.costly_pages import CostlyAnswers, message
 from webapp.server.limits.rates import RateLimits
-from webapp.server.protocol.payload import variant_payload
+from webapp.server.protocol.payload import variant_or_classic
 from webapp.server.protocol.vocabulary import (
     OK,
     Ack,
@@ -169,15 +168,10 @@ def register(
         answer, promise = OK, None
         if target is None:
             rules = odds.rules_of(fields)
-        elif variant_payload(fields) not in (None, CLASSIC):
-            raise MatchError(
-                ErrorCode.CLASSIC_ONLY,
-                "a target tunes the classic game's rules: send it without a variant",
-                field="variant",
-            )
         else:
             entries = service.history.games(player_id()) if service.history else []
-            tuned, estimate = tuned_for(odds, payer(socketio), target, entries)
+            variant = variant_or_classic(fields)
+            tuned, estimate = tuned_for(odds, payer(socketio), target, entries, variant)
             rules, promise = tuned.rules, promise_of(tuned, estimate)
             answer = {**OK, "tuned": tuned_answer(tuned, estimate)}
         seed = _client_seed(fields)

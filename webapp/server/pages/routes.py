@@ -30,6 +30,7 @@ from flask.typing import ResponseReturnValue
 from webapp import __version__
 from webapp.game.board import RuleError
 from webapp.game.history import kind_of, reviewed
+from webapp.game.odds import tunable
 from webapp.game.position import Position
 from webapp.game.rules import RULE_FIELDS
 from webapp.game.variant import CLASSIC, MEANINGS, VARIANTS, Variant, variant_named
@@ -127,6 +128,7 @@ def game_page(*, practice: bool = False) -> ResponseReturnValue:
         target_bounds=PAGE_TARGET_PERCENT,
         variants=VARIANTS,
         meanings=MEANINGS,
+        tunable={variant.name for variant in VARIANTS if tunable(variant)},
         practice=practice,
         deleted=session.pop("deleted", None),  # once, on the page "Delete everything" lands on
     )

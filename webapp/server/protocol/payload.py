@@ -98,6 +98,11 @@ def variant_payload(fields: dict[str, Any]) -> Variant | None:
         raise BadPayload(err.message, field="variant") from err
 
 
+def variant_or_classic(fields: dict[str, Any]) -> Variant:
+    """The rule set a payload names under ``variant``, classic when it names none."""
+    return variant_payload(fields) or CLASSIC
+
+
 def rules_payload(fields: dict[str, Any], pause: Pause = no_pause) -> Rules:
     """The rules a ``new_match`` or ``odds`` payload asks for: a preset, some numbers
     changed (``human_hp`` and ``ai_hp`` are the starting HP's short names), on the

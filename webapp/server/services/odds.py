@@ -35,7 +35,6 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar, cast
 
-from webapp.game.errors import RuleError
 from webapp.game.history import Entry
 from webapp.game.match import Match
 from webapp.game.odds import UnknownPlayer, match_odds, players_for, skill_player
@@ -43,7 +42,7 @@ from webapp.game.own_chance import own_chance
 from webapp.game.rules import MatchError, Rules
 from webapp.game.skill import SkillEstimate, skill_from
 from webapp.game.tune import Tuned, tune
-from webapp.game.variant import CLASSIC, Variant, variant_named
+from webapp.game.variant import CLASSIC, Variant
 from webapp.server.limits.paid_work import (
     Budgets,
     FairTurn,
@@ -58,8 +57,8 @@ from webapp.server.limits.paid_work import (
     turn_for,
 )
 from webapp.server.limits.rates import Clock
-from webapp.server.protocol.payload import rules_payload
-from webapp.server.protocol.vocabulary import BadPayload, ErrorCode
+from webapp.server.protocol.payload import rules_payload, variant_or_classic
+from webapp.server.protocol.vocabulary import ErrorCode
 
 Answer = dict[str, Any]
 T = TypeVar("T")
@@ -107,7 +106,7 @@ class Odds:
         """Each scripted player's odds of a whole match under the rules ``fields`` ask for
         (a preset and numbers, as ``new_match`` takes them) on the ``variant`` named
         (classic if none), and the ``skill`` player's under ``"skill"`` if it names one."""
-        variant = variant_of(fields)
+        variant = variant_or_classic(fields)
         players = _players(fields.get("skill"), variant)
         rules_fields = {k: v for k, v in fields.items() if k not in ("skill", "variant")}
 
@@ -149,15 +148,21 @@ class Odds:
         return self._budgeted(connection, work)
 
     def for_target(
-        self, connection: Payer | str, target: float, estimate: Callable[[], SkillEstimate]
+        self,
+        connection: Payer | str,
+        target: float,
+        estimate: Callable[[], SkillEstimate],
+        variant: Variant = CLASSIC,
     ) -> tuple[Tuned, SkillEstimate]:
-        """The rules that give a player of the skill ``estimate`` finds the chance
-        ``target`` of winning a match (``tune``, cached by target and skill), and that
-        estimate; the estimate and the tune are both work on this budget."""
+        """The rules on ``variant`` that give a player of the skill ``estimate`` finds
+        the chance ``target`` of winning a match (``tune``, cached by target, skill and
+        variant), and that estimate; the estimate and the tune are both work on this
+        budget."""
 
         def work() -> tuple[Tuned, SkillEstimate]:
             found = estimate()
-            return tune(target, skill_player(found.skill), pause=self.pause), found
+            player = skill_player(found.skill)
+            return tune(target, player, pause=self.pause, variant=variant), found
 
         return self._budgeted(connection, work)
 
@@ -166,17 +171,6 @@ class Odds:
 
     def _each(self, players: dict[str, str], odds_of: Callable[[str], Any]) -> Answer:
         return {key: odds_of(player).to_dict() for key, player in players.items()}
-
-
-def variant_of(fields: dict[str, Any]) -> Variant:
-    """The variant an ``odds`` payload names, classic if none; an unknown name is a bad
-    payload (field ``variant``)."""
-    if "variant" not in fields:
-        return CLASSIC
-    try:
-        return variant_named(fields["variant"])
-    except RuleError as err:
-        raise BadPayload(err.message, field="variant") from None
 
 
 def _players(skill: object, variant: Variant) -> dict[str, str]:

@@ -21,6 +21,7 @@ from webapp.game.promise import Promise
 from webapp.game.rules import MatchError
 from webapp.game.skill import SkillEstimate, skill_from
 from webapp.game.tune import Tuned, TuneError
+from webapp.game.variant import CLASSIC, Variant
 from webapp.server.limits.paid_work import Payer
 from webapp.server.protocol.vocabulary import ErrorCode
 from webapp.server.services.odds import Odds
@@ -59,12 +60,16 @@ def target_of(fields: dict[str, Any]) -> float | None:
 
 
 def tuned_for(
-    odds: Odds, connection: Payer | str, target: float, entries: Iterable[Entry]
+    odds: Odds,
+    connection: Payer | str,
+    target: float,
+    entries: Iterable[Entry],
+    variant: Variant = CLASSIC,
 ) -> tuple[Tuned, SkillEstimate]:
-    """The rules for ``target`` and the skill estimate from ``entries`` they were found
-    for, on ``connection``'s budget of odds work."""
+    """The rules on ``variant`` for ``target`` and the skill estimate from ``entries``
+    they were found for, on ``connection``'s budget of odds work."""
     try:
-        return odds.for_target(connection, target, lambda: skill_from(entries))
+        return odds.for_target(connection, target, lambda: skill_from(entries), variant)
     except TuneError as err:  # checked above: kept for a caller that did not check
         raise MatchError(ErrorCode.BAD_SETTING, err.message, field="target") from None
 

@@ -31,8 +31,9 @@ from webapp.game import lab
 from webapp.game.board import Board, RuleError
 from webapp.game.position import Position
 from webapp.game.solver import Solver
-from webapp.game.variant import CLASSIC, Variant, variant_named
+from webapp.game.variant import CLASSIC, variant_named
 from webapp.server.limits.paid_work import Budgets
+from webapp.server.protocol.payload import variant_or_classic
 from webapp.server.protocol.vocabulary import BadPayload, ErrorCode
 from webapp.server.services.lab.counts import shipped_counts
 from webapp.server.services.lab.encoding import Pause, children_answer, event_of
@@ -56,19 +57,10 @@ class LabRefused(RuleError):
         self.field = field
 
 
-def variant_of(fields: dict[str, Any]) -> Variant:
-    """The rule set a lab event names (``variant``; absent: classic), or ``bad_payload``
-    with field ``variant``."""
-    try:
-        return variant_named(fields.get("variant", CLASSIC.name))
-    except RuleError as err:
-        raise BadPayload(err.message, field="variant") from err
-
-
 def board_of(fields: dict[str, Any]) -> lab.Root:
     """The position a lab event names (``board`` in the variant's notation: nine of X, O
     and . on classic, 16 on 4x4, ``/`` between Notakto's boards), or ``bad_board``."""
-    variant = variant_of(fields)
+    variant = variant_or_classic(fields)
     text = fields.get("board")
     if text is None:
         raise BadPayload('a lab event needs a board: {"board": "X.O......"}')
