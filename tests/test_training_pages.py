@@ -96,3 +96,35 @@ def test_your_data_exports_training_and_deletes_it_everywhere(
     assert training.export(player) == {"cards": [], "answers": [], "rating": None}
     html = client.get("/").get_data(as_text=True)
     assert "&#34;cards&#34;: 10" in html or '"cards": 10' in html
+
+
+def test_the_history_is_read_whole_only_once_another_game_was_stored(
+    app: Flask, client: FlaskClient, monkeypatch: Any
+) -> None:
+    with_mistakes(app, client, 3)
+    training, reads = app.extensions["training"], []
+    games = training.games
+    monkeypatch.setattr(training, "games", lambda player: reads.append(player) or games(player))
+    assert [len(state(client)["due"]) for _ in range(3)] == [3, 3, 3]
+    assert len(reads) == 1
+    player, entry = str(reads[0]), games_with_mistakes(4)[3]  # a new game: read again, once
+    assert app.extensions["history"].add(player, f"room:r:{entry['id']}", entry)
+    assert [state(client)["cards"] for _ in range(2)] == [4, 4]
+    assert reads == [player, player]
+
+
+def test_train_requests_past_a_players_count_are_refused_before_any_work(
+    app: Flask, client: FlaskClient
+) -> None:
+    app.extensions["train_costly"].per_player = 2
+    with_mistakes(app, client, 1)
+    assert [client.get("/train/state.json").status_code for _ in range(2)] == [200, 200]
+    asked = {"card": "nope", "cell": "b2"}
+    for refused in (
+        client.get("/train/state.json"),
+        client.post("/train/answer", json=asked, headers=ORIGIN),
+        client.post("/train/solve", json={"puzzle": "nope", "cell": "b2"}, headers=ORIGIN),
+    ):
+        assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
+        assert refused.get_json()["error"]["code"] == "rate_limited"
+    assert app.test_client().get("/train").status_code == 200  # the page itself is not counted

@@ -48,7 +48,8 @@ async function ask(url, body = null) {
   try {
     const reply = await fetch(url, body ? { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) } : {});
     const data = await reply.json();
-    return reply.ok ? data : { error: { code: data.error, message: data.message } };
+    if (reply.ok) return data;
+    return { error: typeof data.error === "object" ? data.error : { code: data.error, message: data.message } };
   } catch {
     return { error: "offline" };
   }

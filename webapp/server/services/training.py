@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import time
 import zlib
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -37,6 +38,7 @@ from webapp.server.store.training import TrainingStore
 log = logging.getLogger("webapp.server.training")
 DAY = 86400.0
 CHART_DAYS = 14
+READS_KEPT = 4096  # players whose History's last whole read is remembered
 # No learning steps: every review sets a whole number of days (a failed card: one day);
 # no fuzz, so that a card comes back on the day the schedule says.
 SCHEDULER = Scheduler(learning_steps=(), relearning_steps=(), enable_fuzzing=False)
@@ -80,9 +82,30 @@ class Training:
         self,
         store: TrainingStore,
         games: Callable[[str], list[Entry]] | None = None,
+        counted: Callable[[str], int] | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.store, self.games, self.clock = store, games, clock
+        self.store, self.games, self.counted, self.clock = store, games, counted, clock
+        # Each player's count of games stored when their History was last read whole: it
+        # is read again only once another game was stored (``counted``, a cheap read).
+        self.read_at: OrderedDict[str, int] = OrderedDict()
+
+    def _collect_history(self, player: str, now: float) -> None:
+        """Make cards of the player's whole History, unless no game was stored since it
+        was last read in this process (each game's cards are made as it ends; this reads
+        the games stored before, or whose cards could not be stored then)."""
+        if self.games is None:
+            return
+        count = None if self.counted is None else self.counted(player)
+        if count is not None and self.read_at.get(player) == count:
+            self.read_at.move_to_end(player)
+            return
+        self.collect(player, self.games(player), now)
+        if count is not None:
+            self.read_at[player] = count
+            self.read_at.move_to_end(player)
+            while len(self.read_at) > READS_KEPT:
+                self.read_at.popitem(last=False)
 
     def collect(self, player: str, entries: Iterable[Entry], now: float) -> int:
         """Make a card of each of the player's slips in ``entries`` not yet a card;
@@ -108,8 +131,7 @@ class Training:
     def state(self, player: str, now: float) -> dict[str, Any]:
         """What the Train page shows: the cards due, how many there are, the streak, the
         chart's days and the puzzle rating."""
-        if self.games is not None:
-            self.collect(player, self.games(player), now)
+        self._collect_history(player, now)
         answers = self.store.answers(player)
         days = [(_day(a["at"]), bool(a["passed"])) for a in answers if a.get("scheduled")]
         rating = self.store.rating(f"player:{player}")
