@@ -7,7 +7,7 @@ import random
 from collections import Counter
 
 import pytest
-from support.training import games_with_mistakes
+from support.training import games_with_mistakes, variant_game_with_mistake
 
 from webapp.game.glicko import Rating, rate, solved
 from webapp.game.history import friend_game
@@ -57,14 +57,22 @@ def test_only_the_players_own_moves_become_cards() -> None:
     assert all(card.to_dict()["to_move"] == "O" for card in cards_from(game))
 
 
-def test_a_game_on_another_variant_makes_no_card_yet() -> None:
-    game = games_with_mistakes(1)[0]
-    other = {
-        **game,
-        "variant": "4x4k4",
-        "record": {**game["record"], "rules": {"variant": "4x4k4"}},
-    }
-    assert cards_from(other) == []
+@pytest.mark.parametrize(
+    ("name", "board", "played", "best"),
+    [
+        ("4x4k3", "XO..............", "c1", ["a2", "b2", "a3", "c3"]),
+        ("notakto2", "XX......./.........", "1:c1", ["1:a2"]),
+    ],
+)
+def test_a_game_on_another_variant_makes_its_cards_in_the_variants_notation(
+    name: str, board: str, played: str, best: list[str]
+) -> None:
+    (card,) = cards_from(variant_game_with_mistake(name))
+    variant = variant_named(name)
+    assert (card.variant, card.board, variant.cell_name(card.played)) == (name, board, played)
+    assert [variant.cell_name(cell) for cell in card.best] == best
+    assert card.key == f"{name}:{board}:{card.played}" and card.to_dict()["to_move"] == "X"
+    assert Card.from_dict(card.to_dict()) == card
 
 
 @pytest.fixture(scope="module")

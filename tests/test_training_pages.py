@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Flask
 from flask.testing import FlaskClient
-from support.training import games_with_mistakes
+from support.training import games_with_mistakes, variant_game_with_mistake
 
 from webapp.game.board import cell_name
 from webapp.game.training import puzzle_named
@@ -128,3 +128,39 @@ def test_train_requests_past_a_players_count_are_refused_before_any_work(
         assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
         assert refused.get_json()["error"]["code"] == "rate_limited"
     assert app.test_client().get("/train").status_code == 200  # the page itself is not counted
+
+
+def test_cards_of_4x4_and_notakto_games_are_shown_and_answered_by_their_cell_names(
+    app: Flask, client: FlaskClient
+) -> None:
+    player = with_mistakes(app, client, 0)
+    for name in ("4x4k3", "notakto2"):
+        entry = variant_game_with_mistake(name, f"v-{name}")
+        assert app.extensions["history"].add(player, f"room:r:{entry['id']}", entry)
+    four, notakto = sorted(state(client)["due"], key=lambda card: card["variant"])
+    assert (four["board"], four["rows"], four["columns"], four["boards"]) == (
+        "XO..............",
+        4,
+        4,
+        1,
+    )
+    assert (notakto["board"], notakto["boards"], notakto["dead"]) == ("XX......./.........", 2, [])
+
+    def answer(card: dict[str, Any], cell: object) -> Any:
+        body = {"card": card["key"], "cell": cell}
+        return client.post("/train/answer", json=body, headers=ORIGIN)
+
+    refused = [answer(four, "a1"), answer(four, "e1"), answer(notakto, "b2"), answer(four, 16)]
+    assert [reply.get_json()["error"] for reply in refused] == [
+        "cell_taken",
+        "cell_out_of_range",
+        "cell_out_of_range",
+        "cell_out_of_range",
+    ]
+    assert "such as 2:b2" in refused[2].get_json()["message"]
+    assert app.extensions["training"].store.answers(player) == []
+    assert answer(four, "d4").get_json()["passed"] is False
+    passed = answer(four, "c3").get_json()
+    assert passed["passed"] and passed["best"] == [4, 5, 8, 10]
+    assert answer(notakto, "1:a2").get_json()["passed"]
+    assert [card["key"] for card in state(client)["due"]] == []

@@ -2,9 +2,8 @@
 // card goes to the back of the session's queue and comes back before it ends), the
 // streak and the chart, and puzzles. A move is a click, the board's keys, or a cell typed
 // in the box (b2); what happened is said in one assertive live region.
-import { createBoard } from "./board.js";
+import { createBoard, nameOf, shapeOf } from "./board.js";
 import { $ } from "./dom.js";
-import { cellName } from "./protocol.js";
 import { drawChart } from "./train_chart.js";
 import { errorWords } from "./words.js";
 import {
@@ -55,17 +54,44 @@ async function ask(url, body = null) {
   }
 }
 
-const cardBoard = createBoard($("card-board"), { label: CARD_BOARD, onPlay: (cell) => answerCard(cell) });
-const puzzleBoard = createBoard($("puzzle-board"), { label: PUZZLE_BOARD, onPlay: (cell) => answerPuzzle(cell) });
+/**
+ * The board of a card or a puzzle (`item`: its variant's rows, columns and boards), in
+ * the element `id`: drawn again only when the shape changes (3x3, 4x4, Notakto's boards).
+ */
+function boardOn(id, label, onPlay) {
+  const blank = $(id).cloneNode(false);
+  let drawn = "";
+  let board = null;
+  return (item) => {
+    const shape = shapeOf(item);
+    const key = `${shape.rows}x${shape.columns}x${shape.boards}`;
+    if (board && drawn === key) return board;
+    if (board) {
+      $(`${id}-help`)?.remove(); // the keys' help, said beside the old board
+      $(id).replaceWith(blank.cloneNode(false));
+    }
+    drawn = key;
+    board = createBoard($(id), { ...shape, label, onPlay });
+    return board;
+  };
+}
+
+const cardBoardFor = boardOn("card-board", CARD_BOARD, (cell) => answerCard(cell));
+const puzzleBoardFor = boardOn("puzzle-board", PUZZLE_BOARD, (cell) => answerPuzzle(cell));
+/** A cell's name on `item`'s board: b2, d4 or 2:b2; typed names as typed. */
+const named = (item, cell) => (typeof cell === "number" ? nameOf(shapeOf(item), cell) : String(cell).trim());
+/** `item`'s position as the board draws it: a mark or . per cell, the boards run together. */
+const drawOn = (item, playable) => ({ marks: item.board.replaceAll("/", ""), playable, dead: item.dead ?? [] });
 
 function showCard() {
   const card = queue[0] ?? null;
   $("due-count").textContent = dueWords(queue.length, cards);
   $("card-task").hidden = !card;
   if (!card) return;
-  cardBoard.set({ marks: card.board, playable: true });
+  const cardBoard = cardBoardFor(card);
+  cardBoard.set(drawOn(card, true));
   cardBoard.tag({ [card.played]: { kinds: ["played"], words: YOU_PLAYED } });
-  $("card-prompt").textContent = cardPrompt(card, cellName(card.played));
+  $("card-prompt").textContent = cardPrompt(card, named(card, card.played));
 }
 
 async function answerCard(cell) {
@@ -78,8 +104,9 @@ async function answerCard(cell) {
   }
   queue.shift();
   if (!reply.passed) queue.push(card); // until found, in this session
-  const named = typeof cell === "number" ? cellName(cell) : String(cell).trim();
-  const words = reply.passed ? passedWords(reply.best.map((best) => cellName(best)), reply.scheduled) : failedWords(named);
+  const words = reply.passed
+    ? passedWords(reply.best.map((best) => named(card, best)), reply.scheduled)
+    : failedWords(named(card, cell));
   say(queue.length ? words : `${words} ${SESSION_DONE}`);
   showCard();
   await showProgress();
@@ -93,7 +120,8 @@ function showPuzzle(next, rating) {
   $("puzzle-task").hidden = !puzzle;
   $("puzzle-next").hidden = true;
   if (!puzzle) return;
-  puzzleBoard.set({ marks: puzzle.board, playable: true });
+  const puzzleBoard = puzzleBoardFor(puzzle);
+  puzzleBoard.set(drawOn(puzzle, true));
   puzzleBoard.mark([]);
   $("puzzle-prompt").textContent = puzzlePrompt(puzzle);
 }
@@ -105,16 +133,17 @@ async function answerPuzzle(cell) {
     say(errorWords(reply.error, { servers: true }));
     return { ok: false };
   }
-  const named = typeof cell === "number" ? cellName(cell) : String(cell).trim();
   $("puzzle-rating").textContent = ratingWords(reply.rating);
   if (reply.solved) {
     solved.push(puzzle.key);
-    puzzleBoard.set({ marks: puzzle.board, playable: false });
+    const puzzleBoard = puzzleBoardFor(puzzle);
+    puzzleBoard.set(drawOn(puzzle, false));
     puzzleBoard.mark(reply.answer);
     $("puzzle-next").hidden = false;
-    say(solvedWords(reply.answer.map((best) => cellName(best)), reply.rating));
+    say(solvedWords(reply.answer.map((best) => named(puzzle, best)), reply.rating));
   } else {
-    say(tries === 0 ? missedWords(named, reply.rating) : missedAgainWords(named));
+    const cellSaid = named(puzzle, cell);
+    say(tries === 0 ? missedWords(cellSaid, reply.rating) : missedAgainWords(cellSaid));
   }
   tries += 1;
   return { ok: true };

@@ -1,8 +1,9 @@
 """Training: a player's own mistakes as cards, and puzzles from proven positions.
 
-A *card* is one mistake or blunder the player made in a stored game (the review's
-verdict, webapp/game/review.py): the position they faced, the move they played there,
-and every best cell (each move that kept the best value). A card is passed when the move
+A *card* is one mistake or blunder the player made in a stored game of any variant (the
+review's verdict, webapp/game/review.py, by the variant's solver off the classic board):
+the position they faced (in the notation: 9 cells, 16 on 4x4, ``/`` between Notakto's
+boards), the move they played there, and every best cell (each move that kept the best value). A card is passed when the move
 given is among its best cells. The same slip made from the same position in two games is
 one card: its key names the variant, the position and the move.
 
@@ -31,6 +32,7 @@ from typing import Any
 from . import engine
 from .board import Board, Cell, cell_name, winner_of
 from .engine import Result
+from .history import variant_of
 from .position import Position
 from .review import judge
 from .solver import Solver
@@ -39,12 +41,6 @@ from .variant import Variant, variant_named
 CLASSIC = "classic"
 THEMES = ("win_in_1", "win_in_2", "win_in_3", "only_draw", "stop_fork")
 ANSWERS_KEPT = 1000  # each player's newest answers kept: the chart and the streak need fewer
-
-
-def variant_of(entry: dict[str, Any]) -> str:
-    """The variant a stored game was played on (entries that name none: classic)."""
-    rules = entry.get("record", {}).get("rules") or {}
-    return str(entry.get("variant") or rules.get("variant") or CLASSIC)
 
 
 @dataclass(frozen=True)
@@ -75,7 +71,7 @@ class Card:
             "key": self.key,
             "variant": self.variant,
             "board": self.board,
-            "to_move": Board(self.board).to_move,
+            "to_move": Board(self.board, variant_named(self.variant)).to_move,
             "played": self.played,
             "best": list(self.best),
             "verdict": self.verdict,
@@ -98,12 +94,10 @@ class Card:
 
 
 def cards_from(entry: dict[str, Any]) -> list[Card]:
-    """Every mistake and blunder the player made in one stored game, as cards (classic
-    games only for now: other variants make none)."""
-    if variant_of(entry) != CLASSIC:
-        return []
-    record = entry["record"]
-    board = Board()
+    """Every mistake and blunder the player made in one stored game of any variant, as
+    cards, judged by the review (the variant's solver off the classic board)."""
+    record, variant = entry["record"], variant_of(entry)
+    board = Board.empty(variant)
     for cell in record.get("setup", []):
         board = board.apply_move(cell)
     found = []
@@ -113,7 +107,15 @@ def cards_from(entry: dict[str, Any]) -> list[Card]:
             judged = judge(board, cell)
             if judged.gave_away:
                 found.append(
-                    Card(board.cells, cell, judged.best_cells, judged.verdict, entry["id"], ply)
+                    Card(
+                        board.cells,
+                        cell,
+                        judged.best_cells,
+                        judged.verdict,
+                        entry["id"],
+                        ply,
+                        variant.name,
+                    )
                 )
         board = board.apply_move(cell)
     return found
@@ -150,7 +152,19 @@ class Puzzle:
             "board": self.board,
             "to_move": Board(self.board, variant_named(self.variant)).to_move,
             "theme": self.theme,
+            **drawn(self.variant, self.board),
         }
+
+
+def drawn(variant: str, board: str) -> dict[str, Any]:
+    """How the page draws a card's or a puzzle's board: its shape (rows, columns and
+    boards) and, in Notakto, the boards already dead."""
+    shape = variant_named(variant)
+    dead: list[int] = []
+    if shape.notakto:
+        live = Board(board, shape).position.live_boards()
+        dead = [b for b in range(shape.boards) if b not in live]
+    return {"rows": shape.rows, "columns": shape.columns, "boards": shape.boards, "dead": dead}
 
 
 _SYMMETRIES = (

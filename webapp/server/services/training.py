@@ -27,11 +27,12 @@ from fsrs import Card as Schedule
 from fsrs import Rating as Grade
 from fsrs import Scheduler
 
-from webapp.game.board import RuleError, cell_name, check_cell, parse_cell
+from webapp.game.board import Board, RuleError
 from webapp.game.glicko import Rating
 from webapp.game.glicko import solved as rated
 from webapp.game.history import Entry
-from webapp.game.training import Card, by_day, cards_of, puzzle_named, puzzles, streak
+from webapp.game.training import Card, by_day, cards_of, drawn, puzzle_named, puzzles, streak
+from webapp.game.variant import variant_named
 from webapp.server.store.history import HistoryStore
 from webapp.server.store.training import TrainingStore
 
@@ -56,17 +57,23 @@ def _day(seconds: float) -> int:
     return int(seconds // DAY)
 
 
-def _cell(text: object) -> int:
-    """A cell given as an index 0..8 or a name such as b2."""
+def _cell(text: object, variant: str, board: str) -> int:
+    """A cell of ``board`` (of ``variant``) that may be played, given as its index or its
+    name (``b2``, ``d4``, ``2:b2``); a clear error otherwise."""
+    shape = variant_named(variant)
     try:
-        return parse_cell(text[:8]) if isinstance(text, str) else check_cell(text)
+        cell = shape.parse_cell(text[:8]) if isinstance(text, str) else shape.check_cell(text)
     except RuleError:
-        said = f"“{str(text)[:8]}” is not a cell: type one such as b2"
+        second = shape.board_cells if shape.boards > 1 else 0  # b2, or 2:b2 on several
+        example = shape.cell_name(second + shape.columns + 1)
+        said = f"“{str(text)[:8]}” is not a cell: type one such as {example}"
         raise TrainingError("cell_out_of_range", said) from None
-
-
-def _taken(cell: int) -> TrainingError:
-    return TrainingError("cell_taken", f"{cell_name(cell)} is taken: choose an empty cell")
+    if cell not in Board(board, shape).legal_moves():
+        name = shape.cell_name(cell)
+        if board.replace("/", "")[cell] == ".":  # Notakto: a board already dead
+            raise TrainingError("dead_board", f"{name} is on a dead board: choose a live one")
+        raise TrainingError("cell_taken", f"{name} is taken: choose an empty cell")
+    return cell
 
 
 def new_row(card: Card, now: float) -> dict[str, Any]:
@@ -150,9 +157,8 @@ class Training:
         row = self.store.cards(player).get(key) if isinstance(key, str) else None
         if row is None:
             raise TrainingError("game_not_found", "no such card among yours")
-        card, chosen = Card.from_dict(row["card"]), _cell(cell)
-        if row["card"]["board"][chosen] != ".":
-            raise _taken(chosen)
+        card = Card.from_dict(row["card"])
+        chosen = _cell(cell, card.variant, card.board)
         passed = card.passes(chosen)
         schedule = Schedule.from_dict(row["schedule"])
         scheduled = schedule.due <= _when(now)
@@ -193,9 +199,7 @@ class Training:
         puzzle = puzzle_named(key) if isinstance(key, str) else None
         if puzzle is None:
             raise TrainingError("game_not_found", "no such puzzle")
-        chosen = _cell(cell)
-        if puzzle.board[chosen] != ".":
-            raise _taken(chosen)
+        chosen = _cell(cell, puzzle.variant, puzzle.board)
         found = chosen in puzzle.answer
         mine, its = f"player:{player}", f"puzzle:{puzzle.key}"
         before = [self.store.rating(owner) for owner in (mine, its)]
@@ -224,7 +228,7 @@ class Training:
 def _shown(card: dict[str, Any]) -> dict[str, Any]:
     """A card as the page asks it: the position and the move played, not the answer."""
     shown = ("key", "variant", "board", "to_move", "played", "verdict", "game", "ply")
-    return {key: card[key] for key in shown}
+    return {**{key: card[key] for key in shown}, **drawn(card["variant"], card["board"])}
 
 
 class HistoryWithCards:
