@@ -17,6 +17,7 @@ from support.training import variant_game_with_mistake
 from webapp.game import engine
 from webapp.game.board import Board, cell_name
 from webapp.game.training import puzzle_named
+from webapp.game.variant import variant_named
 from webapp.server.app import create_app
 
 
@@ -177,3 +178,25 @@ def test_cards_from_4x4_and_notakto_games_are_drawn_on_their_own_boards_and_answ
     grid.get_by_role("gridcell", name="c3, empty", exact=True).click()
     expect(said(page)).to_have_text(re.compile(r"^Found\. Best here: a2, b2, a3 or c3\."))
     expect(page.locator("#card-task")).to_be_hidden()
+
+
+def test_puzzles_on_notakto_are_chosen_drawn_on_their_boards_and_solved(
+    page: Page, server: Any, axe: Callable[[Page], list[dict[str, Any]]], shoot: Any
+) -> None:
+    page.goto(server.url + "/train")
+    expect(page.locator("html")).to_have_attribute("data-ready", "true")
+    page.get_by_label("Puzzles on").select_option("notakto2")
+    expect(page.locator("#puzzle-variant-meaning")).to_have_text(re.compile(r"^Two boards"))
+    expect(page.locator("#puzzle-board button[data-cell]")).to_have_count(18)
+    prompt = re.compile(r"player to move on notakto2\.$")
+    expect(page.locator("#puzzle-prompt")).to_have_text(prompt)
+    marks = "".join(marks_of(page, "#puzzle-board"))
+    puzzle = puzzle_named(f"notakto2:{marks[:9]}/{marks[9:]}")
+    assert puzzle is not None
+    expect_no_violations(axe, page, "a Notakto puzzle")
+    shoot(page, "train-puzzle-notakto")
+    box = page.get_by_role("textbox", name="Your move in the puzzle, a cell such as b2")
+    box.fill(variant_named("notakto2").cell_name(puzzle.answer[0]))
+    box.press("Enter")
+    expect(said(page)).to_have_text(re.compile(r"^Solved: .*\d:[a-c]\d"))
+    expect(page.locator("#puzzle-rating")).to_have_text(re.compile(r"1[5-9]\d\d\.$"))

@@ -21,7 +21,9 @@ from webapp.game.training import (
     canonical,
     cards_from,
     cards_of,
+    puzzle_named,
     puzzles,
+    puzzles_on,
     streak,
     variant_puzzles,
 )
@@ -158,3 +160,17 @@ def test_the_chart_counts_passed_and_failed_by_day() -> None:
         {"day": 9, "passed": 1, "failed": 1},
         {"day": 10, "passed": 1, "failed": 0},
     ]
+
+
+@pytest.mark.parametrize("name", ["misere", "4x4k3", "4x4k4", "notakto1", "notakto2", "notakto3"])
+def test_every_shipped_puzzle_of_a_larger_variant_is_bounded_a_theme_and_proved(
+    name: str,
+) -> None:
+    found = puzzles_on(name)
+    themes = Counter(puzzle.theme for puzzle in found)
+    assert found and max(themes.values()) <= 200 and "stop_fork" not in themes
+    assert len({puzzle.key for puzzle in found}) == len(found)
+    assert all(puzzle_named(puzzle.key) == puzzle for puzzle in found[:5])
+    fresh = Solver(variant_named(name))  # every one, a fresh solver: well under a second
+    for puzzle in found:
+        proved(puzzle, fresh)

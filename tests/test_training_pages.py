@@ -12,6 +12,7 @@ from support.training import games_with_mistakes, variant_game_with_mistake
 
 from webapp.game.board import cell_name
 from webapp.game.training import puzzle_named
+from webapp.game.variant import variant_named
 
 ORIGIN = {"Origin": "http://localhost"}
 NOW = 1_800_000_000.0
@@ -164,3 +165,20 @@ def test_cards_of_4x4_and_notakto_games_are_shown_and_answered_by_their_cell_nam
     assert passed["passed"] and passed["best"] == [4, 5, 8, 10]
     assert answer(notakto, "1:a2").get_json()["passed"]
     assert [card["key"] for card in state(client)["due"]] == []
+
+
+def test_puzzles_of_the_variant_asked_for_are_served_and_solved_by_their_cell_names(
+    app: Flask, client: FlaskClient
+) -> None:
+    with_mistakes(app, client, 0)
+    shown = client.get("/train/state.json?variant=notakto2").get_json()["puzzle"]
+    puzzle = puzzle_named(shown["key"])
+    assert puzzle is not None and puzzle.variant == "notakto2" and "answer" not in shown
+    assert (shown["boards"], shown["board"].count("/")) == (2, 1)
+    refused = client.get("/train/state.json?variant=5x5")
+    assert refused.status_code == 400 and refused.get_json()["error"] == "bad_payload"
+    named = variant_named("notakto2").cell_name(puzzle.answer[0])
+    body = {"puzzle": puzzle.key, "cell": named, "first_try": True}
+    solved = client.post("/train/solve", json=body, headers=ORIGIN).get_json()
+    assert solved["solved"] and solved["rating"] > 1500
+    assert b'<option value="4x4k4"' in client.get("/train").data

@@ -150,8 +150,9 @@ async function answerPuzzle(cell) {
 }
 
 async function state() {
-  const query = solved.map((key) => `done=${encodeURIComponent(key)}`).join("&");
-  const found = await ask(query ? `${urls.state}?${query}` : urls.state);
+  const asked = [`variant=${encodeURIComponent($("puzzle-variant").value)}`];
+  const query = [...asked, ...solved.map((key) => `done=${encodeURIComponent(key)}`)].join("&");
+  const found = await ask(`${urls.state}?${query}`);
   if (found.error) say(errorWords(found.error, { servers: true }));
   return found.error ? null : found;
 }
@@ -173,6 +174,12 @@ function typed(form, input, answer) {
 
 typed($("card-form"), $("card-cell"), answerCard);
 typed($("puzzle-form"), $("puzzle-cell"), answerPuzzle);
+$("puzzle-variant").addEventListener("change", async () => {
+  const chosen = $("puzzle-variant");
+  $("puzzle-variant-meaning").textContent = chosen.selectedOptions[0].dataset.meaning;
+  const found = await state();
+  if (found) showPuzzle(found.puzzle, found.rating);
+});
 $("puzzle-next").addEventListener("click", async () => {
   const found = await state();
   if (found) showPuzzle(found.puzzle, found.rating);

@@ -1,7 +1,8 @@
 """The Train page: the player's cards due and puzzles, answered over plain HTTP.
 
 ``GET /train`` is the page; ``GET /train/state.json`` what it shows (the cards due, the
-streak, the chart of passed and failed cards by day, the puzzle rating and a puzzle);
+streak, the chart of passed and failed cards by day, the puzzle rating and a puzzle, of
+the variant ``?variant=`` names: classic by default);
 ``POST /train/answer`` (``{"card": key, "cell": "b2"}``) answers a card and ``POST
 /train/solve`` (``{"puzzle": key, "cell": "b2", "first_try": true}``) a puzzle. The
 POSTs come from this site's own page only (their ``Origin`` is checked). Bad input is
@@ -18,12 +19,14 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request, session
 from flask.typing import ResponseReturnValue
 
+from webapp.game.variant import CLASSIC, MEANINGS, VARIANTS
 from webapp.server.limits.costly_pages import refused
 from webapp.server.pages.routes import player_page
 from webapp.server.services.training import Training, TrainingError
 from webapp.server.store.interface import StorageFull
 
 train = Blueprint("train", __name__)
+NAMES = tuple(variant.name for variant in VARIANTS)
 
 
 def _training() -> Training:
@@ -39,7 +42,7 @@ def _refused(code: str, message: str, status: int = 400) -> Response:
 @train.get("/train")
 def train_page() -> ResponseReturnValue:
     """The Train page (a new browser gets its player id here, as on every page)."""
-    return player_page("train.html")
+    return player_page("train.html", variants=VARIANTS, meanings=MEANINGS)
 
 
 def _player() -> str | Response:
@@ -58,13 +61,16 @@ def train_state() -> ResponseReturnValue:
     player = _player()
     if isinstance(player, Response):
         return player
+    variant = request.args.get("variant", CLASSIC.name)
+    if variant not in NAMES:
+        return _refused("bad_payload", f"variant: one of {', '.join(NAMES)}")
     training = _training()
     try:
         state = training.state(player, training.clock())
     except StorageFull as err:
         return _refused(err.code, err.message, 503)
     done = request.args.getlist("done")[:64]
-    return jsonify({**state, "puzzle": training.puzzle(player, done)})
+    return jsonify({**state, "puzzle": training.puzzle(player, done, variant)})
 
 
 def _posted() -> tuple[str, dict[str, Any]] | Response:

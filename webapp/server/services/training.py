@@ -31,7 +31,7 @@ from webapp.game.board import Board, RuleError
 from webapp.game.glicko import Rating
 from webapp.game.glicko import solved as rated
 from webapp.game.history import Entry
-from webapp.game.training import Card, by_day, cards_of, drawn, puzzle_named, puzzles, streak
+from webapp.game.training import Card, by_day, cards_of, drawn, puzzle_named, puzzles_on, streak
 from webapp.game.variant import variant_named
 from webapp.server.store.history import HistoryStore
 from webapp.server.store.training import TrainingStore
@@ -179,12 +179,15 @@ class Training:
             "next": schedule.due.timestamp(),
         }
 
-    def puzzle(self, player: str, done: Iterable[str] = ()) -> dict[str, Any]:
-        """The puzzle nearest the player's rating, among those not in ``done``."""
+    def puzzle(
+        self, player: str, done: Iterable[str] = (), variant: str = "classic"
+    ) -> dict[str, Any]:
+        """The puzzle of ``variant`` nearest the player's rating, among those not in
+        ``done``."""
         mine = self.store.rating(f"player:{player}")
         level = Rating.from_dict(mine).rating if mine else Rating().rating
-        skip = set(done)
-        choices = [p for p in puzzles() if p.key not in skip] or list(puzzles())
+        skip, offered = set(done), puzzles_on(variant)
+        choices = [p for p in offered if p.key not in skip] or list(offered)
 
         def distance(puzzle: Any) -> tuple[float, int]:
             stored = self.store.rating(f"puzzle:{puzzle.key}")
