@@ -169,11 +169,13 @@ def test_cards_from_4x4_and_notakto_games_are_drawn_on_their_own_boards_and_answ
     expect(page.locator("#card-board-help")).to_have_count(1)  # the old board's help gone
     expect_no_violations(axe, page, "a Notakto card due")
     shoot(page, "train-card-notakto")
+    box = page.get_by_role("textbox", name="Your move on this card, a cell such as 2:b2")
     box.fill("1:a2")
     box.press("Enter")
     expect(said(page)).to_have_text(re.compile(r"^Found\. Best here: 1:a2\."))
 
-    # The 4x4 card again, until found.
+    # The 4x4 card again, until found: its box names b2 again.
+    expect(page.locator("#card-cell-example")).to_have_text("b2")
     expect(page.locator("#due-count")).to_have_text(re.compile(r"^1 card due now, of 2\."))
     grid.get_by_role("gridcell", name="c3, empty", exact=True).click()
     expect(said(page)).to_have_text(re.compile(r"^Found\. Best here: a2, b2, a3 or c3\."))
@@ -195,7 +197,7 @@ def test_puzzles_on_notakto_are_chosen_drawn_on_their_boards_and_solved(
     assert puzzle is not None
     expect_no_violations(axe, page, "a Notakto puzzle")
     shoot(page, "train-puzzle-notakto")
-    box = page.get_by_role("textbox", name="Your move in the puzzle, a cell such as b2")
+    box = page.get_by_role("textbox", name="Your move in the puzzle, a cell such as 2:b2")
     box.fill(variant_named("notakto2").cell_name(puzzle.answer[0]))
     box.press("Enter")
     expect(said(page)).to_have_text(re.compile(r"^Solved: .*\d:[a-c]\d"))

@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 from support.training import games_with_mistakes, variant_game_with_mistake
 
 from webapp.game.board import cell_name
-from webapp.game.training import puzzle_named
+from webapp.game.training import puzzle_named, puzzles_on
 from webapp.game.variant import variant_named
 
 ORIGIN = {"Origin": "http://localhost"}
@@ -182,3 +182,19 @@ def test_puzzles_of_the_variant_asked_for_are_served_and_solved_by_their_cell_na
     solved = client.post("/train/solve", json=body, headers=ORIGIN).get_json()
     assert solved["solved"] and solved["rating"] > 1500
     assert b'<option value="4x4k4"' in client.get("/train").data
+
+
+def test_a_cell_on_a_dead_notakto_board_is_refused_and_changes_nothing(
+    app: Flask, client: FlaskClient
+) -> None:
+    player = with_mistakes(app, client, 0)
+    notakto = variant_named("notakto2")
+    puzzle = next(
+        p for p in puzzles_on("notakto2") if p.to_dict()["dead"] == [0] and p.board[0] == "."
+    )
+    body = {"puzzle": puzzle.key, "cell": "1:a1", "first_try": True}
+    refused = client.post("/train/solve", json=body, headers=ORIGIN)
+    assert refused.status_code == 400 and refused.get_json()["error"] == "dead_board"
+    assert "1:a1 is on a dead board" in refused.get_json()["message"]
+    assert app.extensions["training"].store.rating(f"player:{player}") is None
+    assert notakto.cell_name(puzzle.answer[0]).startswith("2:")

@@ -80,6 +80,8 @@ const cardBoardFor = boardOn("card-board", CARD_BOARD, (cell) => answerCard(cell
 const puzzleBoardFor = boardOn("puzzle-board", PUZZLE_BOARD, (cell) => answerPuzzle(cell));
 /** A cell's name on `item`'s board: b2, d4 or 2:b2; typed names as typed. */
 const named = (item, cell) => (typeof cell === "number" ? nameOf(shapeOf(item), cell) : String(cell).trim());
+/** The cell the box's label names as an example: b2, or 2:b2 on several boards. */
+const example = (item) => nameOf(shapeOf(item), (item.boards > 1 ? item.rows * item.columns : 0) + item.columns + 1);
 /** `item`'s position as the board draws it: a mark or . per cell, the boards run together. */
 const drawOn = (item, playable) => ({ marks: item.board.replaceAll("/", ""), playable, dead: item.dead ?? [] });
 
@@ -88,6 +90,7 @@ function showCard() {
   $("due-count").textContent = dueWords(queue.length, cards);
   $("card-task").hidden = !card;
   if (!card) return;
+  $("card-cell-example").textContent = example(card);
   const cardBoard = cardBoardFor(card);
   cardBoard.set(drawOn(card, true));
   cardBoard.tag({ [card.played]: { kinds: ["played"], words: YOU_PLAYED } });
@@ -120,6 +123,7 @@ function showPuzzle(next, rating) {
   $("puzzle-task").hidden = !puzzle;
   $("puzzle-next").hidden = true;
   if (!puzzle) return;
+  $("puzzle-cell-example").textContent = example(puzzle);
   const puzzleBoard = puzzleBoardFor(puzzle);
   puzzleBoard.set(drawOn(puzzle, true));
   puzzleBoard.mark([]);
