@@ -43,7 +43,7 @@ def main() -> None:
     made_by = {"seed": SEED, "per_theme": PER_THEME, "playouts": PLAYOUTS, "min_stones": MIN_STONES}
     text = json.dumps({"made": made_by, "puzzles": found}, separators=(",", ":"))
     Path(PUZZLES_FILE).write_text(text + "\n")
-    print(f"{PUZZLES_FILE}: {len(text):,} bytes")
+    print(f"webapp/game/{PUZZLES_FILE.name}: {len(text):,} bytes")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from collections import Counter
 import pytest
 from support.training import games_with_mistakes, variant_game_with_mistake
 
+from bench.puzzles import PER_THEME, PLAYOUTS, SEED
 from webapp.game.glicko import Rating, rate, solved
 from webapp.game.history import friend_game
 from webapp.game.position import Position
@@ -174,3 +175,12 @@ def test_every_shipped_puzzle_of_a_larger_variant_is_bounded_a_theme_and_proved(
     fresh = Solver(variant_named(name))  # every one, a fresh solver: well under a second
     for puzzle in found:
         proved(puzzle, fresh)
+
+
+@pytest.mark.parametrize("name", ["misere", "notakto1", "notakto2"])
+def test_the_shipped_puzzles_are_what_bench_puzzles_makes(name: str) -> None:
+    # The quick variants only: 4x4k4's take the command some 20 s.
+    made = variant_puzzles(
+        variant_named(name), random.Random(SEED), per_theme=PER_THEME, playouts=PLAYOUTS
+    )
+    assert made == puzzles_on(name)
