@@ -163,6 +163,7 @@ def test_cards_from_4x4_and_notakto_games_are_drawn_on_their_own_boards_and_answ
 
     # The failed card goes to the back: the Notakto card is drawn on its two boards.
     expect(page.locator("#card-board button[data-cell]")).to_have_count(18)
+    expect(page.get_by_role("group", name="Card boards")).to_have_count(1)
     expect(page.locator("#card-prompt")).to_have_text(
         "First player to move on notakto2. You played 1:c1 here, a blunder: find a better move."
     )

@@ -18,6 +18,7 @@ import {
   missedWords,
   passedWords,
   puzzlePrompt,
+  severalBoards,
   ratingWords,
   solvedWords,
   streakWords,
@@ -72,6 +73,7 @@ function boardOn(id, label, onPlay) {
     }
     drawn = key;
     board = createBoard($(id), { ...shape, label, onPlay });
+    if (shape.boards > 1) $(id).setAttribute("aria-label", severalBoards(label));
     return board;
   };
 }

@@ -73,3 +73,6 @@ export const missedAgainWords = (cell) => `${cell} does not solve it either: try
 /** The boards' names. */
 export const CARD_BOARD = "Card board";
 export const PUZZLE_BOARD = "Puzzle board";
+
+/** The group of several boards (Notakto) of a card or a puzzle: "Card boards". */
+export const severalBoards = (label) => `${label}s`;
