@@ -203,3 +203,19 @@ def test_puzzles_on_notakto_are_chosen_drawn_on_their_boards_and_solved(
     box.press("Enter")
     expect(said(page)).to_have_text(re.compile(r"^Solved: .*\d:[a-c]\d"))
     expect(page.locator("#puzzle-rating")).to_have_text(re.compile(r"1[5-9]\d\d\.$"))
+
+
+def test_past_the_players_count_the_page_says_when_to_ask_again(
+    page: Page, server_factory: Any
+) -> None:
+    server = server_factory(TICTACTOE_TRAIN_PER_PLAYER_MINUTE="2")
+    page.goto(server.url + "/train")
+    expect(page.locator("html")).to_have_attribute("data-ready", "true")  # the first
+    page.get_by_label("Puzzles on").select_option("misere")  # the second
+    expect(page.locator("#puzzle-prompt")).to_have_text(re.compile(r"on misere\.$"))
+    page.get_by_label("Puzzles on").select_option("4x4k3")  # one too many
+    expect(said(page)).to_have_text(
+        re.compile(r"^Training: asked for too often from this player or address; ask again in")
+    )
+    expect(page.locator("#puzzle-prompt")).to_have_text(re.compile(r"on misere\.$"))
+    expect(page.get_by_label("Puzzles on")).to_have_value("misere")

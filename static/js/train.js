@@ -182,9 +182,10 @@ typed($("card-form"), $("card-cell"), answerCard);
 typed($("puzzle-form"), $("puzzle-cell"), answerPuzzle);
 $("puzzle-variant").addEventListener("change", async () => {
   const chosen = $("puzzle-variant");
-  $("puzzle-variant-meaning").textContent = chosen.selectedOptions[0].dataset.meaning;
   const found = await state();
   if (found) showPuzzle(found.puzzle, found.rating);
+  else if (puzzle) chosen.value = puzzle.variant; // refused: the puzzle shown stays, and its variant
+  $("puzzle-variant-meaning").textContent = chosen.selectedOptions[0].dataset.meaning;
 });
 $("puzzle-next").addEventListener("click", async () => {
   const found = await state();
