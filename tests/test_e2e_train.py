@@ -11,10 +11,14 @@ from typing import Any
 from browser import board, expect_no_violations, open_game, start_match
 from browser_history import play_with_a_mistake
 from playwright.sync_api import Page, expect
+from support.stocked import player_of
+from support.training import variant_game_with_mistake
 
 from webapp.game import engine
 from webapp.game.board import Board, cell_name
 from webapp.game.training import puzzle_named
+from webapp.game.variant import variant_named
+from webapp.server.app import create_app
 
 
 def said(page: Page) -> Any:
@@ -123,3 +127,95 @@ def test_a_newcomer_sees_no_cards_yet_and_solves_a_puzzle_by_keys_alone(
     expect(said(page)).to_have_text(re.compile(r"^Solved: "))
     after = page.locator("#puzzle-rating").inner_text()
     assert int(re.findall(r"\d+", after)[0]) < 1500  # the miss counted, the later solve not
+
+
+def page_player(page: Page) -> str:
+    """The player id of the page's session cookie."""
+    (cookie,) = [c for c in page.context.cookies() if c["name"] == "session"]
+    return player_of(f"session={cookie['value']}")
+
+
+def test_cards_from_4x4_and_notakto_games_are_drawn_on_their_own_boards_and_answered(
+    page: Page, server: Any, axe: Callable[[Page], list[dict[str, Any]]], shoot: Any
+) -> None:
+    page.goto(server.url + "/train")
+    expect(page.locator("html")).to_have_attribute("data-ready", "true")
+    app = create_app({"TESTING": True, "DATA_DIR": str(server.data_dir)})
+    for name, ended in (("4x4k3", 1000.0), ("notakto2", 2000.0)):
+        entry = {**variant_game_with_mistake(name, f"v-{name}"), "ended": ended}
+        assert app.extensions["history"].add(page_player(page), f"room:r:{name}", entry)
+    app.extensions["history"].close()
+    page.reload()
+    expect(page.locator("html")).to_have_attribute("data-ready", "true")
+    expect(page.locator("#due-count")).to_have_text(re.compile(r"^2 cards due now, of 2\."))
+    grid = page.get_by_role("grid", name="Card board")
+    expect(grid.get_by_role("gridcell")).to_have_count(16)  # the 4x4 card first: due first
+    expect(grid.get_by_role("gridcell", name="c1, empty, you played here")).to_have_count(1)
+    expect(page.locator("#card-prompt")).to_have_text(
+        "X to move on 4x4k3. You played c1 here, a blunder: find a better move."
+    )
+    expect_no_violations(axe, page, "a 4x4 card due")
+    shoot(page, "train-card-4x4")
+    box = page.get_by_role("textbox", name="Your move on this card, a cell such as b2")
+    box.fill("d4")
+    box.press("Enter")
+    expect(said(page)).to_have_text(re.compile(r"^d4 is not among the best"))
+
+    # The failed card goes to the back: the Notakto card is drawn on its two boards.
+    expect(page.locator("#card-board button[data-cell]")).to_have_count(18)
+    expect(page.get_by_role("group", name="Card boards")).to_have_count(1)
+    expect(page.locator("#card-prompt")).to_have_text(
+        "First player to move on notakto2. You played 1:c1 here, a blunder: find a better move."
+    )
+    expect(page.locator("#card-board-help")).to_have_count(1)  # the old board's help gone
+    expect_no_violations(axe, page, "a Notakto card due")
+    shoot(page, "train-card-notakto")
+    box = page.get_by_role("textbox", name="Your move on this card, a cell such as 2:b2")
+    box.fill("1:a2")
+    box.press("Enter")
+    expect(said(page)).to_have_text(re.compile(r"^Found\. Best here: 1:a2\."))
+
+    # The 4x4 card again, until found: its box names b2 again.
+    expect(page.locator("#card-cell-example")).to_have_text("b2")
+    expect(page.locator("#due-count")).to_have_text(re.compile(r"^1 card due now, of 2\."))
+    grid.get_by_role("gridcell", name="c3, empty", exact=True).click()
+    expect(said(page)).to_have_text(re.compile(r"^Found\. Best here: a2, b2, a3 or c3\."))
+    expect(page.locator("#card-task")).to_be_hidden()
+
+
+def test_puzzles_on_notakto_are_chosen_drawn_on_their_boards_and_solved(
+    page: Page, server: Any, axe: Callable[[Page], list[dict[str, Any]]], shoot: Any
+) -> None:
+    page.goto(server.url + "/train")
+    expect(page.locator("html")).to_have_attribute("data-ready", "true")
+    page.get_by_label("Puzzles on").select_option("notakto2")
+    expect(page.locator("#puzzle-variant-meaning")).to_have_text(re.compile(r"^Two boards"))
+    expect(page.locator("#puzzle-board button[data-cell]")).to_have_count(18)
+    prompt = re.compile(r"player to move on notakto2\.$")
+    expect(page.locator("#puzzle-prompt")).to_have_text(prompt)
+    marks = "".join(marks_of(page, "#puzzle-board"))
+    puzzle = puzzle_named(f"notakto2:{marks[:9]}/{marks[9:]}")
+    assert puzzle is not None
+    expect_no_violations(axe, page, "a Notakto puzzle")
+    shoot(page, "train-puzzle-notakto")
+    box = page.get_by_role("textbox", name="Your move in the puzzle, a cell such as 2:b2")
+    box.fill(variant_named("notakto2").cell_name(puzzle.answer[0]))
+    box.press("Enter")
+    expect(said(page)).to_have_text(re.compile(r"^Solved: .*\d:[a-c]\d"))
+    expect(page.locator("#puzzle-rating")).to_have_text(re.compile(r"1[5-9]\d\d\.$"))
+
+
+def test_past_the_players_count_the_page_says_when_to_ask_again(
+    page: Page, server_factory: Any
+) -> None:
+    server = server_factory(TICTACTOE_TRAIN_PER_PLAYER_MINUTE="2")
+    page.goto(server.url + "/train")
+    expect(page.locator("html")).to_have_attribute("data-ready", "true")  # the first
+    page.get_by_label("Puzzles on").select_option("misere")  # the second
+    expect(page.locator("#puzzle-prompt")).to_have_text(re.compile(r"on misere\.$"))
+    page.get_by_label("Puzzles on").select_option("4x4k3")  # one too many
+    expect(said(page)).to_have_text(
+        re.compile(r"^Training: asked for too often from this player or address; ask again in")
+    )
+    expect(page.locator("#puzzle-prompt")).to_have_text(re.compile(r"on misere\.$"))
+    expect(page.get_by_label("Puzzles on")).to_have_value("misere")

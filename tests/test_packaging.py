@@ -103,6 +103,7 @@ def test_wheel_contains_package_templates_and_static(source: Path, wheel: Path) 
     assets = expected_assets(source)
     missing = (expected_modules(source) | assets | {"webapp/py.typed"}) - names
     assert not missing, f"missing from the wheel: {sorted(missing)}"
+    assert "webapp/game/puzzles.json" in names  # the larger variants' puzzles, served
     layers = {"webapp/game/board.py", "webapp/game/engine.py", "webapp/cli/main.py"}
     assert layers | {"webapp/server/app.py"} <= names
     html = {name for name in names if name.startswith("webapp/templates/")}

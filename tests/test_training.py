@@ -7,8 +7,9 @@ import random
 from collections import Counter
 
 import pytest
-from support.training import games_with_mistakes
+from support.training import games_with_mistakes, variant_game_with_mistake
 
+from bench.puzzles import PER_THEME, PLAYOUTS, SEED
 from webapp.game.glicko import Rating, rate, solved
 from webapp.game.history import friend_game
 from webapp.game.position import Position
@@ -21,7 +22,9 @@ from webapp.game.training import (
     canonical,
     cards_from,
     cards_of,
+    puzzle_named,
     puzzles,
+    puzzles_on,
     streak,
     variant_puzzles,
 )
@@ -57,14 +60,22 @@ def test_only_the_players_own_moves_become_cards() -> None:
     assert all(card.to_dict()["to_move"] == "O" for card in cards_from(game))
 
 
-def test_a_game_on_another_variant_makes_no_card_yet() -> None:
-    game = games_with_mistakes(1)[0]
-    other = {
-        **game,
-        "variant": "4x4k4",
-        "record": {**game["record"], "rules": {"variant": "4x4k4"}},
-    }
-    assert cards_from(other) == []
+@pytest.mark.parametrize(
+    ("name", "board", "played", "best"),
+    [
+        ("4x4k3", "XO..............", "c1", ["a2", "b2", "a3", "c3"]),
+        ("notakto2", "XX......./.........", "1:c1", ["1:a2"]),
+    ],
+)
+def test_a_game_on_another_variant_makes_its_cards_in_the_variants_notation(
+    name: str, board: str, played: str, best: list[str]
+) -> None:
+    (card,) = cards_from(variant_game_with_mistake(name))
+    variant = variant_named(name)
+    assert (card.variant, card.board, variant.cell_name(card.played)) == (name, board, played)
+    assert [variant.cell_name(cell) for cell in card.best] == best
+    assert card.key == f"{name}:{board}:{card.played}" and card.to_dict()["to_move"] == "X"
+    assert Card.from_dict(card.to_dict()) == card
 
 
 @pytest.fixture(scope="module")
@@ -150,3 +161,26 @@ def test_the_chart_counts_passed_and_failed_by_day() -> None:
         {"day": 9, "passed": 1, "failed": 1},
         {"day": 10, "passed": 1, "failed": 0},
     ]
+
+
+@pytest.mark.parametrize("name", ["misere", "4x4k3", "4x4k4", "notakto1", "notakto2", "notakto3"])
+def test_every_shipped_puzzle_of_a_larger_variant_is_bounded_a_theme_and_proved(
+    name: str,
+) -> None:
+    found = puzzles_on(name)
+    themes = Counter(puzzle.theme for puzzle in found)
+    assert found and max(themes.values()) <= 200 and "stop_fork" not in themes
+    assert len({puzzle.key for puzzle in found}) == len(found)
+    assert all(puzzle_named(puzzle.key) == puzzle for puzzle in found[:5])
+    fresh = Solver(variant_named(name))  # every one, a fresh solver: well under a second
+    for puzzle in found:
+        proved(puzzle, fresh)
+
+
+@pytest.mark.parametrize("name", ["misere", "notakto1", "notakto2"])
+def test_the_shipped_puzzles_are_what_bench_puzzles_makes(name: str) -> None:
+    # The quick variants only: 4x4k4's take the command some 20 s.
+    made = variant_puzzles(
+        variant_named(name), random.Random(SEED), per_theme=PER_THEME, playouts=PLAYOUTS
+    )
+    assert made == puzzles_on(name)

@@ -2,9 +2,8 @@
 // card goes to the back of the session's queue and comes back before it ends), the
 // streak and the chart, and puzzles. A move is a click, the board's keys, or a cell typed
 // in the box (b2); what happened is said in one assertive live region.
-import { createBoard } from "./board.js";
+import { createBoard, nameOf, shapeOf } from "./board.js";
 import { $ } from "./dom.js";
-import { cellName } from "./protocol.js";
 import { drawChart } from "./train_chart.js";
 import { errorWords } from "./words.js";
 import {
@@ -19,6 +18,7 @@ import {
   missedWords,
   passedWords,
   puzzlePrompt,
+  severalBoards,
   ratingWords,
   solvedWords,
   streakWords,
@@ -48,23 +48,55 @@ async function ask(url, body = null) {
   try {
     const reply = await fetch(url, body ? { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) } : {});
     const data = await reply.json();
-    return reply.ok ? data : { error: { code: data.error, message: data.message } };
+    if (reply.ok) return data;
+    return { error: typeof data.error === "object" ? data.error : { code: data.error, message: data.message } };
   } catch {
     return { error: "offline" };
   }
 }
 
-const cardBoard = createBoard($("card-board"), { label: CARD_BOARD, onPlay: (cell) => answerCard(cell) });
-const puzzleBoard = createBoard($("puzzle-board"), { label: PUZZLE_BOARD, onPlay: (cell) => answerPuzzle(cell) });
+/**
+ * The board of a card or a puzzle (`item`: its variant's rows, columns and boards), in
+ * the element `id`: drawn again only when the shape changes (3x3, 4x4, Notakto's boards).
+ */
+function boardOn(id, label, onPlay) {
+  const blank = $(id).cloneNode(false);
+  let drawn = "";
+  let board = null;
+  return (item) => {
+    const shape = shapeOf(item);
+    const key = `${shape.rows}x${shape.columns}x${shape.boards}`;
+    if (board && drawn === key) return board;
+    if (board) {
+      $(`${id}-help`)?.remove(); // the keys' help, said beside the old board
+      $(id).replaceWith(blank.cloneNode(false));
+    }
+    drawn = key;
+    board = createBoard($(id), { ...shape, label, onPlay });
+    if (shape.boards > 1) $(id).setAttribute("aria-label", severalBoards(label));
+    return board;
+  };
+}
+
+const cardBoardFor = boardOn("card-board", CARD_BOARD, (cell) => answerCard(cell));
+const puzzleBoardFor = boardOn("puzzle-board", PUZZLE_BOARD, (cell) => answerPuzzle(cell));
+/** A cell's name on `item`'s board: b2, d4 or 2:b2; typed names as typed. */
+const named = (item, cell) => (typeof cell === "number" ? nameOf(shapeOf(item), cell) : String(cell).trim());
+/** The cell the box's label names as an example: b2, or 2:b2 on several boards. */
+const example = (item) => nameOf(shapeOf(item), (item.boards > 1 ? item.rows * item.columns : 0) + item.columns + 1);
+/** `item`'s position as the board draws it: a mark or . per cell, the boards run together. */
+const drawOn = (item, playable) => ({ marks: item.board.replaceAll("/", ""), playable, dead: item.dead ?? [] });
 
 function showCard() {
   const card = queue[0] ?? null;
   $("due-count").textContent = dueWords(queue.length, cards);
   $("card-task").hidden = !card;
   if (!card) return;
-  cardBoard.set({ marks: card.board, playable: true });
+  $("card-cell-example").textContent = example(card);
+  const cardBoard = cardBoardFor(card);
+  cardBoard.set(drawOn(card, true));
   cardBoard.tag({ [card.played]: { kinds: ["played"], words: YOU_PLAYED } });
-  $("card-prompt").textContent = cardPrompt(card, cellName(card.played));
+  $("card-prompt").textContent = cardPrompt(card, named(card, card.played));
 }
 
 async function answerCard(cell) {
@@ -77,8 +109,9 @@ async function answerCard(cell) {
   }
   queue.shift();
   if (!reply.passed) queue.push(card); // until found, in this session
-  const named = typeof cell === "number" ? cellName(cell) : String(cell).trim();
-  const words = reply.passed ? passedWords(reply.best.map((best) => cellName(best)), reply.scheduled) : failedWords(named);
+  const words = reply.passed
+    ? passedWords(reply.best.map((best) => named(card, best)), reply.scheduled)
+    : failedWords(named(card, cell));
   say(queue.length ? words : `${words} ${SESSION_DONE}`);
   showCard();
   await showProgress();
@@ -92,7 +125,9 @@ function showPuzzle(next, rating) {
   $("puzzle-task").hidden = !puzzle;
   $("puzzle-next").hidden = true;
   if (!puzzle) return;
-  puzzleBoard.set({ marks: puzzle.board, playable: true });
+  $("puzzle-cell-example").textContent = example(puzzle);
+  const puzzleBoard = puzzleBoardFor(puzzle);
+  puzzleBoard.set(drawOn(puzzle, true));
   puzzleBoard.mark([]);
   $("puzzle-prompt").textContent = puzzlePrompt(puzzle);
 }
@@ -104,24 +139,26 @@ async function answerPuzzle(cell) {
     say(errorWords(reply.error, { servers: true }));
     return { ok: false };
   }
-  const named = typeof cell === "number" ? cellName(cell) : String(cell).trim();
   $("puzzle-rating").textContent = ratingWords(reply.rating);
   if (reply.solved) {
     solved.push(puzzle.key);
-    puzzleBoard.set({ marks: puzzle.board, playable: false });
+    const puzzleBoard = puzzleBoardFor(puzzle);
+    puzzleBoard.set(drawOn(puzzle, false));
     puzzleBoard.mark(reply.answer);
     $("puzzle-next").hidden = false;
-    say(solvedWords(reply.answer.map((best) => cellName(best)), reply.rating));
+    say(solvedWords(reply.answer.map((best) => named(puzzle, best)), reply.rating));
   } else {
-    say(tries === 0 ? missedWords(named, reply.rating) : missedAgainWords(named));
+    const cellSaid = named(puzzle, cell);
+    say(tries === 0 ? missedWords(cellSaid, reply.rating) : missedAgainWords(cellSaid));
   }
   tries += 1;
   return { ok: true };
 }
 
 async function state() {
-  const query = solved.map((key) => `done=${encodeURIComponent(key)}`).join("&");
-  const found = await ask(query ? `${urls.state}?${query}` : urls.state);
+  const asked = [`variant=${encodeURIComponent($("puzzle-variant").value)}`];
+  const query = [...asked, ...solved.map((key) => `done=${encodeURIComponent(key)}`)].join("&");
+  const found = await ask(`${urls.state}?${query}`);
   if (found.error) say(errorWords(found.error, { servers: true }));
   return found.error ? null : found;
 }
@@ -143,6 +180,13 @@ function typed(form, input, answer) {
 
 typed($("card-form"), $("card-cell"), answerCard);
 typed($("puzzle-form"), $("puzzle-cell"), answerPuzzle);
+$("puzzle-variant").addEventListener("change", async () => {
+  const chosen = $("puzzle-variant");
+  const found = await state();
+  if (found) showPuzzle(found.puzzle, found.rating);
+  else if (puzzle) chosen.value = puzzle.variant; // refused: the puzzle shown stays, and its variant
+  $("puzzle-variant-meaning").textContent = chosen.selectedOptions[0].dataset.meaning;
+});
 $("puzzle-next").addEventListener("click", async () => {
   const found = await state();
   if (found) showPuzzle(found.puzzle, found.rating);

@@ -12,9 +12,16 @@ export function dueWords(due, cards) {
 /** When the session's cards are all found. */
 export const SESSION_DONE = "All found for today: they come back when they are due.";
 
+/** Who is to move on a card's or a puzzle's board, and on which variant if not classic:
+ * "X to move", "First player to move on notakto2" (both place X there). */
+function toMove(item) {
+  const side = item.variant?.startsWith("notakto") ? (item.to_move === "X" ? "First player" : "Second player") : item.to_move;
+  return item.variant && item.variant !== "classic" ? `${side} to move on ${item.variant}` : `${side} to move`;
+}
+
 /** A card's question: the side to move, and the move the player made there. */
 export const cardPrompt = (card, played) =>
-  `${card.to_move} to move. You played ${played} here, a ${card.verdict}: find a better move.`;
+  `${toMove(card)}. You played ${played} here, a ${card.verdict}: find a better move.`;
 
 /** The played cell's tag beside it on the board. */
 export const YOU_PLAYED = "you played here";
@@ -52,7 +59,7 @@ export const THEMES = Object.freeze({
 });
 
 /** The puzzle's question. */
-export const puzzlePrompt = (puzzle) => `${THEMES[puzzle.theme] ?? puzzle.theme}: ${puzzle.to_move} to move.`;
+export const puzzlePrompt = (puzzle) => `${THEMES[puzzle.theme] ?? puzzle.theme}: ${toMove(puzzle)}.`;
 
 /** The player's puzzle rating. */
 export const ratingWords = (rating) => `Your puzzle rating: ${rating}.`;
@@ -66,3 +73,6 @@ export const missedAgainWords = (cell) => `${cell} does not solve it either: try
 /** The boards' names. */
 export const CARD_BOARD = "Card board";
 export const PUZZLE_BOARD = "Puzzle board";
+
+/** The group of several boards (Notakto) of a card or a puzzle: "Card boards". */
+export const severalBoards = (label) => `${label}s`;

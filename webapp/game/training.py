@@ -1,10 +1,12 @@
 """Training: a player's own mistakes as cards, and puzzles from proven positions.
 
-A *card* is one mistake or blunder the player made in a stored game (the review's
-verdict, webapp/game/review.py): the position they faced, the move they played there,
-and every best cell (each move that kept the best value). A card is passed when the move
-given is among its best cells. The same slip made from the same position in two games is
-one card: its key names the variant, the position and the move.
+A *card* is one mistake or blunder the player made in a stored game of any variant (the
+review's verdict, webapp/game/review.py, by the variant's solver off the classic board):
+the position they faced (in the notation: 9 cells, 16 on 4x4, ``/`` between Notakto's
+boards), the move they played there, and every best cell (each move that kept the best
+value). A card is passed when the move given is among its best cells. The same slip
+made from the same position in two games is one card: its key names the variant, the
+position and the move.
 
 A *puzzle* is a position proven by the engine, with a theme and its answer (every cell
 that solves it), found in every reachable position of the classic board up to its
@@ -16,21 +18,28 @@ eight symmetries:
 - ``stop_fork``: a draw with no line to block yet, where some move loses to a fork; the
   answer is every move that keeps the draw.
 
+On the larger variants (no ``stop_fork``), ``variant_puzzles`` finds at most 200 a theme
+from random games, each proved by the variant's solver; bench/puzzles.py writes them to
+puzzles.json, which is shipped and served (``puzzles_on``).
+
 When a card comes back is the schedule's business (services/training.py, with the clock);
 this module has none. The streak and the chart's days are counted here from day numbers.
 """
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from . import engine
 from .board import Board, Cell, cell_name, winner_of
 from .engine import Result
+from .history import variant_of
 from .position import Position
 from .review import judge
 from .solver import Solver
@@ -38,13 +47,8 @@ from .variant import Variant, variant_named
 
 CLASSIC = "classic"
 THEMES = ("win_in_1", "win_in_2", "win_in_3", "only_draw", "stop_fork")
+PUZZLES_FILE = Path(__file__).resolve().parent / "puzzles.json"
 ANSWERS_KEPT = 1000  # each player's newest answers kept: the chart and the streak need fewer
-
-
-def variant_of(entry: dict[str, Any]) -> str:
-    """The variant a stored game was played on (entries that name none: classic)."""
-    rules = entry.get("record", {}).get("rules") or {}
-    return str(entry.get("variant") or rules.get("variant") or CLASSIC)
 
 
 @dataclass(frozen=True)
@@ -75,7 +79,7 @@ class Card:
             "key": self.key,
             "variant": self.variant,
             "board": self.board,
-            "to_move": Board(self.board).to_move,
+            "to_move": Board(self.board, variant_named(self.variant)).to_move,
             "played": self.played,
             "best": list(self.best),
             "verdict": self.verdict,
@@ -98,12 +102,10 @@ class Card:
 
 
 def cards_from(entry: dict[str, Any]) -> list[Card]:
-    """Every mistake and blunder the player made in one stored game, as cards (classic
-    games only for now: other variants make none)."""
-    if variant_of(entry) != CLASSIC:
-        return []
-    record = entry["record"]
-    board = Board()
+    """Every mistake and blunder the player made in one stored game of any variant, as
+    cards, judged by the review (the variant's solver off the classic board)."""
+    record, variant = entry["record"], variant_of(entry)
+    board = Board.empty(variant)
     for cell in record.get("setup", []):
         board = board.apply_move(cell)
     found = []
@@ -113,7 +115,15 @@ def cards_from(entry: dict[str, Any]) -> list[Card]:
             judged = judge(board, cell)
             if judged.gave_away:
                 found.append(
-                    Card(board.cells, cell, judged.best_cells, judged.verdict, entry["id"], ply)
+                    Card(
+                        board.cells,
+                        cell,
+                        judged.best_cells,
+                        judged.verdict,
+                        entry["id"],
+                        ply,
+                        variant.name,
+                    )
                 )
         board = board.apply_move(cell)
     return found
@@ -150,7 +160,19 @@ class Puzzle:
             "board": self.board,
             "to_move": Board(self.board, variant_named(self.variant)).to_move,
             "theme": self.theme,
+            **drawn(self.variant, self.board),
         }
+
+
+def drawn(variant: str, board: str) -> dict[str, Any]:
+    """How the page draws a card's or a puzzle's board: its shape (rows, columns and
+    boards) and, in Notakto, the boards already dead."""
+    shape = variant_named(variant)
+    dead: list[int] = []
+    if shape.notakto:
+        live = Board(board, shape).position.live_boards()
+        dead = [b for b in range(shape.boards) if b not in live]
+    return {"rows": shape.rows, "columns": shape.columns, "boards": shape.boards, "dead": dead}
 
 
 _SYMMETRIES = (
@@ -227,9 +249,28 @@ def puzzles() -> tuple[Puzzle, ...]:
 
 
 @cache
+def shipped_puzzles() -> dict[str, tuple[Puzzle, ...]]:
+    """The larger variants' puzzles, by variant: found once by bench/puzzles.py (each
+    proved by the variant's solver) and shipped in puzzles.json, as finding them takes
+    too long for a process to do as it starts."""
+    stored = json.loads(PUZZLES_FILE.read_text())["puzzles"]
+    return {
+        name: tuple(Puzzle(board, theme, tuple(answer), name) for board, theme, answer in rows)
+        for name, rows in stored.items()
+    }
+
+
+def puzzles_on(variant: str) -> tuple[Puzzle, ...]:
+    """The puzzles of one variant: the classic board's, or the shipped ones (none for a
+    name that is no variant's)."""
+    return puzzles() if variant == CLASSIC else shipped_puzzles().get(variant, ())
+
+
+@cache
 def puzzle_named(key: str) -> Puzzle | None:
-    """The puzzle of that key, or None."""
-    return {puzzle.key: puzzle for puzzle in puzzles()}.get(key)
+    """The puzzle of that key (``<variant>:<position>``), or None."""
+    variant = key.split(":", 1)[0]
+    return {puzzle.key: puzzle for puzzle in puzzles_on(variant)}.get(key)
 
 
 def cells_named(cells: Iterable[Cell]) -> list[str]:
@@ -270,11 +311,17 @@ VARIANT_THEMES = ("win_in_1", "win_in_2", "win_in_3", "only_draw")
 
 
 def variant_puzzles(
-    variant: Variant, rng: random.Random, *, per_theme: int = 200, playouts: int = 5000
+    variant: Variant,
+    rng: random.Random,
+    *,
+    per_theme: int = 200,
+    playouts: int = 5000,
+    min_stones: int = 0,
 ) -> tuple[Puzzle, ...]:
     """Puzzles of a larger variant, proven by its solver, at most ``per_theme`` a theme
     (``stop_fork`` is the classic board's alone): from the positions of ``playouts``
-    random games at most, each position once."""
+    random games at most, each position once, those with at least ``min_stones`` marks
+    (the first positions of 4x4k4 take minutes to solve without its book)."""
     solver = Solver(variant)
     found: dict[str, Puzzle] = {}
     counts = dict.fromkeys(VARIANT_THEMES, 0)
@@ -283,7 +330,7 @@ def variant_puzzles(
             break
         position = Position.empty(variant)
         while not position.is_over():
-            if str(position) not in found:
+            if position.stones >= min_stones and str(position) not in found:
                 analysis = solver.analyse(position)
                 made = _themed(analysis.value, analysis.moves, no_threat=False)
                 if made and counts[made[0]] < per_theme:

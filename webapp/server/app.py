@@ -16,6 +16,7 @@ from flask_socketio import SocketIO
 from socketio import RedisManager
 
 from webapp.game import strategies
+from webapp.game.history import games_counted
 from webapp.server import settings as config
 from webapp.server.events.connect import SocketCaps
 from webapp.server.events.dispatch import refuse_forgotten
@@ -207,7 +208,9 @@ def _add_socketio(app: Flask) -> None:
     )
     history = open_history(app.config)
     app.extensions["history"] = history
-    training = app.extensions["training"] = Training(open_training(app.config), history.games)
+    training = app.extensions["training"] = Training(
+        open_training(app.config), history.games, lambda p: games_counted(history.counters(p))
+    )
     ending = with_cards(history, training)  # the history, making each game's cards as it ends
     forgotten = app.extensions["forgotten"] = open_forgotten(app.config)
     refuse_forgotten(socketio, forgotten)
@@ -233,6 +236,12 @@ def _add_socketio(app: Flask) -> None:
         int(app.config["COSTLY_PER_PLAYER_MINUTE"]),
         int(app.config["COSTLY_PER_ADDRESS_MINUTE"]),
         tally,
+    )
+    app.extensions["train_costly"] = CostlyAnswers(
+        int(app.config["TRAIN_PER_PLAYER_MINUTE"]),
+        int(app.config["TRAIN_PER_ADDRESS_MINUTE"]),
+        tally,
+        "train",
     )
     register(socketio, service, limits, caps, max_payload, odds, rooms, costly=costly)
     register_rooms(socketio, rooms, max_payload, int(app.config["ROOM_NAME_CHARS"]))

@@ -441,6 +441,20 @@ GAME_AND_LIMITS: tuple[Setting, ...] = (
         "whole histories all players from one client address may ask for per minute"
         " (all processes together); 0 for no limit",
     ),
+    Setting(
+        "TRAIN_PER_PLAYER_MINUTE",
+        120,
+        integer(0, 1_000_000),
+        "the Train page's JSON requests (`/train/state.json`, `/train/answer`, `/train/solve`)"
+        " one player may make per minute (all processes together); 0 for no limit",
+    ),
+    Setting(
+        "TRAIN_PER_ADDRESS_MINUTE",
+        600,
+        integer(0, 1_000_000),
+        "the Train page's JSON requests all players from one client address may make per"
+        " minute (all processes together); 0 for no limit",
+    ),
     Setting("SEED", None, integer(0, 2**63), "seeds the AI's dice (tests)"),
 )
 SETTINGS: tuple[Setting, ...] = SERVING + STORAGE + GAME_AND_LIMITS

@@ -2,7 +2,11 @@
 
 A player's whole history (``GET /history/games.json``, the ``history`` event) is read
 and built from every stored game: each asks far more of the process than an event
-does. Each is counted against the player (the session cookie's) and against the client
+does. The Train page's JSON requests (``/train/state.json``, ``/train/answer``,
+``/train/solve``) are counted the same way, under counts of their own (a player training
+asks for them at each card).
+
+Each is counted against the player (the session cookie's) and against the client
 address (an IPv6 address by its /64), in clock minutes, by all processes together when
 they share Redis (limits/shared_counts.py). Past either count the answer is refused before any work:
 an HTTP ``429`` with ``Retry-After`` and the reason (JSON, or a page for a browser that
@@ -34,15 +38,18 @@ TOO_MANY = """<!doctype html>
 class CostlyAnswers:
     """Costly answers built for each player and each client address in this minute."""
 
-    def __init__(self, per_player: int, per_address: int, tally: Tally) -> None:
+    def __init__(
+        self, per_player: int, per_address: int, tally: Tally, kind: str = "costly"
+    ) -> None:
         self.per_player, self.per_address, self.tally = per_player, per_address, tally
+        self.kind = kind  # the counts' names: each kind of answer is counted on its own
 
     def retry_after(self, player: str | None, address: str | None) -> float:
         """0 if one more costly answer may be built now (counted), else seconds until it may."""
         waits = [0.0]
         for limit, key in (
-            (self.per_player, None if player is None else f"costly-player:{player}"),
-            (self.per_address, f"costly-address:{address_key(address)}"),
+            (self.per_player, None if player is None else f"{self.kind}-player:{player}"),
+            (self.per_address, f"{self.kind}-address:{address_key(address)}"),
         ):
             if limit and key is not None:
                 count, left = self.tally.bump(key, MINUTE)

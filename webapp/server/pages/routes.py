@@ -107,9 +107,10 @@ def game_missing(reason: str | None = None, *, status: int = 404) -> ResponseRet
     return _render("game_missing.html", reason=reason), status
 
 
-def player_page(template: str) -> ResponseReturnValue:
-    """A page of the player's own (``template``), giving a new browser its player id."""
-    return _player() or _render(template)
+def player_page(template: str, **context: object) -> ResponseReturnValue:
+    """A page of the player's own (``template``, with ``context``), giving a new browser
+    its player id."""
+    return _player() or _render(template, **context)
 
 
 @pages.get("/")

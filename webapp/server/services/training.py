@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import time
 import zlib
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -26,17 +27,19 @@ from fsrs import Card as Schedule
 from fsrs import Rating as Grade
 from fsrs import Scheduler
 
-from webapp.game.board import RuleError, cell_name, check_cell, parse_cell
+from webapp.game.board import Board, RuleError
 from webapp.game.glicko import Rating
 from webapp.game.glicko import solved as rated
 from webapp.game.history import Entry
-from webapp.game.training import Card, by_day, cards_of, puzzle_named, puzzles, streak
+from webapp.game.training import Card, by_day, cards_of, drawn, puzzle_named, puzzles_on, streak
+from webapp.game.variant import variant_named
 from webapp.server.store.history import HistoryStore
 from webapp.server.store.training import TrainingStore
 
 log = logging.getLogger("webapp.server.training")
 DAY = 86400.0
 CHART_DAYS = 14
+READS_KEPT = 4096  # players whose History's last whole read is remembered
 # No learning steps: every review sets a whole number of days (a failed card: one day);
 # no fuzz, so that a card comes back on the day the schedule says.
 SCHEDULER = Scheduler(learning_steps=(), relearning_steps=(), enable_fuzzing=False)
@@ -54,17 +57,23 @@ def _day(seconds: float) -> int:
     return int(seconds // DAY)
 
 
-def _cell(text: object) -> int:
-    """A cell given as an index 0..8 or a name such as b2."""
+def _cell(text: object, variant: str, board: str) -> int:
+    """A cell of ``board`` (of ``variant``) that may be played, given as its index or its
+    name (``b2``, ``d4``, ``2:b2``); a clear error otherwise."""
+    shape = variant_named(variant)
     try:
-        return parse_cell(text[:8]) if isinstance(text, str) else check_cell(text)
+        cell = shape.parse_cell(text[:8]) if isinstance(text, str) else shape.check_cell(text)
     except RuleError:
-        said = f"“{str(text)[:8]}” is not a cell: type one such as b2"
+        second = shape.board_cells if shape.boards > 1 else 0  # b2, or 2:b2 on several
+        example = shape.cell_name(second + shape.columns + 1)
+        said = f"“{str(text)[:8]}” is not a cell: type one such as {example}"
         raise TrainingError("cell_out_of_range", said) from None
-
-
-def _taken(cell: int) -> TrainingError:
-    return TrainingError("cell_taken", f"{cell_name(cell)} is taken: choose an empty cell")
+    if cell not in Board(board, shape).legal_moves():
+        name = shape.cell_name(cell)
+        if board.replace("/", "")[cell] == ".":  # Notakto: a board already dead
+            raise TrainingError("dead_board", f"{name} is on a dead board: choose a live one")
+        raise TrainingError("cell_taken", f"{name} is taken: choose an empty cell")
+    return cell
 
 
 def new_row(card: Card, now: float) -> dict[str, Any]:
@@ -80,9 +89,30 @@ class Training:
         self,
         store: TrainingStore,
         games: Callable[[str], list[Entry]] | None = None,
+        counted: Callable[[str], int] | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.store, self.games, self.clock = store, games, clock
+        self.store, self.games, self.counted, self.clock = store, games, counted, clock
+        # Each player's count of games stored when their History was last read whole: it
+        # is read again only once another game was stored (``counted``, a cheap read).
+        self.read_at: OrderedDict[str, int] = OrderedDict()
+
+    def _collect_history(self, player: str, now: float) -> None:
+        """Make cards of the player's whole History, unless no game was stored since it
+        was last read in this process (each game's cards are made as it ends; this reads
+        the games stored before, or whose cards could not be stored then)."""
+        if self.games is None:
+            return
+        count = None if self.counted is None else self.counted(player)
+        if count is not None and self.read_at.get(player) == count:
+            self.read_at.move_to_end(player)
+            return
+        self.collect(player, self.games(player), now)
+        if count is not None:
+            self.read_at[player] = count
+            self.read_at.move_to_end(player)
+            while len(self.read_at) > READS_KEPT:
+                self.read_at.popitem(last=False)
 
     def collect(self, player: str, entries: Iterable[Entry], now: float) -> int:
         """Make a card of each of the player's slips in ``entries`` not yet a card;
@@ -108,8 +138,7 @@ class Training:
     def state(self, player: str, now: float) -> dict[str, Any]:
         """What the Train page shows: the cards due, how many there are, the streak, the
         chart's days and the puzzle rating."""
-        if self.games is not None:
-            self.collect(player, self.games(player), now)
+        self._collect_history(player, now)
         answers = self.store.answers(player)
         days = [(_day(a["at"]), bool(a["passed"])) for a in answers if a.get("scheduled")]
         rating = self.store.rating(f"player:{player}")
@@ -128,9 +157,8 @@ class Training:
         row = self.store.cards(player).get(key) if isinstance(key, str) else None
         if row is None:
             raise TrainingError("game_not_found", "no such card among yours")
-        card, chosen = Card.from_dict(row["card"]), _cell(cell)
-        if row["card"]["board"][chosen] != ".":
-            raise _taken(chosen)
+        card = Card.from_dict(row["card"])
+        chosen = _cell(cell, card.variant, card.board)
         passed = card.passes(chosen)
         schedule = Schedule.from_dict(row["schedule"])
         scheduled = schedule.due <= _when(now)
@@ -151,12 +179,15 @@ class Training:
             "next": schedule.due.timestamp(),
         }
 
-    def puzzle(self, player: str, done: Iterable[str] = ()) -> dict[str, Any]:
-        """The puzzle nearest the player's rating, among those not in ``done``."""
+    def puzzle(
+        self, player: str, done: Iterable[str] = (), variant: str = "classic"
+    ) -> dict[str, Any]:
+        """The puzzle of ``variant`` nearest the player's rating, among those not in
+        ``done``."""
         mine = self.store.rating(f"player:{player}")
         level = Rating.from_dict(mine).rating if mine else Rating().rating
-        skip = set(done)
-        choices = [p for p in puzzles() if p.key not in skip] or list(puzzles())
+        skip, offered = set(done), puzzles_on(variant)
+        choices = [p for p in offered if p.key not in skip] or list(offered)
 
         def distance(puzzle: Any) -> tuple[float, int]:
             stored = self.store.rating(f"puzzle:{puzzle.key}")
@@ -171,9 +202,7 @@ class Training:
         puzzle = puzzle_named(key) if isinstance(key, str) else None
         if puzzle is None:
             raise TrainingError("game_not_found", "no such puzzle")
-        chosen = _cell(cell)
-        if puzzle.board[chosen] != ".":
-            raise _taken(chosen)
+        chosen = _cell(cell, puzzle.variant, puzzle.board)
         found = chosen in puzzle.answer
         mine, its = f"player:{player}", f"puzzle:{puzzle.key}"
         before = [self.store.rating(owner) for owner in (mine, its)]
@@ -202,7 +231,7 @@ class Training:
 def _shown(card: dict[str, Any]) -> dict[str, Any]:
     """A card as the page asks it: the position and the move played, not the answer."""
     shown = ("key", "variant", "board", "to_move", "played", "verdict", "game", "ply")
-    return {key: card[key] for key in shown}
+    return {**{key: card[key] for key in shown}, **drawn(card["variant"], card["board"])}
 
 
 class HistoryWithCards:
