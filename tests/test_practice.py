@@ -416,7 +416,6 @@ def test_a_retry_that_cannot_start_answers_the_styled_missing_page_saying_why(
     assert 'class="missing-reason"' in html and "Play the AI" in html
 
 
-
 # --- after a practice game: the same position again, take back, no record -------------
 
 # X a1, O b2, X c3, O c1: O threatens a3; any other move of X's loses at once.

@@ -343,9 +343,7 @@ def practice_match(
     )
 
 
-def practice_again(
-    match: Match, rng: random.Random, *, client_seed: str | None = None
-) -> Match:
+def practice_again(match: Match, rng: random.Random, *, client_seed: str | None = None) -> Match:
     """A finished practice game's position again, with its mistake, on the seed committed
     to during it: as starting that practice anew, and the match's next version."""
     game = match.game
