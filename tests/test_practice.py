@@ -19,7 +19,15 @@ from support.live import Actions, connect, player_of, post
 from webapp.game import engine
 from webapp.game.board import Board, cell_name
 from webapp.game.history import finished_game, game_key
-from webapp.game.match import Match, ai_move, human_move, new_match, practice_match, take_back
+from webapp.game.match import (
+    Match,
+    ai_move,
+    human_move,
+    new_match,
+    next_game,
+    practice_match,
+    take_back,
+)
 from webapp.game.records import from_record, to_record
 from webapp.game.review import judge, lesson
 from webapp.game.rules import MatchError
@@ -406,3 +414,35 @@ def test_a_retry_that_cannot_start_answers_the_styled_missing_page_saying_why(
     status, html = retry(game)  # sent from a page made before the deletion
     assert status == 404 and "Your data was deleted, this game with it" in html
     assert 'class="missing-reason"' in html and "Play the AI" in html
+
+
+# --- after a practice game: the same position again, take back, no record -------------
+
+# X a1, O b2, X c3, O c1: O threatens a3; any other move of X's loses at once.
+THREATENED = (0, 4, 8, 2)
+
+
+def _lost_at_once() -> tuple[Match, Match]:
+    """A practice game at THREATENED, and the same game after X's b1, which loses."""
+    start = to_human(practice_match(random.Random(5), THREATENED, mistake=1))
+    return start, played(start, 1)
+
+
+def test_next_game_after_practice_is_the_same_position_and_mistake_again() -> None:
+    start, over = _lost_at_once()
+    assert over.game.status == "ai_won"
+    again = next_game(over, random.Random(6))
+    assert again.game.setup == THREATENED and again.game.mistake == 1
+    assert again.game.board == start.game.board and again.game.turn == "human"
+    assert again.game.dice.server_seed == over.next_seed  # the seed committed during it
+    assert again.version == over.version + 1 and again.game.history == ()
+    assert again.mode == "impossible" and again.game.practice
+
+
+def test_practice_keeps_no_record_and_takes_back_a_move_that_lost_at_once() -> None:
+    start, over = _lost_at_once()
+    assert over.game.turn is None and over.record.to_dict() == start.record.to_dict()
+    back = take_back(over)
+    assert back.game.board == start.game.board and back.game.turn == "human"
+    assert back.game.dice == start.game.dice
+    assert played(back, 6).game.status == "playing"  # the block: the game goes on

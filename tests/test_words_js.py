@@ -88,3 +88,74 @@ def test_a_targets_preview_names_the_one_skill_it_used() -> None:
         "Measured from 140 moves of yours where a choice mattered: most likely from 0.48 to 0.75.",
         "Your own skill is used once your games hold 30 moves where a choice mattered (4 so far).",
     ]
+
+
+def _move(
+    cell: str, verdict: str, best: tuple[str, int], played: tuple[str, int], **more: Any
+) -> dict[str, Any]:
+    """A reviewed move as the server sends it (review.py's ``MoveReview.to_dict``)."""
+
+    def value(kept: tuple[str, int]) -> dict[str, Any]:
+        return {"result": kept[0], "plies": kept[1]}
+
+    return {"cell": cell, "verdict": verdict, "best": value(best), "played": value(played), **more}
+
+
+@pytest.mark.skipif(NODE is None, reason="needs Node, as `make` does")
+def test_the_reviews_verdict_is_short_and_plain_on_every_board() -> None:
+    table = [
+        (
+            _move("b1", "mistake", ("draw", 9), ("loss", 6), best_cells=["c1", "a2", "b2", "c3"]),
+            "Mistake: b1 loses in 3; c1, a2, b2 or c3 keep the draw.",
+        ),
+        (
+            _move("b3", "mistake", ("win", 1), ("draw", 4), best_cells=["a3"]),
+            "Mistake: b3 only draws; a3 wins now.",
+        ),
+        (
+            _move("c1", "blunder", ("win", 3), ("loss", 2), best_cells=["a3", "b2"]),
+            "Blunder: c1 loses in 1; a3 or b2 win in 2.",
+        ),
+        (
+            _move("b2", "best", ("draw", 8), ("draw", 8), best_cells=["b2"]),
+            "Best move: b2 keeps the draw.",
+        ),
+        (
+            _move("2:b2", "blunder", ("win", 5), ("loss", 2), best_cells=["1:a1"], gift="taken"),
+            "Blunder: 2:b2 loses in 1; 1:a1 wins in 3."
+            " It gave you a better result, and you took it.",
+        ),
+        (
+            _move("d4", "mistake", ("draw", 9), ("loss", 4), best_cells=["d1"], gift="missed"),
+            "Mistake: d4 loses in 2; d1 keeps the draw."
+            " It gave you a better result, but you missed it.",
+        ),
+    ]
+    assert said("verdictWords", [[move] for move, _ in table]) == [words for _, words in table]
+
+
+@pytest.mark.skipif(NODE is None, reason="needs Node, as `make` does")
+def test_practice_says_its_moves_in_the_reviews_words() -> None:
+    mistake = _move("c3", "mistake", ("draw", 5), ("loss", 2), best_cells=["a3"])
+    again = {**mistake, "feedback": "played"}
+    slip = {
+        **_move("a2", "mistake", ("draw", 5), ("loss", 2), best_cells=["a3"]),
+        "feedback": "mistake",
+    }
+    best = {**_move("a3", "best", ("draw", 5), ("draw", 5), best_cells=["a3"]), "feedback": "best"}
+    good = {
+        **_move("b2", "inaccuracy", ("win", 3), ("win", 5), best_cells=["a3"]),
+        "feedback": "good",
+    }
+    calls = [[{"mistake": mistake, "feedback": f}] for f in (None, again, slip, best, good)]
+    found = node_value("words.js", f"{json.dumps(calls)}.map((a) => w.practiceWords(...a))")
+    assert found[0] == {
+        "lesson": "Here you played a mistake: c3 loses in 1. Try another move.",
+        "feedback": "",
+    }
+    assert [f["feedback"] for f in found[1:]] == [
+        "That's your move again: c3 loses in 1.",  # the lesson still asks: no better move named
+        "Mistake: a2 loses in 1; a3 keeps the draw.",
+        "Best move: a3 keeps the draw.",
+        "Also good: b2 wins in 3; a3 wins in 2.",
+    ]

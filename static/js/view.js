@@ -189,11 +189,12 @@ export function createView(actions) {
   /** On the practice page: the mistake practised, and what the latest move does. */
   function renderPractice(state) {
     const lesson = $("practice-lesson");
-    if (!lesson || !state.practice) return;
-    const words = practiceWords(state.practice);
+    if (!lesson) return;
+    // Words only with the game they belong to: none on a game that practises nothing.
+    const words = state.practice ? practiceWords(state.practice) : { lesson: "", feedback: "" };
     lesson.textContent = words.lesson;
     $("practice-feedback").textContent = words.feedback;
-    $("practice-feedback").dataset.feedback = state.practice.feedback?.feedback ?? "";
+    $("practice-feedback").dataset.feedback = state.practice?.feedback?.feedback ?? "";
   }
 
   /**

@@ -1,7 +1,7 @@
 // The AI page's switches and buttons around the board: keys 1-9, Sound, Hint, and the
 // buttons a game's end brings (Next game, New match) or a fixed mode allows (Take back).
 import { $ } from "./dom.js";
-import { newMatchWords } from "./words.js";
+import { newMatchWords, nextGameWords } from "./words.js";
 
 // An on/off toggle button: pressed when on.
 const pressed = (button) => button.getAttribute("aria-pressed") === "true";
@@ -73,13 +73,16 @@ export function createControls(grid, actions) {
     const over = state.status !== "playing";
     const buttons = [$("next-game"), $("new-match"), hint, $("take-back")];
     // Take-back in the fixed modes (and practice) once you have moved; an HP match says
-    // why it has none.
+    // why it has none. Practice takes back even a move that lost at once.
     const moved = state.history.some((move) => move.by === "human");
     const adaptive = state.mode === "adaptive";
-    $("take-back").hidden = adaptive || !moved || state.turn !== "human";
+    const practice = Boolean(state.practice);
+    const open = state.turn === "human" || (practice && over);
+    $("take-back").hidden = adaptive || !moved || !open;
     $("take-back-note").hidden = !adaptive || !moved || over;
     const held = buttons.find((button) => button.contains(document.activeElement));
     buttons[0].hidden = !over || state.match.over;
+    buttons[0].textContent = nextGameWords(practice); // practice: the same position again
     buttons[1].hidden = !state.match.over;
     $("new-match-uses").hidden = !state.match.over;
     // Nothing to hint once the game is over.

@@ -314,17 +314,19 @@ export function hintWords({ result, plies }) {
   return { label: `win · ${mine} moves`, sentence: `win in ${mine} of your moves` };
 }
 
-/** "a win in 2 moves" (the mover's), from a value whose plies count both sides. */
-export function valueWords({ result, plies }) {
-  if (result === "draw") return "a draw";
-  const own = plural(Math.ceil(plies / 2), "move");
-  return result === "win" ? `a win in ${own}` : `a loss in ${own}`;
-}
-
-/** What a move leads to under best play: "it wins in 2 moves", "it only draws". */
-function leadsTo({ result, plies }, { slipped = false } = {}) {
-  if (result === "draw") return slipped ? "it only draws" : "it keeps a draw";
-  return `it ${result === "win" ? "wins" : "loses"} in ${plural(Math.ceil(plies / 2), "move")}`;
+/**
+ * What a move (or any of several) leads to under best play, short and plain: "b1 loses
+ * in 3", "c1, a2 or c3 keep the draw", "a3 wins now"; `slipped`: a draw where a win was.
+ */
+function leadsTo(cells, { result, plies }, { slipped = false } = {}) {
+  const verb = (one, many) => (cells.length === 1 ? one : many);
+  const moves = Math.ceil(plies / 2);
+  const does = {
+    draw: slipped ? verb("only draws", "only draw") : `${verb("keeps", "keep")} the draw`,
+    win: plies === 1 ? verb("wins now", "win now") : `${verb("wins", "win")} in ${moves}`,
+    loss: `${verb("loses", "lose")} in ${moves}`,
+  }[result];
+  return `${eitherCell(cells)} ${does}`;
 }
 
 // --- decisions: what the AI did --------------------------------------------------------
@@ -417,17 +419,27 @@ export function firstMoverWords(first, by) {
   return first === "human" ? "you" : "the AI";
 }
 
+/**
+ * A judged move, after `label`: what it leads to, then what the better moves (`better`,
+ * by default the ones the server named) lead to: "Mistake: b1 loses in 3; c1, a2, b2 or
+ * c3 keep the draw." The one wording of a verdict: the replay, the share page, practice.
+ */
+function judgedWords(label, move, better = betterCells(move)) {
+  const played = leadsTo([move.cell], move.played, { slipped: move.best.result === "win" });
+  const best = better.length ? `; ${leadsTo(better, move.best)}` : "";
+  return `${label}: ${played}${best}.`;
+}
+
+// What became of a gift the AI's move gave (review.py): the player's next move took it or not.
+const GIFTS = {
+  taken: "It gave you a better result, and you took it.",
+  missed: "It gave you a better result, but you missed it.",
+};
+
 /** The review's verdict on a move, with the better move(s) it names. */
 export function verdictWords(move) {
-  const verdict = `${capital(VERDICTS[move.verdict])}: `;
-  const kept = `kept ${valueWords(move.played)}`;
-  const better = betterCells(move);
-  const was = better.length === 1 ? "was" : "were";
-  const best = better.length
-    ? `; best ${was} ${eitherCell(better)}, keeping ${valueWords(move.best)}`
-    : "";
-  const gift = move.gift ? ` AI gift: you ${move.gift === "taken" ? "took it" : "missed it"}.` : "";
-  return `${verdict}${kept}${best}.${gift}`;
+  const gift = move.gift ? ` ${GIFTS[move.gift]}` : "";
+  return judgedWords(capital(VERDICTS[move.verdict]), move) + gift;
 }
 
 /** A reviewed move in the list of moves: "X b2: mistake (best a1)". */
@@ -445,20 +457,22 @@ export function moveListWords(move) {
  */
 export function practiceWords({ mistake, feedback }) {
   const slip = SLIPS[mistake.verdict] ?? mistake.verdict;
-  const lost = leadsTo(mistake.played, { slipped: true });
-  const lesson = `You played ${mistake.cell} here, ${slip}: ${lost}; try another move.`;
+  const lesson = `${judgedWords(`Here you played ${slip}`, mistake, [])} Try another move.`;
   if (!feedback) return { lesson, feedback: "" };
-  const kept = ["best", "good"].includes(feedback.feedback);
-  const it = leadsTo(feedback.played, { slipped: !kept });
-  const best = `best was ${eitherCell(feedback.best_cells)}`;
-  const said = {
-    played: `That's the move you played: ${it}.`,
-    best: `Best move: ${feedback.cell}, ${it}.`,
-    good: `Also good: ${feedback.cell}, ${it}; ${best}.`,
-  }[feedback.feedback];
-  const slipped = `${feedback.cell} is ${SLIPS[feedback.feedback] ?? feedback.feedback}: ${it}; ${best}.`;
-  return { lesson, feedback: said ?? slipped };
+  const label = PRACTICE_LABELS[feedback.feedback] ?? capital(VERDICTS[feedback.feedback]);
+  // The mistake again names no better move: the lesson still asks for one.
+  const better = feedback.feedback === "played" ? [] : betterCells(feedback);
+  return { lesson, feedback: judgedWords(label, feedback, better) };
 }
+
+/** The button after a finished game: practice plays the same position again. */
+export const nextGameWords = (practice) => (practice ? "Try this position again" : "Next game");
+
+const PRACTICE_LABELS = {
+  played: "That's your move again",
+  best: "Best move",
+  good: "Also good",
+};
 
 // --- the odds you ask for (a targeted match), your skill, and promises kept ----------
 

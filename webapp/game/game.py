@@ -91,6 +91,11 @@ class Game:
         """The rule set the game is played under."""
         return self.board.variant
 
+    @property
+    def practice(self) -> bool:
+        """Whether this is a practice game: only practice begins from a position."""
+        return self.first_by == "position"
+
     def mark_of(self, side: Side) -> Mark:
         """The mark ``side`` plays in this game: the first player is X."""
         return "X" if side == self.first else "O"

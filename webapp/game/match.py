@@ -267,12 +267,13 @@ def take_back(match: Match) -> Match:
 
     Never in an HP match, where it would void the stakes. The dice go back to where they
     were, so the AI answers the same way again. A finished game stays finished: it has
-    been counted and kept, once.
+    been counted and kept, once; but a practice game, neither counted nor kept, can be
+    taken back even after a move that lost it at once.
     """
     if match.adaptive:
         raise MatchError("not_allowed", "an HP match has no take-back: it would void the stakes")
     game = match.game
-    if game.turn is None:
+    if game.turn is None and not game.practice:
         raise MatchError("not_allowed", "this game is over: a finished game cannot be taken back")
     sides = [side for side, _ in game.history]
     if "human" not in sides:
@@ -342,9 +343,24 @@ def practice_match(
     )
 
 
+def practice_again(match: Match, rng: random.Random, *, client_seed: str | None = None) -> Match:
+    """A finished practice game's position again, with its mistake, on the seed committed
+    to during it: as starting that practice anew, and the match's next version."""
+    game = match.game
+    fresh = practice_match(
+        rng,
+        game.setup,
+        mistake=game.mistake,
+        client_seed=client_seed,
+        server_seed=match.next_seed or None,
+        variant=game.variant,
+    )
+    return dataclasses.replace(fresh, version=match.version + 1)
+
+
 def _after_move(match: Match, game: Game) -> Match:
     status = game.status
-    if status == "playing":
+    if status == "playing" or game.practice:  # practice keeps no record: nothing at stake
         return _bump(match, game=game)
     return _bump(score_game(match, status), game=game)
 
@@ -374,11 +390,15 @@ def next_game(match: Match, rng: random.Random, *, client_seed: str | None = Non
     Without a ``client_seed`` it keeps the last game's, which the server knew before it
     committed: that game is not player-seeded, and neither is one whose client seed is
     the last game's again.
+
+    After a practice game, the next is the same position again (``practice_again``).
     """
     if match.over:
         raise MatchError("match_over", "the match is over: start a new match")
     if match.game.turn is not None:
         raise MatchError("game_over", "the current game is not over yet")
+    if match.game.practice:
+        return practice_again(match, rng, client_seed=client_seed)
     number = match.game_number + 1
     previous = match.game.dice.client_seed
     seed = previous if client_seed is None else client_seed

@@ -76,7 +76,7 @@ def game_record(match: Match) -> Data:
 
 def is_practice(game: Game) -> bool:
     """Whether ``game`` is a practice game: only practice begins from a position."""
-    return game.first_by == "position"
+    return game.practice
 
 
 def _ai_hp_during(match: Match) -> int | None:

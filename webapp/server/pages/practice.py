@@ -6,9 +6,11 @@ game knows the mistake, so its state says what each of the player's moves there 
 ``POST /practice`` (from this site's own page: its ``Origin`` is checked) starts one from
 a game of the player's history and sends them to ``GET /practice``, the game page
 showing the practice game instead of their match (the page asks for it when it
-connects). Practice changes no HP, is not kept in the history, and the match stays as
-it was. A game that is not the player's (or no longer: its page was made for a player
-since deleted), or has no mistake, gets the styled page of a missing game saying which.
+connects). Practice changes no HP, counts in no record, is not kept in the history, and
+the match stays as it was; once a practice game is over, the next is the same position
+again (``match.practice_again``). A game that is not the player's (or no longer: its
+page was made for a player since deleted), or has no mistake, gets the styled page of a
+missing game saying which.
 """
 
 from __future__ import annotations
