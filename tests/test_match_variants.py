@@ -293,14 +293,25 @@ def test_a_practice_game_stays_classic() -> None:
     assert practice_match(random.Random(1), (4,)).rules.variant == CLASSIC
 
 
-def test_the_skill_estimate_counts_classic_games_only() -> None:
+def test_the_skill_estimate_counts_hp_games_of_every_variant_by_their_own_best_moves() -> None:
     variant = variant_named("4x4k3")
     match = play_out(
         new_match(random.Random(8), rules=rules_from("gentle", variant=variant)), random.Random(9)
     )
     entry = finished_game(match, game_id="g", ended=0.0)
     assert entry["record"]["rules"]["variant"] == "4x4k3"
-    assert counted_moves([entry]).moves == 0
+    # Counted by hand: each of the player's moves where some move would have been a
+    # mistake, and whether it was among the solver's best.
+    solver, board = Solver(variant), Board.empty(variant)
+    moves = best = 0
+    for move in entry["record"]["moves"]:
+        if move["by"] == "human":
+            analysis = solver.analyse(board.position)
+            if len(analysis.best) < len(board.legal_moves()):
+                moves, best = moves + 1, best + (move["cell"] in analysis.best)
+        board = board.apply_move(move["cell"])
+    counted = counted_moves([entry])
+    assert moves > 0 and (counted.moves, counted.best) == (moves, best)
 
 
 # --- classic exactly as before ----------------------------------------------------------

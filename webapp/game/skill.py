@@ -15,9 +15,10 @@ Wilson's 95% score interval for the share of best moves K / n, mapped through th
 line (K = n * share) and clipped: exact for the mapping, and, the chances of a best move
 varying from position to position, a little wider than it needs to be.
 
-Counted are the player's moves in classic HP games (``"mode": "adaptive"``, and rules
-that name no other variant: the skill:S player of the odds is a classic one); a fixed mode has
-take-backs, and a practice game starts from a mistake. A move made while hints were shown
+Counted are the player's moves in HP games (``"mode": "adaptive"``) on every variant,
+each judged by its own board's best moves (``strategies.best_choices``): the model is the
+same on every board, so one S serves the odds of each; a fixed mode has take-backs, and a
+practice game starts from a mistake. A move made while hints were shown
 (``"hinted": true`` in the record) says nothing about skill and is left out; games stored
 before hints were recorded (history format 1) count all their moves. Below ``MIN_MOVES``
 counted moves the estimate is too loose to use: ``DEFAULT_SKILL`` stands in, and the
@@ -32,8 +33,8 @@ from math import sqrt
 from typing import Any
 
 from .board import Board
-from .engine import best_moves
-from .history import Entry, kind_of, upgrade_entry
+from .history import Entry, kind_of, upgrade_entry, variant_of
+from .strategies import best_choices
 
 MIN_MOVES = 30
 """The fewest counted moves an estimate is used from: at 30 its interval is still about
@@ -87,12 +88,10 @@ def counted_moves(entries: Iterable[Entry]) -> Counted:
         record = entry["record"]
         if kind_of(entry) != "ai" or record["mode"] != "adaptive" or record.get("setup"):
             continue
-        if "variant" in record.get("rules", {}):
-            continue
-        board = Board()
+        board = Board.empty(variant_of(entry))
         for move in record["moves"]:
             if move["by"] == "human":
-                legal, top = board.legal_moves(), best_moves(board)
+                legal, top = board.legal_moves(), best_choices(board)
                 if len(top) < len(legal):  # some move would have been a mistake
                     if move.get("hinted"):
                         hinted += 1
