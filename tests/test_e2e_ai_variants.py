@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 from browser import expect_no_violations, open_rules, press_start
+from browser_history import open_newest_replay
 from playwright.sync_api import Locator, Page, expect
 
 SIZES = {"phone": {"width": 390, "height": 844}, "laptop": {"width": 1280, "height": 800}}
@@ -218,3 +219,25 @@ def test_notakto_against_the_ai_says_a_dead_board(
         click_cell(page, empty_names(page)[0])
     expect(page.locator("#explain")).to_contain_text("killed the last board")
     expect(page.locator("#dice-check")).to_have_text(DICE_CHECKED)
+
+
+def test_practice_from_a_mistake_on_4x4(page: Page, server: Any, axe: Any) -> None:
+    page.goto(server.url)
+    settle(page)
+    # The first player wins 4x4k3 with perfect play: the first empty cell each time
+    # throws that away against the Impossible AI, which then wins.
+    choose(page, "4x4k3", "Impossible")
+    while board(page).get_attribute("data-turn") == "human":
+        click_cell(page, empty_names(page)[0])
+    expect(board(page)).to_have_attribute("data-status", "ai_won")
+    open_newest_replay(page, server.url)
+    page.get_by_role("button", name="Retry from your first mistake").click()
+    expect(page).to_have_url(server.url + "/practice")
+    settle(page)
+    expect(page.get_by_role("gridcell")).to_have_count(16)
+    expect(page.locator("#practice-lesson")).to_have_text(
+        re.compile(
+            r"^Here you played a (mistake|blunder): [a-d][1-4] loses in \d+\. Try another move\.$"
+        )
+    )
+    expect_no_violations(axe, page, "practice from a 4x4 mistake")
