@@ -231,6 +231,13 @@ def test_practice_from_a_mistake_on_4x4(page: Page, server: Any, axe: Any) -> No
         click_cell(page, empty_names(page)[0])
     expect(board(page)).to_have_attribute("data-status", "ai_won")
     open_newest_replay(page, server.url)
+    # The AI's reply, the game's second move, offers the lab at the position before it.
+    page.get_by_role("button", name="First", exact=True).click()
+    for _ in range(2):
+        page.get_by_role("button", name="Next", exact=True).click()
+    lab = page.locator("#replay-lab")
+    expect(lab).to_be_visible()
+    expect(lab).to_have_attribute("href", re.compile(r"board=X\.{15}&variant=4x4k3&played="))
     page.get_by_role("button", name="Retry from your first mistake").click()
     expect(page).to_have_url(server.url + "/practice")
     settle(page)
@@ -241,3 +248,19 @@ def test_practice_from_a_mistake_on_4x4(page: Page, server: Any, axe: Any) -> No
         )
     )
     expect_no_violations(axe, page, "practice from a 4x4 mistake")
+
+
+def test_why_this_move_on_4x4_opens_the_lab_at_that_position(page: Page, server: Any) -> None:
+    page.goto(server.url)
+    settle(page)
+    choose(page, "4x4k4", "Impossible")
+    click_cell(page, "a1")
+    why = page.get_by_role("link", name="Why this move?")
+    address = why.get_attribute("href") or ""
+    assert "variant=4x4k4" in address and "board=X..............." in address, address
+    why.click()
+    grid = page.get_by_role("grid", name="Position to search")
+    expect(grid.get_by_role("button")).to_have_count(16)
+    expect(grid.get_by_role("button", name=re.compile("^a1, X"))).to_have_count(1)
+    said = page.get_by_role("region", name="Why this move?").locator("p")
+    expect(said).to_have_text(re.compile(r"^The AI played [a-d][1-4]"))

@@ -106,14 +106,14 @@ function renderPly() {
   $("replay-verdict").dataset.verdict = move?.verdict ?? "";
   // "Why this move?" on the AI's moves only: the lab at the position it was chosen in,
   // with the move, how the AI chose it, its roll and the difficulty (the record's).
-  // The lab shows classic positions only, so other variants' moves offer none.
   const lab = $("replay-lab");
-  lab.hidden = move?.by !== "ai" || variant.name !== CLASSIC.name;
+  lab.hidden = move?.by !== "ai";
   if (!lab.hidden) {
     const { roll, difficulty } = replay.game.record.moves?.[ply - 1] ?? {};
     const player = replay.stranger ? "them" : null; // a shared game of someone else's
-    const ai = { cell: cellIndex(move.cell), decision: move.decision, roll, difficulty, player };
-    lab.href = labAddress(lab.href, boardAt(review, ply - 1).join(""), ai);
+    const cell = indexOf(variant, move.cell);
+    const ai = { cell, decision: move.decision, roll, difficulty, player };
+    lab.href = labAddress(lab.href, boardAt(review, ply - 1).join(""), ai, variant.name);
   }
   $("replay-scrubber").value = ply;
   $("replay-at").textContent = ofWords(ply, moves.length);

@@ -183,7 +183,7 @@ export function createView(actions) {
     // How the AI chose it, its roll and the difficulty, when the state says (last_ai_move).
     const told = state.last_ai_move;
     const move = told?.cell === latest.cell ? told : { cell: latest.cell };
-    why.href = labAddress(why.href, before.join(""), move);
+    why.href = labAddress(why.href, before.join(""), move, state.variant);
   }
 
   /** On the practice page: the mistake practised, and what the latest move does. */
