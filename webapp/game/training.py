@@ -51,6 +51,17 @@ PUZZLES_FILE = Path(__file__).resolve().parent / "puzzles.json"
 ANSWERS_KEPT = 1000  # each player's newest answers kept: the chart and the streak need fewer
 
 
+def _position(key: str, variant: str, board: str) -> dict[str, Any]:
+    """What a card and a puzzle both send of their position: its name, its variant, the
+    board in the notation and who is to move there."""
+    return {
+        "key": key,
+        "variant": variant,
+        "board": board,
+        "to_move": Board(board, variant_named(variant)).to_move,
+    }
+
+
 @dataclass(frozen=True)
 class Card:
     """One of the player's slips: the position (``board``), the move played and the best
@@ -76,10 +87,7 @@ class Card:
     def to_dict(self) -> dict[str, Any]:
         """The stored and sent form."""
         return {
-            "key": self.key,
-            "variant": self.variant,
-            "board": self.board,
-            "to_move": Board(self.board, variant_named(self.variant)).to_move,
+            **_position(self.key, self.variant, self.board),
             "played": self.played,
             "best": list(self.best),
             "verdict": self.verdict,
@@ -155,10 +163,7 @@ class Puzzle:
     def to_dict(self) -> dict[str, Any]:
         """The sent form (its answer is not sent to the page before it is solved)."""
         return {
-            "key": self.key,
-            "variant": self.variant,
-            "board": self.board,
-            "to_move": Board(self.board, variant_named(self.variant)).to_move,
+            **_position(self.key, self.variant, self.board),
             "theme": self.theme,
             **drawn(self.variant, self.board),
         }
