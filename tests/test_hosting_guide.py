@@ -380,9 +380,11 @@ def test_following_the_guide_from_install_to_restore(scratch: Install, browser: 
     limit = service_file_limit()
     assert re.search(rf"Max open files\s+{limit}\s+{limit}", (arbiter / "limits").read_text())
     assert state.stat().st_uid == user.pw_uid and mode(state) == 0o700
-    made = {path.name: (mode(path), path.stat().st_uid) for path in state.iterdir()}
-    assert {"matches.sqlite3", "secret_key"} <= set(made)
-    assert set(made.values()) == {(0o600, user.pw_uid)}, made
+    made = {path: (mode(path), path.stat().st_uid) for path in state.rglob("*")}
+    assert {"matches.sqlite3", "secret_key", "books"} <= {path.name for path in made}
+    # Files 0600; the opening books' directory 0700: both the service user's alone.
+    private = {path: (0o700 if path.is_dir() else 0o600, user.pw_uid) for path in made}
+    assert made == private, made
 
     # the nightly backup, as written, while the server runs
     script = scratch.root / "backup.sh"
@@ -455,7 +457,7 @@ def test_the_guides_data_files_are_what_a_started_server_keeps(
     server_factory: Callable[..., ServerProcess],
 ) -> None:
     (row,) = [line for line in GUIDE.read_text().splitlines() if line.startswith("| its data")]
-    listed = set(re.findall(r"`([^`/]+)`", row.split("|")[1]))
+    listed = set(re.findall(r"`([^`/]+)/?`", row.split("|")[1]))  # a directory ends in /
     server = server_factory()
     server.stop()
     kept = {path.name for path in server.data_dir.iterdir()} - {server.log.name}
