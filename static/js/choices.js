@@ -12,6 +12,7 @@ export const CHOICES = Object.freeze({
   sound: "tictactoe-sound",
   numberKeys: "tictactoe-number-keys",
   hints: "tictactoe-hints",
+  reader: "tictactoe-reader",
 });
 
 /** What the browser keeps under `key`, or null (storage refused in a private window). */

@@ -5,6 +5,7 @@ import { ERRORS, EVENTS, NOTICES } from "./protocol.js";
 import { createSounds, cuesBetween } from "./sound.js";
 import { createRules } from "./rules.js";
 import { createView } from "./view.js";
+import { createAiReader } from "./view_reader.js";
 
 const ODDS_DEBOUNCE_MS = 250;
 const OFFLINE = "offline"; // connection.js's code for a question never sent
@@ -72,6 +73,16 @@ const rules = createRules({
   failed: (code) => view.showError(code),
 });
 
+const reader = createAiReader({
+  state: () => current,
+  shape: () => view.shape(),
+  name: (cell) => view.name(cell),
+  headline: () => view.headline(),
+  play: (cell) => request(EVENTS.move, { cell, version: current?.version }),
+  hint: () => request(EVENTS.hint),
+  takeBack: () => request(EVENTS.takeBack),
+});
+
 function showSeed(seed) {
   clientSeed = seed;
   view.showSeed(seed);
@@ -101,11 +112,13 @@ const connection = connect({
   onState(state) {
     // Snapshots only move forward; after a reconnect the server's word is final.
     if (current && state.version < current.version) return;
+    const before = current ?? heard;
     current = state;
     view.render(state);
     rules.follow(state);
     sounds.play(cuesBetween(heard, state));
     heard = state;
+    reader.render(before, state);
     refreshHints();
     refreshChances();
     checkDice(state);

@@ -234,6 +234,9 @@ export function createView(actions) {
     setConnection,
     showError,
     showNotice,
+    shape: () => shape,
+    name,
+    headline: () => $("status-text").textContent,
     focusBoard() {
       grid.focus();
       board.scrollIntoView({ block: "nearest" });

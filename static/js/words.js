@@ -329,6 +329,23 @@ function leadsTo(cells, { result, plies }, { slipped = false } = {}) {
   return `${eitherCell(cells)} ${does}`;
 }
 
+// Best first: the fastest win, the draw, the slowest loss.
+const RANK = { win: (plies) => plies, draw: () => 100, loss: (plies) => 200 - plies };
+
+/** Every empty cell's value under best play (the server's analysis: cell -> {result,
+ * plies}), best first: "b2 wins in 2. a1 or c3 keep the draw. a2 loses in 3." */
+export function valuesWords(analysis, name) {
+  const groups = new Map();
+  for (const [cell, value] of Object.entries(analysis)) {
+    const key = `${value.result} ${value.plies}`;
+    if (!groups.has(key)) groups.set(key, { value, cells: [] });
+    groups.get(key).cells.push(Number(cell));
+  }
+  const rank = ({ value }) => RANK[value.result]?.(value.plies) ?? 300;
+  const ranked = [...groups.values()].sort((a, b) => rank(a) - rank(b));
+  return ranked.map(({ value, cells }) => `${leadsTo(cells.map(name), value)}.`).join(" ");
+}
+
 // --- decisions: what the AI did --------------------------------------------------------
 
 // What the AI did, by its decision, in a sentence; `depth` is how far lookahead looks.

@@ -1,0 +1,122 @@
+"""End-to-end: the screen-reader mode on the AI page. A whole game is played through the
+command box alone, every command and bad input answered in the one assertive live region,
+read through the accessibility tree; the switch is remembered."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from browser import board, cell_name, expect_no_violations, marks, open_game, settle
+from playwright.sync_api import Locator, Page, expect
+
+NEWS = re.compile(r"The AI played [a-c][1-3]\. Your turn\.|You win|AI wins|Draw")
+BOTH_HP = re.compile(r"You \d+ HP \([+\u2212\u00b1]\d+\), the AI \d+ HP \([+\u2212\u00b1]\d+\)\.")
+ROW = re.compile(r"row (\d): ((?:X|O|empty)(?:, (?:X|O|empty))*)")
+
+
+def reader_on(page: Page) -> Locator:
+    """Turn the mode on by its switch; the command box, focused."""
+    page.get_by_role("switch", name="Screen-reader mode").check()
+    box = page.get_by_role("textbox", name="Command")
+    expect(box).to_be_focused()
+    return box
+
+
+def said(page: Page) -> Locator:
+    """The page's one assertive live region."""
+    regions = page.locator("[aria-live=assertive]")
+    expect(regions).to_have_count(1)
+    return regions
+
+
+def command(page: Page, box: Locator, typed: str) -> None:
+    """Type ``typed`` into the command box and send it with Enter."""
+    box.fill(typed)
+    box.press("Enter")
+
+
+def read_board(page: Page, box: Locator) -> str:
+    """The position as `board` reads it, as nine characters (X, O, .)."""
+    command(page, box, "board")
+    expect(said(page)).to_have_text(re.compile(r"^row 1: .*row 3: "))
+    rows = ROW.findall(said(page).inner_text())
+    assert [n for n, _ in rows] == ["1", "2", "3"]
+    words = {"X": "X", "O": "O", "empty": "."}
+    return "".join(words[w] for _, row in rows for w in row.split(", "))
+
+
+def test_a_whole_game_against_the_ai_is_played_by_typed_commands(
+    page: Page, server: Any, axe: Any
+) -> None:
+    open_game(page, server.url)
+    box = reader_on(page)
+    region = said(page)
+    expect_no_violations(axe, page, "the screen-reader mode, on")
+
+    command(page, box, "help")
+    expect(region).to_contain_text("Type a cell such as b2 to play it.")
+    for name in ("board", "last", "status", "why", "hint", "undo", "next", "help"):
+        expect(region).to_contain_text(name)
+    command(page, box, "status")
+    expect(region).to_have_text(
+        re.compile(
+            r"^(Your turn|AI is thinking)\. Game 1 · You play [XO], "
+            r".*You 100 HP, the AI 100 HP\. Difficulty 0\.$"
+        )
+    )
+    command(page, box, "dance")
+    expect(region).to_have_text("“dance” is not a command or a cell. Type help for the commands.")
+    command(page, box, "e5")
+    expect(region).to_have_text("e5 is not on this board: cells a1 to c3.")
+
+    moves = 0
+    while settle(page) == "human" and moves < 5:
+        seen = read_board(page, box)
+        assert seen == marks(page), "board reads what the grid shows"
+        command(page, box, "hint")
+        expect(region).to_have_text(re.compile(r"(wins|win|keeps|keep|loses|lose|draw)"))
+        empty = seen.index(".")
+        if "X" in seen or "O" in seen:
+            taken = next(i for i, mark in enumerate(seen) if mark != ".")
+            command(page, box, cell_name(taken))
+            refused = f"{cell_name(taken)} is taken by {seen[taken]}. Nothing was played."
+            expect(region).to_have_text(refused)
+            assert marks(page) == seen, "a taken cell changes nothing"
+        command(page, box, cell_name(empty))
+        moves += 1
+        expect(region).to_have_text(NEWS)
+        if board(page).get_attribute("data-status") != "playing":
+            # The end, its result and both HP with their change, said at once.
+            expect(region).to_contain_text(BOTH_HP)
+        command(page, box, "last")
+        expect(region).to_have_text(re.compile(r"^(The AI|You) played [a-c][1-3]\.$"))
+        if board(page).get_attribute("data-status") == "playing":
+            command(page, box, "why")
+            expect(region).to_have_text(
+                re.compile(r"^Difficulty 0: the AI moved at random, [a-c]\d")
+            )
+            command(page, box, "undo")
+            expect(region).to_contain_text("take")  # no take back in an HP match, in words
+    status = board(page).get_attribute("data-status")
+    assert status in ("human_won", "ai_won", "draw"), "five moves of the player end a game"
+    command(page, box, "a1")
+    expect(region).to_contain_text("a1")
+    command(page, box, "hint")
+    expect(region).to_have_text("No hint now: it is not your turn.")
+    expect_no_violations(axe, page, "the screen-reader mode, a game's end")
+
+    command(page, box, "next")
+    expect(region).to_have_text(re.compile(r"^Game 2 · You play [XO], "))
+    page.reload()
+    expect(page.get_by_role("switch", name="Screen-reader mode")).to_be_checked()
+    expect(page.get_by_role("textbox", name="Command")).to_be_visible()
+
+
+def test_the_mode_is_off_until_turned_on_and_says_nothing_then(page: Page, server: Any) -> None:
+    open_game(page, server.url)
+    expect(page.get_by_role("switch", name="Screen-reader mode")).not_to_be_checked()
+    expect(page.get_by_role("textbox", name="Command")).to_be_hidden()
+    page.get_by_role("gridcell", name="b2, empty").click()
+    settle(page)
+    expect(said(page)).to_have_text("")
