@@ -10,9 +10,11 @@ import sys
 import pytest
 
 from webapp.cli.main import main
+from webapp.game import odds as odds_module
 from webapp.game.odds import match_odds
 from webapp.game.rules import rules_from
 from webapp.game.variant import variant_named
+from webapp.game.variant_chances import shipped
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -83,9 +85,14 @@ def test_simulate_plays_on_the_variant(capsys: pytest.CaptureFixture[str]) -> No
     assert classic != found
 
 
-def test_tune_refuses_a_player_whose_odds_are_simulated(
-    capsys: pytest.CaptureFixture[str],
+def test_tune_works_on_notakto3_and_refuses_a_variant_whose_odds_are_simulated(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    code, out, _ = run(capsys, "tune", "--target", "0.5", "--variant", "notakto3", "--json")
+    assert code == 0 and json.loads(out)["odds"]["rules"]["variant"] == "notakto3"
+    # A variant the table lacked would have simulated odds: tune needs exact ones.
+    table = {name: entry for name, entry in shipped().items() if name != "notakto3"}
+    monkeypatch.setattr(odds_module, "shipped", lambda: table)
     code, out, err = run(capsys, "tune", "--target", "0.5", "--variant", "notakto3")
     assert (code, out) == (2, "")
     assert "the skill:0.8 player's on notakto3 are simulated" in err

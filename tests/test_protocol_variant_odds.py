@@ -62,11 +62,13 @@ def test_a_variant_named_wrongly_is_refused_before_any_walk() -> None:
     assert match_odds.cache_info() == before
 
 
-def test_odds_on_notakto3_are_exact_for_its_random_and_perfect_players(play: Actions) -> None:
+def test_odds_on_notakto3_are_exact_for_every_player(play: Actions) -> None:
     ack = play.emit("odds", {"preset": "gentle", "variant": "notakto3"})
     assert ack["ok"] is True, ack
     odds = ack["odds"]
     assert odds["perfect"]["exact"] is True and odds["random"]["exact"] is True
+    skill = play.emit("odds", {"preset": "gentle", "variant": "notakto3", "skill": 0.7})
+    assert skill["ok"] is True and skill["odds"]["skill"]["exact"] is True, skill
     assert odds["perfect"]["rules"]["variant"] == "notakto3"
     assert (
         odds["perfect"]

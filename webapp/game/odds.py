@@ -35,10 +35,9 @@ positions (variant_chances.py), computed once and shipped in ``variant_chances.j
 (``bench/variant_chances.py`` writes it); the AI's perfect move there is the solver's
 lowest best move, as the match plays it.
 The players are ``random``, ``perfect`` and ``skill:S`` (the heuristic plays classic
-only), and the match's walk is the same. Where the table does not hold a player's
-chances (on notakto3, whose 13 million positions were worked out for the random and
-perfect players only, every ``skill:S`` between), the odds are simulated instead:
-``SIMULATED_MATCHES`` matches played from its solver, the chance with its 95% interval
+only), and the match's walk is the same: exact on every variant the table holds (all
+six). A variant the table lacks has simulated odds instead: ``SIMULATED_MATCHES``
+matches played from its solver, the chance with its 95% interval
 (``MatchOdds.interval``; ``"exact": false`` in its JSON).
 """
 
@@ -418,19 +417,14 @@ def _skill_of(rules: Rules, player: str) -> int:
 
 def tunable(variant: Variant) -> bool:
     """Whether a target can be tuned on ``variant``: every skill player's odds there are
-    exact (on notakto3 they are simulated)."""
+    exact (the table holds it)."""
     return variant == CLASSIC or worked_out(variant.name, skill_player(0.5))
 
 
 def worked_out(variant: str, player: str) -> bool:
     """Whether ``player``'s odds on ``variant`` (another than classic) are exact: the
-    table holds every skill, or (an entry of ``skills`` only) the random and perfect
-    players."""
-    entry = shipped().get(variant)
-    if entry is None or "win" in entry:
-        return entry is not None
-    skill = hundredths(player)
-    return skill in (0, SKILL_STEPS) and str(skill // SKILL_STEPS) in entry["skills"]
+    table holds the variant's game for every skill (``player`` is any of them)."""
+    return variant in shipped()
 
 
 def _variant_table(rules: Rules, player: str) -> np.ndarray:
@@ -472,12 +466,8 @@ def _skill_table(variant: str, skill: int) -> np.ndarray:
     """One game's chances for the skill player of ``skill`` hundredths on ``variant`` at
     each difficulty 0..100, from the shipped polynomials: rows win, loss and draw."""
     entry = shipped()[variant]
-    if "win" in entry:
-        coefficients = np.array([entry["win"], entry["loss"], entry["draw"]])
-        in_p = coefficients @ (skill / SKILL_STEPS) ** np.arange(coefficients.shape[2])
-    else:  # the ends of the skill scale only
-        end = entry["skills"][str(skill // SKILL_STEPS)]
-        in_p = np.array([end["win"], end["loss"], end["draw"]])
+    coefficients = np.array([entry["win"], entry["loss"], entry["draw"]])
+    in_p = coefficients @ (skill / SKILL_STEPS) ** np.arange(coefficients.shape[2])
     levels = np.arange(101)[None, :] / 100
     found = in_p @ levels ** np.arange(in_p.shape[1])[:, None]
     # Interpolated coefficients can give -1e-12 for a chance that is 0.

@@ -24,6 +24,7 @@ where the fit is well conditioned): the answer is exact up to float rounding.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -216,17 +217,32 @@ def nodes(degree: int) -> np.ndarray:
     return np.sort(0.5 - 0.5 * np.cos((2 * k + 1) * np.pi / (2 * degree + 2)))
 
 
-def skill_coefficients(positions: Positions) -> np.ndarray:
+def skill_column(positions: Positions, skill: float) -> np.ndarray:
+    """One game's (win, loss) for the player of skill ``skill``, either side starting
+    with chance 1/2, at every Chebyshev point of p: shape (2, d + 1)."""
+    points = nodes(positions.moves_each)
+    both = positions.chances(True, skill, points) + positions.chances(False, skill, points)
+    column: np.ndarray = both / 2
+    return column
+
+
+def skill_coefficients(
+    positions: Positions,
+    columns: Callable[[Iterable[float]], Iterable[np.ndarray]] | None = None,
+) -> np.ndarray:
     """One game's (win, loss, draw) for the skill player in p and S, either side
     starting with chance 1/2: shape (3, d + 1, d + 1), [result, i, j] the coefficient of
-    p**i * S**j, d the most moves a side makes."""
+    p**i * S**j, d the most moves a side makes. ``columns`` maps the skill points to
+    their ``skill_column`` (in turn by default; ``bench/variant_chances.py`` shares them
+    among processes)."""
     degree = positions.moves_each
     points = nodes(degree)
+    if columns is None:
+        found = [skill_column(positions, float(skill)) for skill in points]
+    else:
+        found = list(columns(float(skill) for skill in points))
+    grid = np.stack(found, axis=2)  # [result, p point, S point]
     vandermonde = np.vander(points, degree + 1, increasing=True)
-    grid = np.zeros((2, degree + 1, degree + 1))  # [result, p point, S point]
-    for j, skill in enumerate(points):
-        both = positions.chances(True, skill, points) + positions.chances(False, skill, points)
-        grid[:, :, j] = both / 2
     # Values = V @ C @ V.T, so C = V^-1 @ values @ V^-T, for the win and the loss.
     inverse = np.linalg.inv(vandermonde)
     win, loss = (inverse @ grid[r] @ inverse.T for r in range(2))
@@ -242,37 +258,17 @@ TABLE = Path(__file__).with_name("variant_chances.json")
 def table_entry(variant: Variant) -> dict[str, Any]:
     """One variant's entry of the table: its coefficients and how many positions."""
     positions = Positions(variant)
-    found = skill_coefficients(positions)
+    return entry_of(positions, skill_coefficients(positions))
+
+
+def entry_of(positions: Positions, found: np.ndarray) -> dict[str, Any]:
+    """The table's entry for ``positions`` with their coefficients ``found``."""
     return {
         "positions": positions.count,
         "score": int(positions.plies[0].scores[0]),  # type: ignore[index]
         "win": found[0].tolist(),
         "loss": found[1].tolist(),
         "draw": found[2].tolist(),
-    }
-
-
-def ends_entry(variant: Variant) -> dict[str, Any]:
-    """A variant's entry with only the two ends of the skill scale, the ``random`` (S = 0)
-    and ``perfect`` (S = 1) players, in p: two passes per side instead of one per power
-    of S, for a variant too big for all of them (notakto3)."""
-    positions = Positions(variant)
-    degree = positions.moves_each
-    points = nodes(degree)
-    inverse = np.linalg.inv(np.vander(points, degree + 1, increasing=True))
-    skills: dict[str, Any] = {}
-    for skill in (0, 1):
-        both = (
-            positions.chances(True, skill, points) + positions.chances(False, skill, points)
-        ) / 2
-        win, loss = inverse @ both[0], inverse @ both[1]
-        draw = -win - loss
-        draw[0] += 1.0
-        skills[str(skill)] = {"win": win.tolist(), "loss": loss.tolist(), "draw": draw.tolist()}
-    return {
-        "positions": positions.count,
-        "score": int(positions.plies[0].scores[0]),  # type: ignore[index]
-        "skills": skills,
     }
 
 
