@@ -7,8 +7,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from browser import board, cell_name, expect_no_violations, marks, open_game, settle
+from browser import (
+    board,
+    cell_name,
+    expect_no_violations,
+    marks,
+    open_game,
+    settle,
+    version,
+    wait_past,
+)
 from playwright.sync_api import Locator, Page, expect
+from test_e2e_ai_variants import board as boards
+from test_e2e_ai_variants import choose, empty_names
 
 NEWS = re.compile(r"The AI played [a-c][1-3]\. Your turn\.|You win|AI wins|Draw")
 BOTH_HP = re.compile(r"You \d+ HP \([+\u2212\u00b1]\d+\), the AI \d+ HP \([+\u2212\u00b1]\d+\)\.")
@@ -83,8 +94,11 @@ def test_a_whole_game_against_the_ai_is_played_by_typed_commands(
             refused = f"{cell_name(taken)} is taken by {seen[taken]}. Nothing was played."
             expect(region).to_have_text(refused)
             assert marks(page) == seen, "a taken cell changes nothing"
+        seen_version = version(page)
         command(page, box, cell_name(empty))
         moves += 1
+        wait_past(page, seen_version)
+        settle(page)
         expect(region).to_have_text(NEWS)
         if board(page).get_attribute("data-status") != "playing":
             # The end, its result and both HP with their change, said at once.
@@ -120,3 +134,43 @@ def test_the_mode_is_off_until_turned_on_and_says_nothing_then(page: Page, serve
     page.get_by_role("gridcell", name="b2, empty").click()
     settle(page)
     expect(said(page)).to_have_text("")
+
+
+def test_notakto_by_typed_commands_reads_each_board_and_says_a_dead_one(
+    page: Page, server: Any, axe: Any
+) -> None:
+    page.goto(server.url)
+    settle(page)
+    choose(page, "notakto2", "Impossible")
+    box = reader_on(page)
+    region = said(page)
+    command(page, box, "board")
+    expect(region).to_have_text(
+        "Board 1: row 1: empty, empty, empty; row 2: empty, empty, empty; "
+        "row 3: empty, empty, empty. Board 2: row 1: empty, empty, empty; "
+        "row 2: empty, empty, empty; row 3: empty, empty, empty."
+    )
+    command(page, box, "b2")
+    expect(region).to_have_text("b2 is not on this board: cells 1:a1 to 2:c3.")  # say which board
+    command(page, box, "3:a1")
+    expect(region).to_have_text("3:a1 is not on this board: cells 1:a1 to 2:c3.")
+    heard: list[str] = []
+    # Board 1 filled from its first cell on: three in a row comes, by either side.
+    for _ in range(9):
+        if boards(page).get_attribute("data-turn") != "human":
+            break
+        dead = page.locator('[data-dead="true"]').count()
+        seen = boards(page).get_attribute("data-version") or ""
+        command(page, box, empty_names(page)[0])
+        expect(boards(page)).not_to_have_attribute("data-version", seen)
+        expect(boards(page)).to_have_attribute("data-turn", re.compile(r"^(human|none)$"))
+        expect(region).to_have_text(re.compile(r"The AI played|killed|wins|You win|AI wins"))
+        heard.append(region.inner_text())
+        if page.locator('[data-dead="true"]').count() > dead and dead == 0:
+            command(page, box, "1:c3")
+            expect(region).to_have_text("1:c3 is on board 1, which is dead. Nothing was played.")
+            command(page, box, "board")
+            expect(region).to_contain_text("Board 1, dead: ")
+            expect_no_violations(axe, page, "the screen-reader mode on notakto, a dead board")
+    assert any("Board 1 is dead." in words for words in heard), heard
+    assert boards(page).get_attribute("data-status") in ("human_won", "ai_won")

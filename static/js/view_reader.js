@@ -2,7 +2,7 @@
 // latest snapshot, and what just happened said as each snapshot arrives.
 import { $ } from "./dom.js";
 import { createReader } from "./reader.js";
-import { valuesWords } from "./words.js";
+import { deadNewsWords, valuesWords } from "./words.js";
 import {
   NOTHING_NEXT,
   NO_HINT_NOW,
@@ -71,6 +71,8 @@ export function createAiReader(page) {
     for (const move of state.history.slice(seen)) {
       if (move.by === "ai") said.push(aiPlayedWords(page.name(move.cell)));
     }
+    const dead = sameGame ? deadNewsWords(state.dead ?? [], before.dead ?? []) : "";
+    if (dead) said.push(`${dead}.`);
     if (state.status !== "playing" && before?.status === "playing") said.push(gameEndWords(state));
     else if (state.status === "playing" && state.turn === "human" && said.length && said.at(-1) !== TAKEN_BACK) {
       said.push(`${YOUR_TURN}.`);
