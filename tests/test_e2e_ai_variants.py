@@ -10,6 +10,7 @@ from typing import Any
 
 from browser import expect_no_violations, open_rules, press_start
 from browser_history import open_newest_replay
+from browser_variants import board, choose, click_cell, empty_names, settle
 from playwright.sync_api import Locator, Page, expect
 
 SIZES = {"phone": {"width": 390, "height": 844}, "laptop": {"width": 1280, "height": 800}}
@@ -17,50 +18,6 @@ FOUR = "4x4k4 4x4, four in a row wins: a draw with perfect play"
 MATCH_OVER = re.compile(r"won the match")
 NAMES = ("misere", "4x4k3", "4x4k4", "notakto1", "notakto2", "notakto3")
 GAMES = 12  # a match from 10 HP each ends long before this many games
-
-
-def board(page: Page) -> Locator:
-    """The AI page's board element: one grid, or the group of several."""
-    return page.locator("#board")
-
-
-def settle(page: Page) -> None:
-    """Wait until the player is to move or the game is over."""
-    expect(board(page)).to_have_attribute("data-turn", re.compile(r"^(human|none)$"))
-
-
-def empty_names(page: Page) -> list[str]:
-    """The names of the empty cells a player may play, in reading order."""
-    labels = page.locator("#board [data-cell]").evaluate_all(
-        "cells => cells.filter(c => c.getAttribute('aria-disabled') === 'false')"
-        ".map(c => c.getAttribute('aria-label'))"
-    )
-    return [label.split(",")[0] for label in labels]
-
-
-def click_cell(page: Page, name: str) -> None:
-    """Play the empty cell called ``name`` by a click; wait for the answer and the turn."""
-    before = board(page).get_attribute("data-version") or ""
-    page.get_by_role("button", name=f"{name}, empty", exact=True).click()
-    expect(board(page)).not_to_have_attribute("data-version", before)
-    settle(page)
-
-
-def choose(page: Page, variant: str, mode: str, **numbers: str) -> None:
-    """Start a new match on ``variant`` in ``mode`` from the rules dialog, the player first
-    in a fixed mode."""
-    dialog = open_rules(page)
-    game = dialog.get_by_role("group", name="Game")
-    game.get_by_role("radio", name=re.compile(f"^{variant} ")).check()
-    dialog.get_by_role("radio", name=mode, exact=True).check()
-    for label, number in numbers.items():
-        dialog.get_by_role("spinbutton", name=label).fill(number)
-    if mode != "Adaptive":
-        dialog.get_by_role("group", name="Who goes first").get_by_role("radio", name="Me").check()
-    expect(dialog.locator("#settings-summary")).to_contain_text(f"{variant} · {mode}")
-    press_start(page)
-    expect(page.locator("#game-meta")).to_contain_text("Game 1 · ")
-    settle(page)
 
 
 # Everything said in the notice area from now on (a dead board, a refusal), kept.

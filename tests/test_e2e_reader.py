@@ -17,9 +17,9 @@ from browser import (
     version,
     wait_past,
 )
+from browser_variants import board as boards
+from browser_variants import choose, empty_names
 from playwright.sync_api import Locator, Page, expect
-from test_e2e_ai_variants import board as boards
-from test_e2e_ai_variants import choose, empty_names
 
 NEWS = re.compile(r"The AI played [a-c][1-3]\. Your turn\.|You win|AI wins|Draw")
 BOTH_HP = re.compile(r"You \d+ HP \([+\u2212\u00b1]\d+\), the AI \d+ HP \([+\u2212\u00b1]\d+\)\.")
