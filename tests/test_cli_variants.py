@@ -124,7 +124,7 @@ def test_solve_4x4_wins_at_once_and_keys_several_boards_by_board_and_cell(
 
 
 def test_solve_refuses_bad_boards_and_variants(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(
+    code, out, said = run(
         capsys, ["solve", "--variant", "4x4k4", "X........", "X...O..........O", "..../"]
     )
     assert code == 2
@@ -135,6 +135,8 @@ def test_solve_refuses_bad_boards_and_variants(capsys: pytest.CaptureFixture[str
     }
     assert counts["error"]["code"] == "bad_counts"
     assert slash["error"]["code"] == "bad_boards"
+
+    assert "opening book" not in said  # boards refused need no book: none was built
 
     code, out, err = run(capsys, ["solve", "--variant", "5x5", "........."])
     assert code == 2 and out == ""
@@ -227,7 +229,8 @@ def test_a_book_is_built_and_cached_once_then_loaded_by_the_next_process(tmp_pat
 
 def test_a_damaged_cached_book_is_rebuilt_and_said(tmp_path: Path) -> None:
     path = tmp_path / "books" / "notakto1.book"
-    assert cli("solve", "--variant", "notakto1", "--data-dir", str(tmp_path)).returncode == 0
+    first = cli("solve", "--variant", "notakto1", "--data-dir", str(tmp_path), ".........")
+    assert first.returncode == 0
     whole = path.read_bytes()
     path.write_bytes(whole[:-7])  # cut short, as by a full disk
     again = cli("solve", "--variant", "notakto1", "--data-dir", str(tmp_path), ".........")

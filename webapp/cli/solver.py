@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import random
 import sys
@@ -52,10 +53,14 @@ def cmd_solve(args: argparse.Namespace) -> int:
     variant = args.variant
     if variant == CLASSIC:  # the classic engine's table, as before variants came
         return solve_lines(boards, sys.stdout)
-    solver = variant_solver(args)
-    return solve_lines(
-        boards, sys.stdout, lambda text: solver.analyse(Position.parse(variant, text)).to_dict()
-    )
+    # Built at the first valid board: a refused one costs no book (seconds on 4x4k4).
+    solver = functools.cache(lambda: variant_solver(args))
+
+    def analyse(text: str) -> dict[str, object]:
+        position = Position.parse(variant, text)
+        return solver().analyse(position).to_dict()
+
+    return solve_lines(boards, sys.stdout, analyse)
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
