@@ -24,7 +24,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from playwright.sync_api import expect
 from support.live import Actions, LiveSocket, connect, live_servers, stop_live_servers
-from support.testing import Processes, RedisServer, ServerProcess
+from support.testing import Processes, RedisServer, ServerProcess, seed_books
 
 from webapp.server.app import create_app
 
@@ -160,10 +160,12 @@ def _live_servers(shared_data_dir: Path | None) -> Iterator[None]:
 
 @pytest.fixture
 def app(request: pytest.FixtureRequest, tmp_path: Path, shared_data_dir: Path | None) -> Flask:
-    """The app with a temp data dir (its module's, where it shares one), no AI pause, a
-    seeded generator, room for bursts, and its module's ``APP_SETTINGS``."""
+    """The app with a temp data dir (its module's, where it shares one) holding the
+    opening books, no AI pause, a seeded generator, room for bursts, and its module's
+    ``APP_SETTINGS``."""
     fresh = shared_data_dir is None or request.node.get_closest_marker("fresh_server")
     data_dir = tmp_path if fresh else shared_data_dir
+    seed_books(data_dir)  # as a real server's first start leaves them: loaded, not built
     settings = {"DATA_DIR": str(data_dir), "AI_DELAY_MS": 0, "SEED": 7, "RATE_BURST": 10_000}
     # A module may add settings of its own (APP_SETTINGS), the same for all its tests.
     return create_app({"TESTING": True, **settings, **getattr(request.module, "APP_SETTINGS", {})})

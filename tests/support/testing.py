@@ -149,13 +149,26 @@ def answering(url: str) -> bool:
 @cache
 def built_books() -> Path:
     """Every variant's opening book, built once for the test run (about 10 s) in a data
-    dir of its own."""
+    dir of its own, shared by the run's parallel workers: the first builds it under a
+    lock, the others wait and copy. The dir is named by the code that builds the books,
+    so a change to it builds them again."""
+    import fcntl
+    import hashlib
     import tempfile
 
+    from webapp.game import book, position, solver, variant
     from webapp.server.process.preflight import open_books
 
-    data_dir = Path(tempfile.mkdtemp(prefix="books-"))
-    open_books(data_dir)
+    code = b"".join(Path(m.__file__ or "").read_bytes() for m in (book, position, solver, variant))
+    tag = hashlib.sha256(code).hexdigest()[:16]
+    data_dir = Path(tempfile.gettempdir()) / f"tictactoe-test-books-{os.getuid()}-{tag}"
+    data_dir.mkdir(mode=0o700, exist_ok=True)
+    with open(data_dir / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        done = data_dir / "built"
+        if not done.exists():
+            open_books(data_dir)
+            done.touch()
     return data_dir / books.BOOKS_DIR
 
 
