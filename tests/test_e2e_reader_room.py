@@ -193,6 +193,34 @@ def test_a_game_by_link_is_typed_by_both_players_and_said_to_the_spectator(
     expect(said(host)).to_contain_text("Game 2 · You play")
 
 
+def test_a_seat_left_and_taken_is_said_to_everyone(
+    new_context: Callable[..., BrowserContext], server: Any, axe: Any
+) -> None:
+    host = new_context().new_page()
+    link = start_room(host, server.url)
+    guest = new_context().new_page()
+    open_room(guest, link)
+    name_seat(guest, "Bob")
+    watcher = new_context().new_page()
+    open_room(watcher, link)
+    for page in (host, watcher):
+        reader_on(page)
+    in_step(host, guest, watcher)
+
+    guest.get_by_role("link", name="Leave room").click()
+    guest.get_by_role("button", name="Yes, leave").click()
+    expect(said(host)).to_have_text("Bob left the room.")
+    expect(said(watcher)).to_have_text("Bob left the room.")
+    answer(host, "next", "Bob left the room.")
+
+    watcher.get_by_role("button", name="Take the free seat").click()
+    taken = "took Bob's seat: a new series begins."
+    expect(said(host)).to_contain_text(f"A new player {taken}")
+    expect(said(watcher)).to_contain_text(f"You {taken}")
+    expect(said(watcher)).to_contain_text("Game 1 · You play")
+    expect_no_violations(axe, watcher, "a seat taken, said to the newcomer in the mode")
+
+
 def test_two_players_on_one_device_type_a_4x4_game_to_its_end(
     page: Page, server: Any, axe: Any
 ) -> None:

@@ -70,12 +70,14 @@ export function createRoomReader(page) {
     return page.mine().length ? sentences([notesText(room, page.mine())]) || NOTHING_NEXT : WATCHERS_NEXT;
   }
 
-  let heard = null; // the snapshot last said
+  let heard = { room: null, seats: "" }; // the snapshot last said, and to whom
 
-  /** Say what changed since the snapshot last said, as the viewer holding `mine` reads it. */
+  /** Say what changed since the snapshot last said, as the viewer holding `mine` reads it;
+   * a viewer who took a seat hears the room afresh, as a player. */
   function render(room, mine) {
-    const before = heard;
-    heard = room;
+    const seats = mine.join();
+    const before = heard.seats === seats ? heard.room : null;
+    heard = { room, seats };
     if (!reader.on() || before?.version === room.version) return;
     reader.say(sentences(news(before, room, mine)));
   }
@@ -90,7 +92,7 @@ export function createRoomReader(page) {
       before.moves.slice(room.moves.length).reverse().forEach((cell) => said.push(takenBackWords(name(cell))));
       said.push(deadNewsWords(room.dead, before.dead));
     }
-    if (before && before.taken == null && room.taken != null) said.push(takenText(room, mine));
+    if (before?.taken == null && room.taken != null) said.push(takenText(room, mine));
     if (before && before.left == null && room.left != null) said.push(leftText(room, mine));
     const asked = before && room.rematch.some((seat) => !before.rematch.includes(seat));
     const turned = !before || before.status !== room.status || before.turn !== room.turn;
