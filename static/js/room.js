@@ -1,10 +1,13 @@
 // Wires the socket to the room page: `room` snapshots are rendered, clicks become events.
 // The room is joined again on every (re)connect; the newest answer says whose seat is ours.
+import { shapeOf } from "./board.js";
 import { CHOICES, choice } from "./choices.js";
 import { connect } from "./connection.js";
 import { $ } from "./dom.js";
 import { EVENTS } from "./protocol.js";
+import { createRoomReader } from "./room_reader.js";
 import { createRoomView } from "./roomview.js";
+import { seatsOf } from "./seats.js";
 
 const room = $("room").dataset.room; // an invite's id, or "local"
 // The rule set this page was drawn for: a room on one device is asked to play it when
@@ -17,10 +20,13 @@ let you; // our seat token from the newest join answer: null to watch, undefined
 let hintsOn = false;
 let hintsFor = -1; // the version whose hints were asked for
 
+// The version says which position the player saw: a play on an older one is refused.
+const play = (cell) => request(EVENTS.roomMove, { cell, version: current?.version });
+const undo = () => request(EVENTS.roomUndo);
+
 const view = createRoomView({
-  // The version says which position the player saw: a click on an older one is refused.
-  play: (cell) => request(EVENTS.roomMove, { cell, version: current?.version }),
-  undo: () => request(EVENTS.roomUndo),
+  play,
+  undo,
   resign: () => request(EVENTS.roomResign),
   rematch: () => request(EVENTS.roomRematch),
   leave: () => request(EVENTS.roomLeave),
@@ -39,6 +45,15 @@ const view = createRoomView({
     hintsFor = -1;
     refreshHints();
   },
+});
+const { rows, columns, boards } = $("room").dataset;
+const reader = createRoomReader({
+  room: () => current,
+  mine: () => (current ? seatsOf(current, you) : []),
+  shape: shapeOf({ rows: Number(rows), columns: Number(columns), boards: Number(boards) }),
+  play,
+  undo,
+  hint: () => connection.send(EVENTS.roomHint, { room }),
 });
 // Keys 1-9 play cells unless the player turned them off on the AI page.
 view.showNumberKeys(choice(CHOICES.numberKeys, true));
@@ -77,6 +92,7 @@ async function join() {
 function show() {
   if (!current || you === undefined) return; // the seat is known from the join answer
   view.render(current, you);
+  reader.render(current, seatsOf(current, you));
   refreshHints();
 }
 

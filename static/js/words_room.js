@@ -190,3 +190,45 @@ export const CONFIRM_LEAVE = Object.freeze({
   yes: "Yes, leave",
   no: "Stay",
 });
+
+// --- the screen-reader mode in a room (room_reader.js) -----------------------------------
+
+/** A sentence ends in its stop: "Draw." but "You win!". */
+const sentence = (text) => (/[.!?]$/.test(text) ? text : `${text}.`);
+
+/** The words said together, each a sentence, none twice. */
+export const sentences = (parts) => [...new Set(parts.filter(Boolean))].map(sentence).join(" ");
+
+/** Who made move `index` of the game, as this viewer reads it: "You", their friend's
+ * name, on one device "Player 1 (X)", to a spectator "Ana (X)". */
+function moverWords(room, index, mine) {
+  const seat = index % 2 === 0 ? room.x_seat : other(room.x_seat);
+  if (mine.length === 1) return mine[0] === seat ? "You" : friendOf(room, mine[0]);
+  const name = room.kind === "local" ? SEAT_NAMES[seat] : nameOf(room, seat);
+  return `${name} (${markOf(room, seat)})`;
+}
+
+/** A move, by who made it: "Bob played b2". */
+export const movedWords = (room, index, mine, cell) => `${moverWords(room, index, mine)} played ${cell}`;
+
+/** A move taken back on one device. */
+export const takenBackWords = (cell) => `${cell} taken back`;
+
+/** The series so far, said: "Score: You 1 – 0 Bob, 2 draws". */
+export function scoreWords(room, mine) {
+  const [wins, draws] = scoreParts(room, mine);
+  return `Score: ${wins}, ${draws}`;
+}
+
+/** `status` in a room: whose turn or the result, the notes, the game and who plays which
+ * mark (a spectator told they watch), the series' score, the rules (`rules`, "" for the
+ * classic game) and how many watch. */
+export function roomStatusWords(room, mine, rules) {
+  const score = room.status === "waiting" ? "" : scoreWords(room, mine);
+  const watching = room.watching ? watchingWords(room.watching) : "";
+  return sentences([statusText(room, mine), notesText(room, mine), metaText(room, mine), score, rules, watching]);
+}
+
+/** What `next` answers when the page offers nothing to start. */
+export const WATCHERS_NEXT = "You are watching: the players start the next game.";
+export const NO_HINT_OVER = "No hint now: no game is under way.";
