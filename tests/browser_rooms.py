@@ -59,10 +59,18 @@ def version(page: Page) -> str:
 
 
 def in_step(*pages: Page) -> None:
-    """Wait until every page shows the newest snapshot any of them shows."""
-    newest = str(max(int(version(page)) for page in pages))
-    for page in pages:
-        expect(board(page)).to_have_attribute("data-version", newest)
+    """Wait until every page shows the same snapshot, the newest any of them shows (one
+    that moves on meanwhile is followed: a move's answer may still be on its way)."""
+    for _ in range(10):
+        newest = max(int(version(page) or 0) for page in pages)
+        for page in pages:
+            page.wait_for_function(
+                "v => Number(document.getElementById('board').dataset.version) >= v",
+                arg=newest,
+            )
+        if len({version(page) for page in pages}) == 1:
+            return
+    raise AssertionError([version(page) for page in pages])
 
 
 def mark_of(page: Page) -> str:

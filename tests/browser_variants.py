@@ -1,54 +1,50 @@
-"""What browser tests of the AI page on every variant share: the board of one grid or
-several, the player's playable cells by name, a cell clicked, a match started on a
-variant from the rules dialog."""
+"""What the browser tests of rooms beyond 3x3 share: choosing the rules, opening a room
+on them, and playing it in step as two people would."""
 
 from __future__ import annotations
 
 import re
 
-from browser import open_rules, press_start
 from playwright.sync_api import Locator, Page, expect
 
+VERSION = re.compile(r"^\d+$")
+YOU_PLAY = re.compile(r"You play (X|O|first|second)$")
 
-def board(page: Page) -> Locator:
-    """The AI page's board element: one grid, or the group of several."""
+
+def boards(page: Page) -> Locator:
+    """The room's board element: one grid, or the group of several."""
     return page.locator("#board")
 
 
-def settle(page: Page) -> None:
-    """Wait until the player is to move or the game is over."""
-    expect(board(page)).to_have_attribute("data-turn", re.compile(r"^(human|none)$"))
-
-
-def empty_names(page: Page) -> list[str]:
-    """The names of the empty cells a player may play, in reading order."""
-    labels = page.locator("#board [data-cell]").evaluate_all(
-        "cells => cells.filter(c => c.getAttribute('aria-disabled') === 'false')"
-        ".map(c => c.getAttribute('aria-label'))"
-    )
-    return [label.split(",")[0] for label in labels]
-
-
-def click_cell(page: Page, name: str) -> None:
-    """Play the empty cell called ``name`` by a click; wait for the answer and the turn."""
-    before = board(page).get_attribute("data-version") or ""
+def play(page: Page, name: str) -> None:
+    """Click the empty cell called ``name`` and wait until it holds its mark."""
     page.get_by_role("button", name=f"{name}, empty", exact=True).click()
-    expect(board(page)).not_to_have_attribute("data-version", before)
-    settle(page)
+    expect(page.get_by_role("button", name=re.compile(f"^{name}, [XO]"))).to_have_count(1)
 
 
-def choose(page: Page, variant: str, mode: str, **numbers: str) -> None:
-    """Start a new match on ``variant`` in ``mode`` from the rules dialog, the player first
-    in a fixed mode."""
-    dialog = open_rules(page)
-    game = dialog.get_by_role("group", name="Game")
-    game.get_by_role("radio", name=re.compile(f"^{variant} ")).check()
-    dialog.get_by_role("radio", name=mode, exact=True).check()
-    for label, number in numbers.items():
-        dialog.get_by_role("spinbutton", name=label).fill(number)
-    if mode != "Adaptive":
-        dialog.get_by_role("group", name="Who goes first").get_by_role("radio", name="Me").check()
-    expect(dialog.locator("#settings-summary")).to_contain_text(f"{variant} · {mode}")
-    press_start(page)
-    expect(page.locator("#game-meta")).to_contain_text("Game 1 · ")
-    settle(page)
+def choose_and_open(page: Page, base: str, variant: str, button: str) -> None:
+    """From the home page, choose the rules for a game with a person, and open one."""
+    page.goto(base + "/")
+    page.get_by_role("button", name="Play a friend", exact=True).click()
+    choice = page.get_by_role("radio", name=re.compile(f"^{variant} "))
+    choice.check()
+    expect(choice).to_be_checked()
+    page.get_by_role("button", name=button, exact=True).click()
+    expect(boards(page)).to_have_attribute("data-version", VERSION)
+    expect(page.locator("#room-rules")).to_contain_text(f"Rules: {variant} · ")
+
+
+def in_step(*pages: Page) -> None:
+    """Wait until every page shows the newest snapshot any of them shows."""
+    newest = max(int(boards(page).get_attribute("data-version") or "0") for page in pages)
+    for page in pages:
+        expect(boards(page)).to_have_attribute("data-version", str(newest))
+
+
+def mark_of(page: Page) -> str:
+    """The mark this player has in the current game (in Notakto: first or second)."""
+    meta = page.locator("#game-meta")
+    expect(meta).to_have_text(YOU_PLAY)
+    found = YOU_PLAY.search(meta.inner_text())
+    assert found
+    return found[1]

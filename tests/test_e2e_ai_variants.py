@@ -9,8 +9,8 @@ import re
 from typing import Any
 
 from browser import expect_no_violations, open_rules, press_start
+from browser_ai_variants import board, choose, click_cell, empty_names, settle
 from browser_history import open_newest_replay
-from browser_variants import board, choose, click_cell, empty_names, settle
 from playwright.sync_api import Locator, Page, expect
 
 SIZES = {"phone": {"width": 390, "height": 844}, "laptop": {"width": 1280, "height": 800}}

@@ -17,8 +17,8 @@ from browser import (
     version,
     wait_past,
 )
-from browser_variants import board as boards
-from browser_variants import choose, empty_names
+from browser_ai_variants import board as boards
+from browser_ai_variants import choose, empty_names
 from playwright.sync_api import Locator, Page, expect
 
 NEWS = re.compile(r"The AI played [a-c][1-3]\. Your turn\.|You win|AI wins|Draw")

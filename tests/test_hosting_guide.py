@@ -211,7 +211,8 @@ class Install:
                 stderr=log,
             )
         try:
-            wait_until(lambda: healthy(f"http://{HOST}:{self.app_port}"), 60, "the service")
+            # A first start builds the opening books (about 12 s of CPU): room for a busy machine.
+            wait_until(lambda: healthy(f"http://{HOST}:{self.app_port}"), 180, "the service")
         except TimeoutError:
             raise AssertionError(self.log.read_text()[-3000:]) from None
 

@@ -1,6 +1,8 @@
 // What the browser remembers for the player: their on/off choices (sound, hints, keys
-// 1-9) and their client seed for the dice (docs/fairness.md). Storage refused (a private
-// window) only means a choice is kept for this page.
+// 1-9, the screen-reader mode, whose module comes only once the mode is on) and their
+// client seed for the dice (docs/fairness.md). Storage refused (a private window) only
+// means a choice is kept for this page.
+import { $ } from "./dom.js";
 import { CLIENT_SEED } from "./protocol.js";
 
 const SEED_KEY = "tictactoe-client-seed";
@@ -65,3 +67,28 @@ export function loadSeed() {
 
 /** Keep `seed` as the browser's client seed; answers it. */
 export const saveSeed = (seed) => store(SEED_KEY, seed);
+
+/**
+ * The page's reader, loaded by `load()` (a promise of its handle, {render(...)} and
+ * maybe prime(...)) when the mode is first on. Returns {render(...)}, handed on to the
+ * handle once it is loaded; before that, the latest call is kept, and handed to the
+ * handle's `prime` as where the page stood (nothing is said of it).
+ */
+export function lazyReader(load) {
+  const toggle = $("reader-on");
+  let handle = null;
+  let latest = null;
+  const start = () =>
+    (handle ??= load().then((reader) => {
+      if (latest) reader.prime?.(...latest);
+      return reader;
+    }));
+  if (choice(CHOICES.reader, false)) start();
+  toggle.addEventListener("change", () => toggle.checked && start());
+  return {
+    render(...args) {
+      latest = args;
+      handle?.then((reader) => reader.render(...args));
+    },
+  };
+}

@@ -1,11 +1,19 @@
 // Wires the socket to the view: snapshots are rendered, clicks become events.
-import { CHOICES, choice, loadSeed, randomSeed, remember, saveSeed, stored } from "./choices.js";
+import {
+  CHOICES,
+  choice,
+  lazyReader,
+  loadSeed,
+  randomSeed,
+  remember,
+  saveSeed,
+  stored,
+} from "./choices.js";
 import { connect } from "./connection.js";
 import { ERRORS, EVENTS, NOTICES } from "./protocol.js";
 import { createSounds, cuesBetween } from "./sound.js";
 import { createRules } from "./rules.js";
 import { createView } from "./view.js";
-import { createAiReader } from "./view_reader.js";
 
 const ODDS_DEBOUNCE_MS = 250;
 const OFFLINE = "offline"; // connection.js's code for a question never sent
@@ -73,15 +81,20 @@ const rules = createRules({
   failed: (code) => view.showError(code),
 });
 
-const reader = createAiReader({
-  state: () => current,
-  shape: () => view.shape(),
-  name: (cell) => view.name(cell),
-  headline: () => view.headline(),
-  play: (cell) => request(EVENTS.move, { cell, version: current?.version }),
-  hint: () => request(EVENTS.hint),
-  takeBack: () => request(EVENTS.takeBack),
-});
+// The screen-reader mode's module comes with the mode (choices.js).
+const reader = lazyReader(() =>
+  import("./view_reader.js").then(({ createAiReader }) =>
+    createAiReader({
+      state: () => current,
+      shape: () => view.shape(),
+      name: (cell) => view.name(cell),
+      headline: () => view.headline(),
+      play: (cell) => request(EVENTS.move, { cell, version: current?.version }),
+      hint: () => request(EVENTS.hint),
+      takeBack: () => request(EVENTS.takeBack),
+    }),
+  ),
+);
 
 function showSeed(seed) {
   clientSeed = seed;

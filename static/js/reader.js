@@ -60,7 +60,13 @@ export function createReader(commands) {
     form.hidden = !on;
     if (!on) region.textContent = "";
   }
-  show(choice(CHOICES.reader, false));
+  // Loaded when the switch was first turned on (choices.js, lazyReader): that choice is kept.
+  const remembered = choice(CHOICES.reader, false);
+  show(remembered || toggle.checked);
+  if (toggle.checked && !remembered) {
+    remember(CHOICES.reader, true);
+    box.focus();
+  }
   toggle.addEventListener("change", () => {
     remember(CHOICES.reader, toggle.checked);
     show(toggle.checked);

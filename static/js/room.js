@@ -1,11 +1,10 @@
 // Wires the socket to the room page: `room` snapshots are rendered, clicks become events.
 // The room is joined again on every (re)connect; the newest answer says whose seat is ours.
 import { shapeOf } from "./board.js";
-import { CHOICES, choice } from "./choices.js";
+import { CHOICES, choice, lazyReader } from "./choices.js";
 import { connect } from "./connection.js";
 import { $ } from "./dom.js";
 import { EVENTS } from "./protocol.js";
-import { createRoomReader } from "./room_reader.js";
 import { createRoomView } from "./roomview.js";
 import { seatsOf } from "./seats.js";
 
@@ -47,14 +46,19 @@ const view = createRoomView({
   },
 });
 const { rows, columns, boards } = $("room").dataset;
-const reader = createRoomReader({
-  room: () => current,
-  mine: () => (current ? seatsOf(current, you) : []),
-  shape: shapeOf({ rows: Number(rows), columns: Number(columns), boards: Number(boards) }),
-  play,
-  undo,
-  hint: () => connection.send(EVENTS.roomHint, { room }),
-});
+// The screen-reader mode's module comes with the mode (choices.js).
+const reader = lazyReader(() =>
+  import("./room_reader.js").then(({ createRoomReader }) =>
+    createRoomReader({
+      room: () => current,
+      mine: () => (current ? seatsOf(current, you) : []),
+      shape: shapeOf({ rows: Number(rows), columns: Number(columns), boards: Number(boards) }),
+      play,
+      undo,
+      hint: () => connection.send(EVENTS.roomHint, { room }),
+    }),
+  ),
+);
 // Keys 1-9 play cells unless the player turned them off on the AI page.
 view.showNumberKeys(choice(CHOICES.numberKeys, true));
 

@@ -102,5 +102,10 @@ export function createRoomReader(page) {
     return said;
   }
 
-  return { render };
+  /** Where the room stood when the mode came on: the next news is told from there. */
+  function prime(room, mine) {
+    heard = { room, seats: mine.join() };
+  }
+
+  return { render, prime };
 }
