@@ -15,6 +15,10 @@ from browser_history import open_newest_replay
 from playwright.sync_api import Browser, Locator, Page, expect
 from test_e2e_practice import BEFORE_SLIP, VERDICT, lose_by_leaving_the_threat
 from test_e2e_reader import command, reader_on, said
+from test_e2e_train import marks_of
+
+from webapp.game.board import cell_name
+from webapp.game.training import puzzle_named
 
 # The lost game: X a1, O b2, X b1, O c1, X c3 (the mistake), O a3.
 AT_THE_MISTAKE = "row 1: X, X, O. row 2: empty, O, empty. row 3: empty, empty, X."
@@ -188,6 +192,19 @@ def test_a_card_is_answered_by_typed_commands_on_the_train_page(
     # No card left: the puzzle is the one read and answered.
     command(page, box, "status")
     expect(region).to_have_text(re.compile(r"^.+: (X|O) to move\. Your puzzle rating: 1500\.$"))
+    command(page, box, "next")
+    expect(region).to_have_text("Nothing next yet: solve this puzzle first.")
+    puzzle = puzzle_named(f"classic:{''.join(marks_of(page, '#puzzle-board'))}")
+    assert puzzle is not None
+    command(page, box, cell_name(puzzle.answer[0]))
+    expect(region).to_have_text(re.compile(r"^Solved: .* Your puzzle rating is now 1[5-9]\d\d\."))
+    command(page, box, cell_name(puzzle.answer[0]))
+    expect(region).to_have_text("This puzzle is solved: type next for another.")
+    command(page, box, "next")
+    expect(region).to_have_text(re.compile(r"^.+: (X|O) to move\.$"))
+    expect(page.get_by_role("button", name="Next puzzle")).to_be_hidden()
+    assert "".join(marks_of(page, "#puzzle-board")) != puzzle.board
+    expect(box).to_be_focused()
     page.reload()
     expect(page.locator("html")).to_have_attribute("data-ready", "true")
     expect(page.get_by_role("switch", name="Screen-reader mode")).to_be_checked()
