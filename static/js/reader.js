@@ -22,7 +22,7 @@ import {
 } from "./words_reader.js";
 import { errorWords } from "./words.js";
 
-const CLEAR_MS = 10000; // what was said stays readable a while, then the region empties
+const CLEAR_MS = 20000; // what was said stays readable a while (found again by a screen reader), then goes
 const NBSP = "\u00a0";
 const LOOKS_LIKE_CELL = /^(\d+:)?[a-z]\d+$/;
 
@@ -43,22 +43,24 @@ export function boardWords(shape, marks, dead = []) {
  * Wire the page's reader section to its `commands`, each optional (a command a page
  * lacks is answered as such): `position()` -> {shape, marks, dead} or null;
  * `play(cell)` -> a promise of the server's ack; `last()`, `status()`, `why()` -> words;
- * `hint()` -> a promise of words; `undo()` -> a promise of the ack. Returns
+ * `hint()` -> a promise of words; `undo()` -> a promise of the ack; `back()`, `first()`,
+ * `end()` step a replay; `play` may answer in words (a string); `readOnly(typed)` words a
+ * cell typed where nothing is played; `does` words `help` for the page. Returns
  * {say(text), on()}: the page says what just happened through `say`, heard only while
- * the mode is on.
+ * the mode is on. `options`: `region`, a page's own live region to speak in, and
+ * `always`, to speak there with the mode off too.
  */
-export function createReader(commands) {
+export function createReader(commands, { region = $("reader-said"), always = false } = {}) {
   const toggle = $("reader-on");
   const form = $("reader-form");
   const box = $("reader-command");
-  const region = $("reader-said");
   let clearTimer = 0;
   let saidCount = 0; // how many times the region has spoken: a play's ack speaks only if nothing came first
 
   function show(on) {
     toggle.checked = on;
     form.hidden = !on;
-    if (!on) region.textContent = "";
+    if (!on && !always) region.textContent = "";
   }
   // Loaded when the switch was first turned on (choices.js, lazyReader): that choice is kept.
   const remembered = choice(CHOICES.reader, false);
@@ -75,7 +77,7 @@ export function createReader(commands) {
 
   /** Say `text` in the live region; the same words again are changed so they are read. */
   function say(text) {
-    if (!toggle.checked || !text) return;
+    if ((!toggle.checked && !always) || !text) return;
     saidCount += 1;
     const again = region.textContent.replace(/\u00a0$/, "") === text;
     region.textContent = again && !region.textContent.endsWith(NBSP) ? text + NBSP : text;
@@ -99,13 +101,15 @@ export function createReader(commands) {
   }
 
   async function play(typed) {
+    if (commands.readOnly) return say(commands.readOnly(typed));
     const position = commands.position?.();
     if (!position || !commands.play) return say(notHereWords(typed));
     const { cell, refusal } = cellFor(typed, position);
     if (refusal) return say(refusal);
     const count = saidCount;
     const reply = await commands.play(cell);
-    if (reply?.ok) {
+    if (typeof reply === "string") say(reply);
+    else if (reply?.ok) {
       if (count === saidCount) say(playedWords(typed));
     } else if (reply) say(refusedWords(typed, errorWords(reply.error, { servers: true })));
   }
@@ -121,7 +125,13 @@ export function createReader(commands) {
     hint: () => commands.hint?.(),
     undo: () => acted(commands.undo),
     next: () => acted(commands.next),
-    help: () => helpWords(nameOf(commands.position?.()?.shape ?? { rows: 3, columns: 3, boards: 1 }, 4), names()),
+    back: () => acted(commands.back),
+    first: () => acted(commands.first),
+    end: () => acted(commands.end),
+    help() {
+      const shape = commands.position?.()?.shape ?? { rows: 3, columns: 3, boards: 1 };
+      return helpWords(nameOf(shape, 4), names(), commands.does);
+    },
   };
 
   // A command that asks the server: its refusal in words (or the page's own, a string);

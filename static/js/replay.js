@@ -6,6 +6,7 @@ import { createBoard, shapeOf } from "./board.js";
 import { $ } from "./dom.js";
 import { setDisabled } from "./focus.js";
 import { cellIndex, labAddress } from "./protocol.js";
+import { createReplayReader } from "./replay_reader.js";
 import {
   RECORD_CHECK,
   RECORD_VERIFIED,
@@ -37,7 +38,8 @@ export const formatWhen = (seconds) =>
     new Date(seconds * 1000),
   );
 
-let replay = null; // {game, review, ply, signed, stranger}: a stranger's is someone else's
+let replay = null; // {game, review, ply, signed, stranger, result}: a stranger's is someone else's
+let reader = null; // the screen-reader mode's, once the controls are wired
 let downloadUrl = null;
 let board = null; // the replay's board: drawn again only for a game of another shape
 let drawn = ""; // the shape it was drawn for
@@ -129,6 +131,26 @@ function go(ply) {
   if (!replay) return;
   replay.ply = Math.max(0, Math.min(replay.review.moves.length, ply));
   renderPly();
+  reader?.stepped();
+}
+
+/** The step shown, for the screen-reader mode: its position, and its words as shown. */
+function shown() {
+  if (!replay) return null;
+  const { review, ply } = replay;
+  const move = ply > 0 ? review.moves[ply - 1] : null;
+  return {
+    shape: shapeOf(variantOf(review)),
+    marks: boardAt(review, ply),
+    dead: move?.dead ?? [],
+    ply,
+    count: review.moves.length,
+    result: replay.result,
+    variant: variantOf(review).name,
+    move: move ? moveWords(named(review, move)) : "",
+    line: $("replay-move").textContent,
+    verdict: $("replay-verdict").textContent,
+  };
 }
 
 function renderMoveList(review) {
@@ -182,11 +204,11 @@ async function showRecord(signed, game) {
  * ({mine}) words the result for a shared game's page. */
 export function showReplay(game, review, { focus = true, signed = null, shared = null } = {}) {
   const stranger = Boolean(shared && !shared.mine);
-  replay = { game, review, ply: review.moves.length, signed, stranger };
-  showRecord(signed, game);
-  const date = formatWhen(game.ended);
   // A shared page says whose result it is; the player's own History says theirs.
   const result = shared ? sharedResult(game, shared) : resultWords(game);
+  replay = { game, review, ply: review.moves.length, signed, stranger, result };
+  showRecord(signed, game);
+  const date = formatWhen(game.ended);
   const mode = modeOnVariant(modeName(game.record.mode), variantOf(review).name);
   $("replay-title").textContent = replayHeading(mode, date, result);
   // A game cut short says so first: its last position is not its end.
@@ -209,8 +231,10 @@ export function hideReplay() {
   $("replay").hidden = true;
 }
 
-/** Make the replay's buttons, scrubber and arrow keys step through the game. */
+/** Make the replay's buttons, scrubber, arrow keys and the screen-reader mode's commands
+ * step through the game. */
 export function wireControls() {
+  reader = createReplayReader({ shown, go });
   $("replay-first").addEventListener("click", () => go(0));
   $("replay-previous").addEventListener("click", () => go(replay.ply - 1));
   $("replay-next").addEventListener("click", () => go(replay.ply + 1));

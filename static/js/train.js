@@ -5,6 +5,7 @@
 import { createBoard, nameOf, shapeOf } from "./board.js";
 import { $ } from "./dom.js";
 import { drawChart } from "./train_chart.js";
+import { createTrainReader } from "./train_reader.js";
 import { errorWords } from "./words.js";
 import {
   CARD_BOARD,
@@ -25,24 +26,20 @@ import {
 } from "./words_train.js";
 
 const urls = $("train-main").dataset;
-const SAID_MS = 8000; // the live region is cleared after this, so a repeat is heard again
-let saidTimer = null;
 let queue = []; // this session's cards: the due ones, a failed one again at the back
 let cards = 0;
 let puzzle = null;
 let tries = 0;
 const solved = []; // the puzzles done on this page, not offered again
 
-/** Say `text` in the live region (cleared first, so the same words are said again). */
-function say(text) {
-  const region = $("train-said");
-  region.textContent = "";
-  clearTimeout(saidTimer);
-  requestAnimationFrame(() => {
-    region.textContent = text;
-    saidTimer = setTimeout(() => (region.textContent = ""), SAID_MS);
-  });
-}
+// The screen-reader mode's commands over the card due, else the puzzle; its live region
+// is the page's one, which says each verdict with the mode on or off.
+const { say } = createTrainReader({
+  now: () => (queue[0] ? { card: queue[0] } : puzzle && { puzzle, solved: !$("puzzle-next").hidden }),
+  answerCard: (cell) => answerCard(cell),
+  answerPuzzle: (cell) => answerPuzzle(cell),
+  nextPuzzle: () => nextPuzzle(),
+});
 
 async function ask(url, body = null) {
   try {
@@ -187,9 +184,12 @@ $("puzzle-variant").addEventListener("change", async () => {
   else if (puzzle) chosen.value = puzzle.variant; // refused: the puzzle shown stays, and its variant
   $("puzzle-variant-meaning").textContent = chosen.selectedOptions[0].dataset.meaning;
 });
-$("puzzle-next").addEventListener("click", async () => {
+async function nextPuzzle() {
   const found = await state();
   if (found) showPuzzle(found.puzzle, found.rating);
+}
+$("puzzle-next").addEventListener("click", async () => {
+  await nextPuzzle();
   $("puzzle-cell").focus();
 });
 

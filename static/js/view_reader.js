@@ -2,7 +2,7 @@
 // latest snapshot, and what just happened said as each snapshot arrives.
 import { $ } from "./dom.js";
 import { createReader } from "./reader.js";
-import { deadNewsWords, valuesWords } from "./words.js";
+import { deadNewsWords, practiceWords, valuesWords } from "./words.js";
 import {
   NOTHING_NEXT,
   NO_HINT_NOW,
@@ -58,12 +58,21 @@ export function createAiReader(page) {
   /** Say what changed from `before` to `state`: a new game, the AI's move, the end. */
   function render(before, state) {
     if (!reader.on() || before?.version === state.version) return;
-    const restarted = before && before.status !== "playing" && state.status === "playing";
+    // A game over and playing again: a new game, unless its end was taken back (practice).
+    const takenBack = before && state.history.length < before.history.length && before.match.game === state.match.game;
+    const restarted = before && before.status !== "playing" && state.status === "playing" && !takenBack;
     const sameGame =
       before && !restarted && before.match.game === state.match.game && before.variant === state.variant;
     if (!sameGame) opening = newGameWords(state);
-    // The AI to open: the new game is said with its first move.
-    if (!sameGame && state.turn === "ai" && state.status === "playing") return;
+    // In practice, what the player's move does (the lesson's words), before the AI's answer.
+    const moved = sameGame && state.history.slice(before.history.length).some((move) => move.by === "human");
+    if (moved && state.practice?.feedback) opening = [opening, practiceWords(state.practice).feedback].filter(Boolean).join(" ");
+    // A board the player's move killed is news too, kept with the rest.
+    const dead = sameGame ? deadNewsWords(state.dead ?? [], before.dead ?? []) : "";
+    const killed = moved && dead ? `${dead}.` : "";
+    opening = [opening, killed].filter(Boolean).join(" ");
+    // The AI to move: the news is said with its move.
+    if (state.turn === "ai" && state.status === "playing") return;
     const said = opening ? [opening] : [];
     opening = "";
     const seen = sameGame ? before.history.length : 0;
@@ -71,8 +80,7 @@ export function createAiReader(page) {
     for (const move of state.history.slice(seen)) {
       if (move.by === "ai") said.push(aiPlayedWords(page.name(move.cell)));
     }
-    const dead = sameGame ? deadNewsWords(state.dead ?? [], before.dead ?? []) : "";
-    if (dead) said.push(`${dead}.`);
+    if (dead && !killed) said.push(`${dead}.`);
     if (state.status !== "playing" && before?.status === "playing") said.push(gameEndWords(state));
     else if (state.status === "playing" && state.turn === "human" && said.length && said.at(-1) !== TAKEN_BACK) {
       said.push(`${YOUR_TURN}.`);

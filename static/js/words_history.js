@@ -113,3 +113,31 @@ export const REPLAY_BOARDS_LABEL = "Replay boards";
 
 /** Each side in Notakto, where both place X: the first player and the second. */
 export const NOTAKTO_SIDES = { X: "first", O: "second" };
+
+// --- the screen-reader mode in the replay (replay_reader.js) ---------------------------
+
+/** What the replay's `help` says of a typed cell and of its `next`. */
+export const REPLAY_DOES = Object.freeze({
+  cell: "This is a replay: cells are not played here.",
+  next: "next, one move forward",
+});
+
+/** A cell typed in a replay: nothing is played. */
+export const replayCellWords = (typed) => `${typed}: a replay, nothing is played here.`;
+
+/** A step said: the move and the review's verdict, as the replay shows them. */
+export const replayStepWords = (move, verdict) => [`${move}.`, verdict].filter(Boolean).join(" ");
+
+/** `status` in a replay: "Move 5 of 6. Loss. On 4x4k3." (the variant if not classic). */
+export function replayStatusWords({ ply, count, result, variant }) {
+  const on = variant && variant !== "classic" ? ` On ${variant}.` : "";
+  return `Move ${ofWords(ply, count)}. ${result}.${on}`;
+}
+
+/** `last` in a replay: the move at this step, by whom. */
+export const replayLastWords = (move) => `${move}.`;
+
+/** No step that way: the replay is at the empty board, or at the game's end. */
+export const AT_FIRST = "Already at the empty board: type next to step forward.";
+export const AT_END = "Already at the game's end: type back to step back.";
+export const NO_VERDICT = "No move at this step: the empty board has no verdict.";

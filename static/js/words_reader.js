@@ -12,6 +12,9 @@ export const COMMANDS = Object.freeze({
   undo: "undo",
   next: "next",
   help: "help",
+  back: "back",
+  first: "first",
+  end: "end",
 });
 
 // What each command does, for `help`.
@@ -24,11 +27,15 @@ const DOES = {
   undo: "undo takes your move back",
   next: "next starts what the page offers next: a game, a match, a rematch",
   help: "help, this list",
+  back: "back, one move back",
+  first: "first, the empty board",
+  end: "end, the game's last position",
 };
 
-/** `help`'s answer: how to play, and the page's own commands (`names`). */
-export const helpWords = (example, names) =>
-  `Type a cell such as ${example} to play it. ${names.map((name) => DOES[name]).join("; ")}.`;
+/** `help`'s answer: how to play, and the page's own commands (`names`); a page words
+ * its own (`own`: a command's words, `cell` for what a typed cell does). */
+export const helpWords = (example, names, own = {}) =>
+  `${own.cell ?? `Type a cell such as ${example} to play it.`} ${names.map((name) => own[name] ?? DOES[name]).join("; ")}.`;
 
 const markWord = (mark) => (mark === "X" || mark === "O" ? mark : "empty");
 

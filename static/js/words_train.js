@@ -76,3 +76,18 @@ export const PUZZLE_BOARD = "Puzzle board";
 
 /** The group of several boards (Notakto) of a card or a puzzle: "Card boards". */
 export const severalBoards = (label) => `${label}s`;
+
+// --- the screen-reader mode (train_reader.js) -------------------------------------------
+
+/** A cell typed on a puzzle already solved, and `next` with nothing offered. */
+export const SOLVED_ALREADY = "This puzzle is solved: type next for another.";
+export const NEXT_CARD_FIRST = "Nothing next yet: answer this card first, and the next comes.";
+export const NEXT_PUZZLE_FIRST = "Nothing next yet: solve this puzzle first.";
+export const NOTHING_TO_TRAIN = "Nothing to train now.";
+
+/** What `help` says a typed cell and `next` do here. */
+export const TRAIN_DOES = Object.freeze({
+  cell: "Type a cell such as b2 to answer the card due, or the puzzle when no card is due.",
+  status: "status, the question and how many cards are due, or the puzzle's theme and your rating",
+  next: "next, the next puzzle once this one is solved",
+});
