@@ -271,3 +271,10 @@ def screenshot(target: Page | Locator, path: Path, *, full_page: bool = False) -
                 raise
             page.wait_for_timeout(500)
     assert path.stat().st_size > 0, f"{path.name} is empty"
+
+
+def marks_of(page: Page, board_id: str) -> list[str]:
+    """The marks of one of the page's boards, read from its cells' accessible names."""
+    cells = page.locator(f"{board_id} button[data-cell]")
+    labels = [cells.nth(i).get_attribute("aria-label") or "" for i in range(cells.count())]
+    return [label.split(", ")[1].replace("empty", ".") for label in labels]

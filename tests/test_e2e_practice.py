@@ -9,27 +9,16 @@ import re
 from typing import Any
 
 import pytest
-from browser import board, expect_no_violations, marks, open_game, play, settle, start_match
-from browser_history import open_newest_replay
+from browser import board, expect_no_violations, marks, play, settle
+from browser_history import (
+    BEFORE_SLIP,
+    LESSON,
+    SLIP,
+    VERDICT,
+    lose_by_leaving_the_threat,
+    open_newest_replay,
+)
 from playwright.sync_api import Browser, Locator, Page, expect
-
-# X a1, O b2, X b1, O c1 (both forced for a perfect O), then X c3 leaves a3 open: O wins.
-OPENING = (0, 1)
-SLIP = 8
-BEFORE_SLIP = "XXO.O...."  # the practised position: only a3 keeps the draw
-VERDICT = "Mistake: c3 loses in 1; a3 keeps the draw."
-LESSON = "Here you played a mistake: c3 loses in 1. Try another move."
-
-
-def lose_by_leaving_the_threat(page: Page, url: str) -> None:
-    """An Impossible game, the player first, lost at the fifth move (the slip)."""
-    open_game(page, url)
-    start_match(page, "Impossible", first="Me")
-    for cell in OPENING:
-        play(page, cell)
-    assert marks(page) == BEFORE_SLIP, "the perfect AI answers a1 with b2 and b1 with c1"
-    play(page, SLIP)
-    expect(board(page)).to_have_attribute("data-status", "ai_won")
 
 
 def replay_at(page: Page, ply: int) -> None:

@@ -19,32 +19,12 @@ from browser import (
 )
 from browser_ai_variants import board as boards
 from browser_ai_variants import choose, empty_names
+from browser_reader import command, reader_on, said
 from playwright.sync_api import Locator, Page, expect
 
 NEWS = re.compile(r"The AI played [a-c][1-3]\. Your turn\.|You win|AI wins|Draw")
 BOTH_HP = re.compile(r"You \d+ HP \([+\u2212\u00b1]\d+\), the AI \d+ HP \([+\u2212\u00b1]\d+\)\.")
 ROW = re.compile(r"row (\d): ((?:X|O|empty)(?:, (?:X|O|empty))*)")
-
-
-def reader_on(page: Page) -> Locator:
-    """Turn the mode on by its switch; the command box, focused."""
-    page.get_by_role("switch", name="Screen-reader mode").check()
-    box = page.get_by_role("textbox", name="Command")
-    expect(box).to_be_focused()
-    return box
-
-
-def said(page: Page) -> Locator:
-    """The page's one assertive live region."""
-    regions = page.locator("[aria-live=assertive]")
-    expect(regions).to_have_count(1)
-    return regions
-
-
-def command(page: Page, box: Locator, typed: str) -> None:
-    """Type ``typed`` into the command box and send it with Enter."""
-    box.fill(typed)
-    box.press("Enter")
 
 
 def read_board(page: Page, box: Locator) -> str:

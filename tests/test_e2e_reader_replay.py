@@ -10,12 +10,10 @@ import re
 from typing import Any
 
 import pytest
-from browser import board, expect_no_violations, marks, settle
-from browser_history import open_newest_replay
+from browser import board, expect_no_violations, marks, marks_of, settle
+from browser_history import BEFORE_SLIP, VERDICT, lose_by_leaving_the_threat, open_newest_replay
+from browser_reader import command, reader_on, said
 from playwright.sync_api import Browser, Locator, Page, expect
-from test_e2e_practice import BEFORE_SLIP, VERDICT, lose_by_leaving_the_threat
-from test_e2e_reader import command, reader_on, said
-from test_e2e_train import marks_of
 
 from webapp.game.board import cell_name
 from webapp.game.training import puzzle_named

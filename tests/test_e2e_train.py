@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from browser import board, expect_no_violations, open_game, start_match
+from browser import board, expect_no_violations, marks_of, open_game, start_match
 from browser_history import play_with_a_mistake
 from playwright.sync_api import Page, expect
 from support.stocked import player_of
@@ -94,13 +94,6 @@ def test_a_mistake_comes_back_as_a_card_until_found_and_a_puzzle_moves_the_ratin
     page.get_by_role("button", name="Next puzzle").click()
     expect(page.get_by_role("button", name="Next puzzle")).to_be_hidden()
     assert "".join(marks_of(page, "#puzzle-board")) != puzzle.board
-
-
-def marks_of(page: Page, board_id: str) -> list[str]:
-    """The marks of one of the page's boards, read from its cells' accessible names."""
-    cells = page.locator(f"{board_id} button[data-cell]")
-    labels = [cells.nth(i).get_attribute("aria-label") or "" for i in range(cells.count())]
-    return [label.split(", ")[1].replace("empty", ".") for label in labels]
 
 
 def test_a_newcomer_sees_no_cards_yet_and_solves_a_puzzle_by_keys_alone(
