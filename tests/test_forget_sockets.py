@@ -213,3 +213,15 @@ def test_a_socket_is_told_whose_it_is(
 ) -> None:
     told = list(events(socket_client, "player"))
     assert told == [{"token": page_token(app.config, player_of(client))}]
+
+
+def test_every_events_check_of_deleted_players_reads_no_table(tmp_path: Path) -> None:
+    forgotten = SQLiteForgotten(tmp_path, keep_seconds=60.0, cap=3, clock=time.time)
+    forgotten.add("gone")
+    statements: list[str] = []
+    forgotten._db.database.connection.set_trace_callback(statements.append)
+    assert forgotten.holds("gone") and not forgotten.holds("here")
+    assert statements == ["PRAGMA data_version"] * 2
+    forgotten._db.database.connection.set_trace_callback(None)
+    forgotten.close()
+    assert SQLiteForgotten(tmp_path, keep_seconds=60.0, cap=3, clock=time.time).holds("gone")
