@@ -39,18 +39,20 @@ ENV = {
     "TICTACTOE_RATE_BURST": "2000",
 }
 # What a stack is spent on, by the first marker found: first the purposes (anywhere in
-# the stack, in this order), then the code itself (from the innermost frame out).
+# the stack, in this order: a purpose before the code it runs), then the code itself
+# (from the innermost frame out).
 PURPOSES = (
     ("signing at a game's end", ("store/signing.py", "hmac.py")),
     ("deleted-player check", ("was_deleted",)),
     ("training cards at a game's end", ("Training.collect",)),
     ("history at a game's end", ("keep_if_ended",)),
     ("building the snapshot", ("protocol/snapshot.py",)),
+    ("the match's transition", ("webapp/game/", "services/match_writes.py")),
+    ("pushes through Redis's message queue", ("pubsub_manager.py", "redis_manager.py")),
+    ("the store's write", ("webapp/server/store/",)),
+    ("encoding (JSON, Socket.IO packets)", ("wire/codec.py", "Packet.encode")),
 )
 PARTS = (
-    ("the store's write", ("webapp/server/store/", "/redis/", "sqlite3")),
-    ("the match's transition", ("webapp/game/", "services/match_writes.py")),
-    ("encoding (JSON, Socket.IO packets)", ("wire/codec.py", "orjson", "/json/", "packet.py")),
     ("the limits", ("webapp/server/limits/", "wire/overrides.py")),
     ("handlers, service, pushes", ("webapp/server/",)),
     ("transport (Engine.IO, websocket, sockets)", ("engineio/", "simple_websocket/", "wsproto/")),
