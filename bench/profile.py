@@ -42,7 +42,7 @@ ENV = {
 # the stack, in this order: a purpose before the code it runs), then the code itself
 # (from the innermost frame out).
 PURPOSES = (
-    ("signing at a game's end", ("store/signing.py", "hmac.py")),
+    ("signing at a game's end", ("store/signing.py",)),
     ("deleted-player check", ("was_deleted",)),
     ("training cards at a game's end", ("Training.collect",)),
     ("history at a game's end", ("keep_if_ended",)),
