@@ -8,7 +8,8 @@ received; not offering compression unless ``--deflate``, so that both are served
 and sit idle, and RSS is read again after ``--settle`` seconds. What a player
 costs on the echo is what the libraries hold for a connection (Engine.IO's session and
 socket, Socket.IO's entries, the websocket's greenlets and buffers, the WSGI environ)
-plus the echo's own few hundred bytes; what the game costs beyond it is ours.
+plus the echo's own state (about 3 KB: a random generator and a board); what the game
+costs beyond it, plus that, is ours.
 
     .venv/bin/python bench/idle.py --players 2000
 """
@@ -95,7 +96,7 @@ def main() -> int:
                 f"{row['server']:<6}{row['kb_per_player']:>8.1f} KB a player "
                 f"({row['rss_before_mb']} -> {row['rss_after_mb']} MB, errors {row['errors']})"
             )
-        print(f"game - echo: {own:.1f} KB a player (ours, and the echo's own state)")
+        print(f"game - echo: {own:.1f} KB a player (ours, less the echo's own state)")
     return 0
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from webapp.server.store.interface import StorageFull
+from webapp.server.store.redis.batch import Pipeliner
 from webapp.server.store.redis.client import connect, out_of_memory
 from webapp.server.store.sqlite.db import DATABASE_FILE, open_database
 
@@ -116,6 +117,8 @@ class RedisForgotten:
 
     def __init__(self, url: str, *, keep_seconds: float, cap: int, clock: Clock) -> None:
         self.redis = connect(url)
+        # Every event asks: the questions of one turn of the event loop share a pipeline.
+        self._pipeliner = Pipeliner(self.redis)
         self.keep, self.cap, self.clock = keep_seconds, cap, clock
 
     def add(self, player: str) -> None:
@@ -133,7 +136,7 @@ class RedisForgotten:
 
     def holds(self, player: str) -> bool:
         """Whether ``player`` was deleted."""
-        until = self.redis.zscore(KEY, player)
+        until = self._pipeliner.call("ZSCORE", KEY, player)
         return until is not None and float(until) > self.clock()
 
 
