@@ -84,6 +84,10 @@ SETTLE_SECONDS = 1.0  # played, not measured, at the start of each window
 IDLE_WARMUP = 100  # idle players connected and dropped before the baseline RSS
 IDLE_SETTLE_SECONDS = 5.0
 STEP_SECONDS = 120.0  # the longest any one driver command may take
+# Issue 45's targets (docs/performance.md), each the median of three runs on a quiet machine.
+RT_RATIO_TARGET = 1.6
+P99_RATIO_TARGET = 1.0
+KB_TARGET = 2.0  # else bench/idle.py shows which library holds the rest
 
 
 # --- installing ----------------------------------------------------------------------
@@ -421,6 +425,7 @@ def table(report: dict[str, Any]) -> list[str]:
         f"{'ours / theirs':<30}{ratio['rt_per_s']:>7.2f}x{ratio['p50']:>8.2f}x{ratio['p99']:>8.2f}x"
         f"{ratio['cpu_per_rt']:>10.2f}x"
     )
+    lines += targets(ratio)
     if "redis_cpu_ms_per_rt" in ours:
         lines.append(f"(redis-server, not counted above: {ours['redis_cpu_ms_per_rt']:.3f} ms/rt)")
     idle = report.get("idle")
@@ -437,6 +442,22 @@ def table(report: dict[str, Any]) -> list[str]:
                 f"{row['added_mb']:>+8.1f} MB{row['kb_per_player']:>9.1f} KB{row['errors']:>8}"
             )
         lines.append(f"{'ours / theirs':<30}{'':>41}{ratio['kb_per_player']:>11.2f}x")
+    return lines
+
+
+def targets(ratio: dict[str, float]) -> list[str]:
+    """Issue 45's targets against boardgame.io, each with PASS or MISS."""
+    checks = [
+        ("round trips, ours / theirs", ratio["rt_per_s"], ">=", RT_RATIO_TARGET),
+        ("p99, ours / theirs", ratio["p99"], "<=", P99_RATIO_TARGET),
+    ]
+    if "kb_per_player" in ratio:
+        checks.append(("memory a player, ours / theirs", ratio["kb_per_player"], "<=", KB_TARGET))
+    lines = []
+    for name, value, sense, target in checks:
+        ok = value >= target if sense == ">=" else value <= target
+        verdict = "PASS" if ok else "MISS"
+        lines.append(f"{name:<32}{value:>6.2f}x (target {sense} {target}x)  {verdict}")
     return lines
 
 

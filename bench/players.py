@@ -207,7 +207,8 @@ def _refusal(text: str) -> Refused:
 class Client:
     """One Socket.IO connection on the default namespace, over websocket only."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, deflate: bool = True) -> None:
+        self.deflate = deflate  # offer permessage-deflate, as browsers do
         self.ws: ClientConnection | None = None
         self.acks: dict[int, asyncio.Future[Any]] = {}
         self.ids = 0
@@ -228,6 +229,7 @@ class Client:
             open_timeout=CALL_TIMEOUT,
             close_timeout=1,  # do not wait long for a server that never answers the close
             max_queue=None,
+            compression="deflate" if self.deflate else None,
         )
         self.connected = _quiet_future()
         self.reader = asyncio.create_task(self._read())

@@ -4,8 +4,11 @@ stores anything under the deleted id again (no match, no seat)."""
 
 from __future__ import annotations
 
+import json
 import secrets
 import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -213,3 +216,47 @@ def test_a_socket_is_told_whose_it_is(
 ) -> None:
     told = list(events(socket_client, "player"))
     assert told == [{"token": page_token(app.config, player_of(client))}]
+
+
+def test_every_events_check_of_deleted_players_reads_no_table(tmp_path: Path) -> None:
+    forgotten = SQLiteForgotten(tmp_path, keep_seconds=60.0, cap=3, clock=time.time)
+    forgotten.add("gone")
+    statements: list[str] = []
+    forgotten._db.database.connection.set_trace_callback(statements.append)
+    assert forgotten.holds("gone") and not forgotten.holds("here")
+    assert statements == ["PRAGMA data_version"] * 2
+    forgotten._db.database.connection.set_trace_callback(None)
+    forgotten.close()
+    assert SQLiteForgotten(tmp_path, keep_seconds=60.0, cap=3, clock=time.time).holds("gone")
+
+
+REDIS_CHECKS = """
+from gevent import monkey
+
+monkey.patch_all()
+import json, sys, time
+
+import gevent
+
+from webapp.server.store.forgotten import RedisForgotten
+
+forgotten = RedisForgotten(sys.argv[1], keep_seconds=60.0, cap=100, clock=time.time)
+forgotten.add("p3")
+held = {}
+
+def check(i):
+    held[i] = forgotten.holds(f"p{i % 5}")
+
+gevent.joinall([gevent.spawn(check, i) for i in range(50)])
+print(json.dumps({"held": held, "pipelines": forgotten._pipeliner.pipelines}))
+"""
+
+
+def test_on_redis_the_checks_of_one_turn_share_a_pipeline(redis_url: str) -> None:
+    found = subprocess.run(
+        [sys.executable, "-c", REDIS_CHECKS, redis_url], capture_output=True, text=True, timeout=60
+    )
+    assert found.returncode == 0, found.stderr[-2000:]
+    result = json.loads(found.stdout)
+    assert result["held"] == {str(i): i % 5 == 3 for i in range(50)}
+    assert 1 <= result["pipelines"] < 48  # not a round trip to Redis each

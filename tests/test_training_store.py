@@ -231,3 +231,24 @@ def test_each_player_keeps_only_their_newest_answers(
     for minute in range(5):
         training.answer(player, key, best_of(training, player, key), NOW + 60 * minute)
     assert [a["at"] for a in training.store.answers(player)] == [NOW + 120, NOW + 180, NOW + 240]
+
+
+def test_a_games_cards_rewrite_only_the_stale_times_and_the_idle_time_still_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = [1_000_000.0]
+    monkeypatch.setattr("webapp.server.store.sqlite.training.time.time", lambda: now[0])
+    store = SQLiteTraining(tmp_path, idle_seconds=1000)  # times may be 1 s stale
+    connection = store._db.database.connection
+    card = {"card": {"key": "k"}, "schedule": {}}
+    store.put_cards("p", {f"k{index}": card for index in range(3)}, replace=False)
+    before = connection.total_changes
+    now[0] += 0.5
+    assert store.put_cards("p", {"k3": card}, replace=False) == 1
+    assert connection.total_changes - before == 1  # the new card, no other row rewritten
+    now[0] += 1000 - 0.1  # under the idle time since the last game, over it since the first
+    assert store.prune() == 0
+    assert len(store.cards("p")) == 4
+    now[0] += 2
+    assert store.prune() == 4
+    assert store.cards("p") == {}

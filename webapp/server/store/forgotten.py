@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from webapp.server.store.interface import StorageFull
+from webapp.server.store.redis.batch import Pipeliner
 from webapp.server.store.redis.client import connect, out_of_memory
 from webapp.server.store.sqlite.db import DATABASE_FILE, open_database
 
@@ -50,15 +51,41 @@ class SQLiteForgotten:
     ) -> None:
         self.keep, self.cap, self.clock = keep_seconds, cap, clock
         self._db = open_database(Path(data_dir) / DATABASE_FILE, SCHEMA)
+        # The table's copy, which every event reads: changed by ``add``, and read again
+        # whenever another connection (another process: a tool, a test) has committed.
+        self._until: dict[str, float] = {}
+        self._version = self._read()
+
+    def _data_version(self) -> int:
+        """SQLite's count of commits by other connections (``PRAGMA data_version``),
+        asked without waiting for this turn's writes: it does not count ours."""
+        return int(self._db.database.connection.execute("PRAGMA data_version").fetchone()[0])
+
+    def _read(self) -> int:
+        """Read the table into the copy; the data version it was read at."""
+        version = self._data_version()
+        rows = self._db.database.connection.execute(
+            "SELECT player, until FROM forgotten_players WHERE until > ?", (self.clock(),)
+        ).fetchall()
+        self._until = {str(player): float(until) for player, until in rows}
+        return version
 
     def add(self, player: str) -> None:
         """Keep ``player`` as deleted from now on (the oldest past the cap are dropped)."""
         try:
-            self._db.write(lambda: self._insert(player))
+            until = self._db.write(lambda: self._insert(player))
         except StorageFull:  # the rows are deleted all the same; the page's cookie is cleared
             log.warning("a deleted player's id could not be kept: the data is at its ceiling")
+            return
+        now = self.clock()
+        kept = {one: end for one, end in self._until.items() if end > now}
+        kept[player] = until
+        if len(kept) > self.cap:  # as the table: the latest ``cap`` kept
+            latest = sorted(kept.items(), key=lambda item: item[1])[-self.cap :]
+            kept = dict(latest)
+        self._until = kept
 
-    def _insert(self, player: str) -> None:
+    def _insert(self, player: str) -> float:
         now = self.clock()
         self._db.execute("DELETE FROM forgotten_players WHERE until <= ?", (now,))
         self._db.execute(
@@ -70,14 +97,15 @@ class SQLiteForgotten:
             " ORDER BY until DESC LIMIT -1 OFFSET ?)",
             (self.cap,),
         )
+        return now + self.keep
 
     def holds(self, player: str) -> bool:
-        """Whether ``player`` was deleted."""
-        row = self._db.execute(
-            "SELECT 1 FROM forgotten_players WHERE player = ? AND until > ?",
-            (player, self.clock()),
-        ).fetchone()
-        return row is not None
+        """Whether ``player`` was deleted (from the table's copy: on every event one
+        pragma, and no wait for the turn's writes to commit)."""
+        if self._data_version() != self._version:
+            self._version = self._read()
+        until = self._until.get(player)
+        return until is not None and until > self.clock()
 
     def close(self) -> None:
         """This list is done with the database."""
@@ -89,6 +117,8 @@ class RedisForgotten:
 
     def __init__(self, url: str, *, keep_seconds: float, cap: int, clock: Clock) -> None:
         self.redis = connect(url)
+        # Every event asks: the questions of one turn of the event loop share a pipeline.
+        self._pipeliner = Pipeliner(self.redis)
         self.keep, self.cap, self.clock = keep_seconds, cap, clock
 
     def add(self, player: str) -> None:
@@ -106,7 +136,7 @@ class RedisForgotten:
 
     def holds(self, player: str) -> bool:
         """Whether ``player`` was deleted."""
-        until = self.redis.zscore(KEY, player)
+        until = self._pipeliner.call("ZSCORE", KEY, player)
         return until is not None and float(until) > self.clock()
 
 

@@ -97,6 +97,7 @@ class Database:
         self._batch: _Batch | None = None  # the transaction open for this turn's writes
         self._writing = False  # a write's own statements run inside the open transaction
         self.max_pages = 0  # the ceiling (TICTACTOE_MAX_DATA_MB) in pages; 0: none
+        self.page_size = 0  # read by the first ``size``
         self.damage: str | None = None  # what a statement or a check found damaged
 
     def execute(self, sql: str, parameters: tuple[object, ...] = ()) -> sqlite3.Cursor:
@@ -123,7 +124,9 @@ class Database:
 
     def size(self) -> tuple[int, int]:
         """The bytes in use (free pages left out) and the ceiling's (0: none)."""
-        page = int(self.connection.execute("PRAGMA page_size").fetchone()[0])
+        if not self.page_size:  # fixed once the file is in WAL mode: read once
+            self.page_size = int(self.connection.execute("PRAGMA page_size").fetchone()[0])
+        page = self.page_size
         pages = int(self.connection.execute("PRAGMA page_count").fetchone()[0])
         free = int(self.connection.execute("PRAGMA freelist_count").fetchone()[0])
         return (pages - free) * page, self.max_pages * page

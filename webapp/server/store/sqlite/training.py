@@ -33,6 +33,9 @@ class SQLiteTraining:
 
     def __init__(self, data_dir: str | Path, *, idle_seconds: float) -> None:
         self.idle = idle_seconds
+        # How stale a card's time may be left (``put_cards``); ``prune`` waits as much
+        # longer, so a player's training is still kept the whole idle time.
+        self.slack = idle_seconds / 1000
         self._db = open_database(Path(data_dir) / DATABASE_FILE, ())
         self._lock = self._db.lock
         with self._lock, contextlib.suppress(StorageFull):
@@ -71,8 +74,11 @@ class SQLiteTraining:
                     f"{verb} INTO training_cards (player, key, data, updated) VALUES (?, ?, ?, ?)",
                     (player, key, orjson.dumps(row).decode(), now),
                 ).rowcount
+            # Every card's time, refreshed only where older than the slack: a game's end
+            # rewrote each of the player's cards before, most of them within seconds.
             self._db.execute(
-                "UPDATE training_cards SET updated = ? WHERE player = ?", (now, player)
+                "UPDATE training_cards SET updated = ? WHERE player = ? AND updated < ?",
+                (now, player, now - self.slack),
             )
             return written
 
@@ -141,7 +147,7 @@ class SQLiteTraining:
         """Delete the training of players whose cards were untouched for the idle time."""
         if not self.ready:
             return 0
-        since = time.time() - self.idle
+        since = time.time() - self.idle - self.slack
 
         def change() -> int:
             idle = [
