@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 from browser import board, cell, expect_no_violations, marks
+from browser_reader import command as typed_into
+from browser_reader import reader_on, said
 from browser_rooms import in_step, mark_of, open_room, start_room
 from browser_variants import choose_and_open
 from playwright.sync_api import BrowserContext, Locator, Page, expect
@@ -21,26 +23,9 @@ DASH = "\N{EN DASH}"
 SIZES = ({"width": 390, "height": 844}, {"width": 1280, "height": 800})
 
 
-def reader_on(page: Page) -> Locator:
-    """Turn the mode on by its switch; the command box, focused."""
-    page.get_by_role("switch", name="Screen-reader mode").check()
-    box = page.get_by_role("textbox", name="Command")
-    expect(box).to_be_focused()
-    return box
-
-
-def said(page: Page) -> Locator:
-    """The page's one assertive live region."""
-    regions = page.locator("[aria-live=assertive]")
-    expect(regions).to_have_count(1)
-    return regions
-
-
 def command(page: Page, typed: str) -> None:
-    """Type ``typed`` into the command box and send it with Enter."""
-    box = page.get_by_role("textbox", name="Command")
-    box.fill(typed)
-    box.press("Enter")
+    """Type ``typed`` into the page's command box and send it with Enter."""
+    typed_into(page, page.get_by_role("textbox", name="Command"), typed)
 
 
 def answer(page: Page, typed: str, words: str | re.Pattern[str]) -> None:
