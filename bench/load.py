@@ -22,6 +22,10 @@ during a second run on the game (others' p99 compared with the run without it), 
 With ``--redis`` or ``--workers N`` every game server (game, baseline) gets its own
 private redis-server; the echo never uses Redis.
 
+Players offer no compression unless ``--deflate``: the echo would accept the
+permessage-deflate that browsers offer and compress every frame (CPU the game, which
+refuses it, does not spend), so without it both are served alike.
+
     .venv/bin/python bench/load.py --clients 200 --seconds 5 --rounds 6 --flood 1000 \\
         --idle-sessions 10000
     .venv/bin/python bench/load.py --no-echo \\
@@ -284,7 +288,7 @@ def round_line(index: int, kinds: dict[str, list[Sample]]) -> str:
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     """Rounds of windows: echo, game, baseline (and game with a flooder) in turn; then idle."""
-    report: dict[str, Any] = {"clients": args.clients}
+    report: dict[str, Any] = {"clients": args.clients, "deflate": args.deflate}
     with contextlib.ExitStack() as stack:
         builds = Builds(args, stack)
         report["settings"] = {**builds.env, "redis": builds.redis}
@@ -297,9 +301,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             servers["game"] = builds.game()
             if args.baseline_command:
                 servers["baseline"] = builds.game("baseline")
-        pools = {name: Pool(server, args.clients) for name, server in servers.items()}
+        pools = {
+            name: Pool(server, args.clients, deflate=args.deflate)
+            for name, server in servers.items()
+        }
         if args.flood and "game" in servers:
-            pools["flooded"] = Pool(servers["game"], args.clients, flood=args.flood)
+            pools["flooded"] = Pool(
+                servers["game"], args.clients, flood=args.flood, deflate=args.deflate
+            )
         stop = asyncio.Event()
         sampler = asyncio.create_task(sample_rss(list(servers.values()), stop))
         for pool in pools.values():
@@ -343,6 +352,12 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=None, help="TICTACTOE_RATE_PER_SECOND")
     parser.add_argument("--burst", type=int, default=None, help="TICTACTOE_RATE_BURST")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--deflate",
+        action="store_true",
+        help="players offer permessage-deflate, as browsers do: the echo accepts it and "
+        "compresses every frame, the game refuses it; without it both are served alike",
+    )
     parser.add_argument(
         "--workers",
         type=int,

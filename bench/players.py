@@ -392,8 +392,11 @@ class Pool:
     takes away, which drifts from minute to minute here, weighs on every kind alike.
     """
 
-    def __init__(self, server: Server, clients: int, *, flood: int = 0) -> None:
+    def __init__(
+        self, server: Server, clients: int, *, flood: int = 0, deflate: bool = True
+    ) -> None:
         self.server, self.clients, self.flood = server, clients, flood
+        self.deflate = deflate  # players offer permessage-deflate, as browsers do
         self.tally = Tally()
         self.go, self.stop = asyncio.Event(), asyncio.Event()
         self.busy = 0
@@ -413,7 +416,7 @@ class Pool:
             self.tasks.append(asyncio.create_task(self._flooder()))
 
     async def _player(self, seed: int, connected: asyncio.Queue[None]) -> None:
-        rng, client = random.Random(seed), Client()
+        rng, client = random.Random(seed), Client(deflate=self.deflate)
         try:
             await client.open(self.server.port, await load_page(self.server.port))
         except CONNECT_ERRORS as err:
