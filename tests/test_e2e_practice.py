@@ -89,6 +89,7 @@ def test_practice_says_each_move_in_the_reviews_words(practising: Page, axe: Any
     play(page, SLIP)
     expect(said(page)).to_have_text("That's your move again: c3 loses in 1.")
     page.get_by_role("button", name=re.compile("^(Next game|Try this position again)$")).click()
+    expect(board(page)).to_have_attribute("data-status", "playing")  # the new game, not the end
     assert settle(page) == "human" and marks(page) == BEFORE_SLIP
     play(page, 3)
     expect(said(page)).to_have_text("Mistake: a2 loses in 1; a3 keeps the draw.")
