@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from flask import Flask
 from flask.testing import FlaskClient
 from support.live import Actions
@@ -323,3 +324,13 @@ def test_readme_gives_verify_the_sites_keys() -> None:
     # Away from the server's data dir, verify needs the site's keys: README names them.
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     assert f"tictactoe verify GAME.json --keys https://your.site{KEYS_URL}" in readme
+
+
+def test_the_signed_bytes_are_the_records_compact_json_in_utf8() -> None:
+    signer = Signer(bytes(32))
+    record = {"kind": "k", "name": "Zoë", "chance": 0.634, "moves": [{"cell": 4}], "x": None}
+    envelope = signer.sign(record)
+    payload = base64.b64decode(envelope["payload"])
+    assert payload == json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode()
+    signature = base64.b64decode(envelope["signature"])
+    Ed25519PublicKey.from_public_bytes(signer.public).verify(signature, payload)  # raises if not

@@ -4,6 +4,7 @@ clock the test sets, the same-session loop, puzzle ratings, and "Your data"."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -249,6 +250,38 @@ def test_a_games_cards_rewrite_only_the_stale_times_and_the_idle_time_still_hold
     now[0] += 1000 - 0.1  # under the idle time since the last game, over it since the first
     assert store.prune() == 0
     assert len(store.cards("p")) == 4
-    now[0] += 2
+    now[0] += 3  # past the idle time and twice the slack since the last game
     assert store.prune() == 4
     assert store.cards("p") == {}
+
+
+def test_a_games_known_cards_cost_no_statement_until_the_slack_has_passed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = [1_000_000.0]
+    monkeypatch.setattr("webapp.server.store.sqlite.training.time.time", lambda: now[0])
+    store = SQLiteTraining(tmp_path, idle_seconds=1000)  # the slack: 1 s
+    connection = store._db.database.connection
+    statements: list[str] = []
+    connection.set_trace_callback(statements.append)
+    card = {"card": {"key": "k"}, "schedule": {}}
+    assert store.put_cards("p", {"k0": card, "k1": card}, replace=False) == 2
+    statements.clear()
+    now[0] += 0.5
+    assert store.put_cards("p", {"k1": card}, replace=False) == 0
+    assert statements == []  # stored by this process and refreshed within the slack
+    assert store.put_cards("p", {"k1": card, "k2": card}, replace=False) == 1
+    assert [s for s in statements if "training_cards" in s] == [
+        next(s for s in statements if "INSERT OR IGNORE" in s)
+    ]  # the new card alone, no refresh
+    # Deleted behind its back (another connection): trusted only within the slack.
+    other = sqlite3.connect(str(tmp_path / "matches.sqlite3"))
+    with other:
+        other.execute("DELETE FROM training_cards WHERE key = 'k0'")
+    other.close()
+    now[0] += 1
+    assert store.put_cards("p", {"k0": card}, replace=False) == 1
+    assert set(store.cards("p")) == {"k0", "k1", "k2"}
+    store.forget("p")
+    assert store.put_cards("p", {"k1": card}, replace=False) == 1  # forgotten: written again
+    assert set(store.cards("p")) == {"k1"}

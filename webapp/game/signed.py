@@ -36,11 +36,6 @@ def key_id(public_key: bytes) -> str:
     return hashlib.sha256(public_key).hexdigest()[:KEY_ID_LENGTH]
 
 
-def payload_of(record: Data) -> bytes:
-    """The bytes of ``record`` that are signed and served: compact JSON, in UTF-8."""
-    return json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode()
-
-
 def envelope(payload: bytes, key: str, signature: bytes) -> Data:
     """The signed record as it is served and downloaded."""
     return {

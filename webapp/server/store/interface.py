@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import abc
 import functools
+import hashlib
 import logging
 import threading
 from collections import OrderedDict
@@ -129,11 +130,14 @@ def read_room(room_id: str, data: bytes) -> Room | None:
 
 
 class Recent:
-    """The matches this process saved or read last, each with the stored bytes it was
-    parsed from or written as: ``size`` players at most, the least recent dropped first.
+    """The matches this process saved or read last, each with the digest of the stored
+    bytes it was parsed from or written as: ``size`` players at most, the least recent
+    dropped first.
 
     A match is reused while the stored bytes are exactly these (which saves rebuilding it
     on every event), and handed out unread as the process's latest (``Store.recent``).
+    The bytes' SHA-256 is kept rather than the bytes: 32 bytes a player instead of about
+    4 KB, for about 2.5 us of hashing a save or a read.
     """
 
     def __init__(self, size: int) -> None:
@@ -152,7 +156,7 @@ class Recent:
     def parsed(self, player: str, data: bytes) -> Match | None:
         """The match remembered for ``player`` if it was read or written as ``data``."""
         row = self._rows.get(player)
-        if row is None or row[0] != data:
+        if row is None or row[0] != hashlib.sha256(data).digest():
             return None
         with self._lock:
             if player in self._rows:
@@ -161,8 +165,9 @@ class Recent:
 
     def put(self, player: str, data: bytes, match: Match) -> None:
         """Remember ``match``, stored as ``data``, as ``player``'s latest."""
+        digest = hashlib.sha256(data).digest()
         with self._lock:
-            self._rows[player] = (data, match)
+            self._rows[player] = (digest, match)
             self._rows.move_to_end(player)
             while len(self._rows) > self.size:
                 self._rows.popitem(last=False)

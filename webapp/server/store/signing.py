@@ -15,11 +15,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import orjson
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from webapp.game.signed import Data, Opened, envelope, key_id, payload_of
+from webapp.game.signed import Data, Opened, envelope, key_id
 from webapp.game.verification import Mismatch
 from webapp.server.store import datadir
 from webapp.server.store.datadir import DataDirError
@@ -60,7 +61,7 @@ class Signer:
 
     def sign(self, record: Data) -> Data:
         """``record`` in its signed envelope: its JSON bytes and their signature."""
-        payload = payload_of(record)
+        payload = orjson.dumps(record)  # compact JSON in UTF-8, as json.dumps would make it
         return envelope(payload, self.key, self._signature(payload))
 
     def published(self) -> Data:

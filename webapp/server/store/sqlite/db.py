@@ -99,6 +99,7 @@ class Database:
         self.max_pages = 0  # the ceiling (TICTACTOE_MAX_DATA_MB) in pages; 0: none
         self.page_size = 0  # read by the first ``size``
         self.damage: str | None = None  # what a statement or a check found damaged
+        self._sized: tuple[_Batch | None, tuple[int, int]] = (None, (0, 0))  # ``may_grow``'s
 
     def execute(self, sql: str, parameters: tuple[object, ...] = ()) -> sqlite3.Cursor:
         """Run one statement on the shared connection, outside any open batch; a write
@@ -132,8 +133,13 @@ class Database:
         return (pages - free) * page, self.max_pages * page
 
     def may_grow(self) -> None:
-        """Refuse a new row (StorageFull) when the data is near its ceiling."""
-        used, ceiling = self.size()
+        """Refuse a new row (StorageFull) when the data is near its ceiling: measured once
+        a turn's transaction (its writes add a few pages at most; SQLite's own ceiling
+        stops the rest)."""
+        batch = self._batch
+        if batch is None or self._sized[0] is not batch:
+            self._sized = (batch, self.size())
+        used, ceiling = self._sized[1]
         if ceiling and used >= ceiling * NEW_ROWS_SHARE:
             raise StorageFull()
 

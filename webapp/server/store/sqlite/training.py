@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, cast
 
@@ -26,6 +27,16 @@ SCHEMA = (
     "CREATE TABLE IF NOT EXISTS training_ratings ("
     " owner TEXT PRIMARY KEY, data TEXT NOT NULL, updated REAL NOT NULL)",
 )
+PLAYERS_KNOWN = 2048  # players whose stored card keys this process remembers
+
+
+class _Known:
+    """What this process stored of a player's cards: their keys, and when it last
+    refreshed the player's card times (``put_cards``)."""
+
+    def __init__(self) -> None:
+        self.keys: set[str] = set()
+        self.refreshed = float("-inf")
 
 
 class SQLiteTraining:
@@ -36,6 +47,10 @@ class SQLiteTraining:
         # How stale a card's time may be left (``put_cards``); ``prune`` waits as much
         # longer, so a player's training is still kept the whole idle time.
         self.slack = idle_seconds / 1000
+        # Each game's end makes its cards: those this process stored already, and a time
+        # refreshed within the slack, cost no statement (only this process writes here;
+        # ``forget_now`` and ``prune`` drop what they delete).
+        self._known: OrderedDict[str, _Known] = OrderedDict()
         self._db = open_database(Path(data_dir) / DATABASE_FILE, ())
         self._lock = self._db.lock
         with self._lock, contextlib.suppress(StorageFull):
@@ -64,25 +79,41 @@ class SQLiteTraining:
         self._made()
         verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
         now = time.time()
+        known = self._known.pop(player, None) or _Known()
+        self._known[player] = known  # the most recently used last
+        while len(self._known) > PLAYERS_KNOWN:
+            self._known.popitem(last=False)
+        # Every card's time, refreshed where older than the slack, and not again by this
+        # process within the slack: a game's end rewrote each of the player's cards before.
+        # What it knows is trusted as long: then every card is written again (or ignored).
+        refresh = now - known.refreshed >= self.slack
+        if refresh:
+            known.keys.clear()
+        new = rows if replace else {key: row for key, row in rows.items() if key not in known.keys}
+        if not new and not refresh:
+            return 0
 
         def change() -> int:
-            if not replace:
+            if not replace and new:
                 self._db.database.may_grow()  # new rows, as a new game's: refused near the ceiling
             written = 0
-            for key, row in rows.items():
+            for key, row in new.items():
                 written += self._db.execute(
                     f"{verb} INTO training_cards (player, key, data, updated) VALUES (?, ?, ?, ?)",
                     (player, key, orjson.dumps(row).decode(), now),
                 ).rowcount
-            # Every card's time, refreshed only where older than the slack: a game's end
-            # rewrote each of the player's cards before, most of them within seconds.
-            self._db.execute(
-                "UPDATE training_cards SET updated = ? WHERE player = ? AND updated < ?",
-                (now, player, now - self.slack),
-            )
+            if refresh:
+                self._db.execute(
+                    "UPDATE training_cards SET updated = ? WHERE player = ? AND updated < ?",
+                    (now, player, now - self.slack),
+                )
             return written
 
-        return self._db.write(change)
+        written = self._db.write(change)
+        known.keys.update(new)
+        if refresh:
+            known.refreshed = now
+        return written
 
     def answered(self, player: str, answer: dict[str, Any]) -> None:
         """Add one answer to the player's log."""
@@ -147,7 +178,9 @@ class SQLiteTraining:
         """Delete the training of players whose cards were untouched for the idle time."""
         if not self.ready:
             return 0
-        since = time.time() - self.idle - self.slack
+        # A card's time may lag by twice the slack: older than the slack when the player's
+        # times were last refreshed, and not refreshed again within it (``put_cards``).
+        since = time.time() - self.idle - 2 * self.slack
 
         def change() -> int:
             idle = [
@@ -162,6 +195,7 @@ class SQLiteTraining:
 
     def forget_now(self, player: str) -> int:
         """``forget``'s statements, inside a write already open."""
+        self._known.pop(player, None)
         gone = self._db.execute("DELETE FROM training_cards WHERE player = ?", (player,)).rowcount
         self._db.execute("DELETE FROM training_answers WHERE player = ?", (player,))
         self._db.execute("DELETE FROM training_ratings WHERE owner = ?", (f"player:{player}",))
