@@ -34,6 +34,7 @@ never in the project's package.json and never served.
 
     .venv/bin/python bench/peer.py                  # SQLite, about 2.5 minutes
     .venv/bin/python bench/peer.py --redis
+    .venv/bin/python bench/peer.py --echo           # the transport alone in ours' place
     .venv/bin/python bench/peer.py --games 50 --window 5 --windows 2 --idle 500
 """
 
@@ -227,13 +228,19 @@ def busy_seconds(before: list[int], after: list[int]) -> float:
     return busy / os.sysconf("SC_CLK_TCK")
 
 
-def start_ours(stack: contextlib.ExitStack, redis: bool, pool: int | None = None) -> Peer:
-    """``tictactoe serve`` of this checkout, on SQLite or on a private redis-server.
+def start_ours(
+    stack: contextlib.ExitStack, redis: bool, pool: int | None = None, *, echo: bool = False
+) -> Peer:
+    """``tictactoe serve`` of this checkout, on SQLite or on a private redis-server; or
+    (``echo``) bench/echo_server.py in its place: the transport alone, no game.
 
     ``pool``: the most connections of each of the server's Redis clients (redis-py's
     ``max_connections``, in the URL); None leaves redis-py's default.
     """
     env = dict(OURS_ENV)
+    if echo:
+        server = stack.enter_context(Server.echo(env))
+        return Peer("ours", "ours", "echo (no game)", "none", server)
     redis_server = None
     if redis:
         workdir = stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-peer-redis-"))
@@ -488,7 +495,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     driver = Driver()
     try:
         with contextlib.ExitStack() as stack:
-            peers = [start_ours(stack, args.redis, args.redis_pool), start_bgio(stack)]
+            peers = [
+                start_ours(stack, args.redis, args.redis_pool, echo=args.echo),
+                start_bgio(stack),
+            ]
             measured = load_phase(driver, peers, args)
             report["load"] = {one.peer.name: one.summary() for one in measured}
         if args.idle:
@@ -496,7 +506,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             for name in ("ours", "bgio"):
                 with contextlib.ExitStack() as stack:
                     if name == "ours":
-                        peer = start_ours(stack, args.redis, args.redis_pool)
+                        peer = start_ours(stack, args.redis, args.redis_pool, echo=args.echo)
                     else:
                         peer = start_bgio(stack)
                     report["idle"][name] = idle_phase(driver, peer, args.idle)
@@ -522,10 +532,18 @@ def main() -> int:
         help="with --redis: max_connections=N in TICTACTOE_REDIS_URL (unset: redis-py's "
         "default, 100 a client in redis-py 8.1: fewer than 200 games' greenlets)",
     )
+    parser.add_argument(
+        "--echo",
+        action="store_true",
+        help="bench/echo_server.py in the place of ours: what the transport alone does "
+        "against boardgame.io, with the same driver",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args()
     if args.games < 1 or args.windows < 1 or args.window <= 0 or args.idle < 0:
         parser.error("--games and --windows must be at least 1, --window positive, --idle >= 0")
+    if args.echo and args.redis:
+        parser.error("--echo never uses Redis")
     if args.redis_pool is not None and (args.redis_pool < 1 or not args.redis):
         parser.error("--redis-pool needs --redis and a positive number")
     install()

@@ -154,6 +154,9 @@ class OursPlayer {
     const { socket, connected } = connectSocket(this.url, {
       extraHeaders: { Cookie: page.cookie },
       auth: { release: page.release },
+      // No permessage-deflate offered (boardgame.io's server turns it down, and so does
+      // ours): the echo in ours' place (--echo) would accept it and compress every frame.
+      perMessageDeflate: false,
     });
     this.socket = socket;
     socket.on("state", (state) => {
