@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, Page, WebSocketRoute, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 Axe = Callable[[Page], list[dict[str, Any]]]
@@ -278,3 +278,48 @@ def marks_of(page: Page, board_id: str) -> list[str]:
     cells = page.locator(f"{board_id} button[data-cell]")
     labels = [cells.nth(i).get_attribute("aria-label") or "" for i in range(cells.count())]
     return [label.split(", ")[1].replace("empty", ".") for label in labels]
+
+
+# Socket.IO's text frames: the page's move event (42<id>["move",...] or "room_move"), and
+# the server's ack of the event of that id (43<id>[...]).
+MOVE_EVENT = re.compile(r'^42(\d+)\["(?:room_)?move"')
+ACK = re.compile(r"^43(\d+)\[")
+
+
+class HeldAcks:
+    """Holds back the server's acks of the page's moves while every other frame passes
+    (the snapshots among them): the answer to a move comes as a position first, its ack
+    later, as it may on a busy machine. Routed before the page opens its socket."""
+
+    def __init__(self, page: Page) -> None:
+        self.moves: set[str] = set()
+        self.held: list[tuple[WebSocketRoute, str]] = []
+        self.holding = True
+        page.route_web_socket(re.compile(r"/socket\.io/"), self._route)
+
+    def _route(self, page_side: WebSocketRoute) -> None:
+        server = page_side.connect_to_server()
+
+        def up(message: str | bytes) -> None:
+            found = MOVE_EVENT.match(message) if isinstance(message, str) else None
+            if found:
+                self.moves.add(found[1])
+            server.send(message)
+
+        def down(message: str | bytes) -> None:
+            found = ACK.match(message) if isinstance(message, str) else None
+            if self.holding and found and found[1] in self.moves:
+                self.held.append((page_side, message))
+                return
+            page_side.send(message)
+
+        page_side.on_message(up)
+        server.on_message(down)
+
+    def release(self) -> int:
+        """Send the acks held back, in order, and hold no more; how many there were."""
+        self.holding = False
+        held, self.held = self.held, []
+        for page_side, message in held:
+            page_side.send(message)
+        return len(held)

@@ -11,6 +11,7 @@ from typing import Any
 from browser import (
     HINT,
     Axe,
+    HeldAcks,
     best,
     board,
     cell,
@@ -179,6 +180,42 @@ def test_a_room_board_by_mouse_and_keys_and_its_winning_line(
     assert expect_winning_line(page) == (0, 1, 2)
     expect_no_violations(axe, page, "a room, a won game's line")
     shoot(page, "board-room-won")
+
+
+def test_the_ai_page_takes_a_key_on_the_reply_shown_before_its_ack(page: Page, server: Any) -> None:
+    # With no AI pause the AI's reply is pushed before the move's ack: the board shows
+    # the player's turn while the ack is still on its way, and takes a move there.
+    held = HeldAcks(page)
+    open_game(page, server.url)
+    the_tab_stop(page).focus()
+    first = marks(page).index(".")
+    page.keyboard.press(str(first + 1))
+    expect(cell(page, first)).not_to_have_accessible_name(f"{cell_name(first)}, empty")
+    assert settle(page) == "human", "two moves end no game"
+    second = marks(page).index(".")
+    page.keyboard.press(str(second + 1))
+    expect(cell(page, second)).not_to_have_accessible_name(f"{cell_name(second)}, empty")
+    # The second move was shown past the first one's ack (frames keep their order).
+    assert held.release() >= 1
+    assert len(held.moves) == 2, "one move a key"
+    settle(page)
+
+
+def test_one_device_takes_a_click_on_the_next_turn_shown_before_its_ack(
+    page: Page, server: Any
+) -> None:
+    # On one device the move's own snapshot is the next player's turn, pushed before the
+    # move's ack: the board takes the next click as soon as it shows that turn.
+    held = HeldAcks(page)
+    open_room(page, server.url + "/local")
+    page.get_by_role("gridcell", name="a1, empty", exact=True).click()
+    expect(cell(page, 0)).to_have_accessible_name("a1, X")
+    expect_turn_of(page, "O")
+    page.get_by_role("gridcell", name="b1, empty", exact=True).click()
+    expect(cell(page, 1)).to_have_accessible_name("b1, O")
+    expect_turn_of(page, "X")
+    assert held.release() >= 1  # the first move's ack, at least, came after
+    assert len(held.moves) == 2, "one move a click"
 
 
 def test_the_replay_and_practice_draw_the_same_board(

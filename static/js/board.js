@@ -51,7 +51,7 @@ export function createBoard(root, { label = BOARD_LABEL, onPlay = null, colours 
   const { rows, columns, cells: count } = shape;
   const perBoard = rows * columns;
   let focused = 0;
-  let busy = false; // a play is on its way to the server
+  let busy = null; // the play on its way to the server: the marks it was made on
   let numberKeys = count <= 9;
   let shown = { marks: ".".repeat(count), playable: false, last: -1, line: null, dead: [] };
   let tagged = {}; // cell -> {kinds, words}: the page's own names for cells
@@ -86,6 +86,9 @@ export function createBoard(root, { label = BOARD_LABEL, onPlay = null, colours 
   /** Draw `position`: {marks (X, O or . per cell), playable, last, line, dead boards}. */
   function set(position) {
     shown = { last: -1, line: null, playable: false, dead: [], ...position };
+    // A new position to play on is the server's answer, even before the play's ack (the
+    // AI's reply, or the next turn on one device, is pushed first): it takes a move.
+    if (busy && shown.playable && shown.marks !== busy.marks) busy = null;
     render();
   }
 
@@ -187,18 +190,20 @@ export function createBoard(root, { label = BOARD_LABEL, onPlay = null, colours 
     if (focus) cells[cell].focus();
   }
 
-  // Inert from the play until the server answers, so one click is one move; a refused
-  // play puts the position back as it was shown.
+  // Inert from the play until the server answers (its ack, or a new position to play
+  // on), so one click is one move; a refused play puts the position back as it was shown.
   async function play(cell) {
     if (busy || deadAt(cell)) return; // a dead board's cells are inert
-    busy = true;
+    const made = (busy = { marks: shown.marks });
     for (const btn of cells) btn.setAttribute("aria-disabled", "true");
     let reply = null;
     try {
       reply = await onPlay(cell);
     } finally {
-      busy = false;
-      if (!reply?.ok) render();
+      if (busy === made) {
+        busy = null; // not a later play's
+        if (!reply?.ok) render();
+      }
     }
   }
 
