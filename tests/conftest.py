@@ -24,7 +24,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from playwright.sync_api import expect
 from support.live import Actions, LiveSocket, connect, live_servers, stop_live_servers
-from support.testing import Processes, RedisServer, ServerProcess, seed_books
+from support.testing import Processes, RedisServer, ServerProcess, Stopping, seed_books
 
 from webapp.server.app import create_app
 
@@ -103,8 +103,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """A worker of a parallel run (pytest-xdist) hands its count of processes to the
-    controller."""
+    """The servers asked to stop have stopped; a worker of a parallel run (pytest-xdist)
+    hands its count of processes to the controller."""
+    Stopping.wait()
     handed = getattr(session.config, "workeroutput", None)
     if handed is not None:
         handed["processes_started"] = dict(Processes.started)
@@ -213,7 +214,7 @@ def server_factory(
 
     yield start
     for server in started:
-        server.stop()
+        server.stop_soon()  # waited for at the end of the run: the next test starts now
 
 
 @pytest.fixture(scope="session")

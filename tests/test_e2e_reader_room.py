@@ -16,7 +16,7 @@ from browser_reader import command as typed_into
 from browser_reader import reader_on, said
 from browser_rooms import in_step, mark_of, open_room, start_room
 from browser_variants import choose_and_open
-from playwright.sync_api import BrowserContext, Locator, Page, expect
+from playwright.sync_api import BrowserContext, Locator, Page, Route, expect
 
 ROW = re.compile(r"row (\d): ((?:X|O|empty)(?:, (?:X|O|empty))*)")
 DASH = "\N{EN DASH}"
@@ -278,6 +278,29 @@ def test_the_mode_is_off_until_turned_on(page: Page, server: Any) -> None:
     page.get_by_role("gridcell", name="b2, empty").click()
     expect(cell(page, 4)).to_have_accessible_name(re.compile("^b2, X"))
     expect(said(page)).to_have_text("")
+
+
+def test_a_page_opened_with_the_mode_on_says_where_the_game_stands(page: Page, server: Any) -> None:
+    # The mode's module may arrive after the room's first snapshot (a busy machine): the
+    # page opened with the mode remembered still says the game it shows.
+    open_room(page, server.url + "/local")
+    reader_on(page)
+    command(page, "b2")
+    expect(cell(page, 4)).to_have_accessible_name(re.compile("^b2, X"))
+    held: list[Route] = []
+    page.route(re.compile(r"/room_reader[^/]*\.js"), lambda route: held.append(route))
+    page.reload()
+    expect(board(page)).to_have_attribute("data-version", re.compile(r"^[1-9]"))
+    expect(cell(page, 4)).to_have_accessible_name(re.compile("^b2, X"))
+    for _ in range(200):  # the request reaches the route as the page's loop turns
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert len(held) == 1, "the mode's module was asked for once, and held"
+    expect(said(page)).to_have_text("")
+    held[0].continue_()
+    expect(said(page)).to_contain_text("Game 1")
+    expect(said(page)).to_have_text("Game 1 · Player 1 is X, Player 2 is O. O to move.")
 
 
 @pytest.mark.parametrize("size", SIZES, ids=("phone", "laptop"))

@@ -70,21 +70,22 @@ export const saveSeed = (seed) => store(SEED_KEY, seed);
 
 /**
  * The page's reader, loaded by `load()` (a promise of its handle, {render(...)} and
- * maybe prime(...)) when the mode is first on. Returns {render(...)}, handed on to the
- * handle once it is loaded; before that, the latest call is kept, and handed to the
- * handle's `prime` as where the page stood (nothing is said of it).
+ * maybe prime(...)) when the mode is on. Returns {render(...)}, handed on to the handle
+ * once it is loaded. A page opened with the mode on hands on every call, however late
+ * the module comes, so what the page first shows is said; a mode turned on later hands
+ * the latest call to the handle's `prime`, as where the page stood (nothing is said of it).
  */
 export function lazyReader(load) {
   const toggle = $("reader-on");
   let handle = null;
   let latest = null;
-  const start = () =>
+  const start = (primed) =>
     (handle ??= load().then((reader) => {
-      if (latest) reader.prime?.(...latest);
+      if (primed && latest) reader.prime?.(...latest);
       return reader;
     }));
-  if (choice(CHOICES.reader, false)) start();
-  toggle.addEventListener("change", () => toggle.checked && start());
+  if (choice(CHOICES.reader, false)) start(false);
+  toggle.addEventListener("change", () => toggle.checked && start(true));
   return {
     render(...args) {
       latest = args;

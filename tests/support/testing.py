@@ -266,6 +266,33 @@ class ServerProcess:
                 self.kill()
         return self.process.returncode if self.process else None
 
+    def stop_soon(self) -> None:
+        """Ask the server to stop, politely, without waiting: a test done with it goes on
+        while it winds down (its worker sleeps up to a second between looks at the
+        signal). ``Stopping.wait`` waits for all of them at the end of the run."""
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            # Those gone are reaped now, the rest at the end.
+            going = [s for s in Stopping.pending if s.process and s.process.poll() is None]
+            Stopping.pending[:] = [*going, self]
+
+
+class Stopping:
+    """Servers asked to stop by ``stop_soon``, not yet seen gone."""
+
+    pending: ClassVar[list[ServerProcess]] = []
+
+    @classmethod
+    def wait(cls, timeout: float = 10) -> None:
+        """Wait for each pending server to end, killing those that outlast ``timeout``."""
+        while cls.pending:
+            server = cls.pending.pop()
+            try:
+                if server.process is not None:
+                    server.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
 
 class RedisServer:
     """A private redis-server on a free port, by default without persistence.
