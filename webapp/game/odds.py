@@ -58,6 +58,7 @@ from .engine import best_moves
 from .rules import MatchError, Pause, Rules, no_pause, reachable_rows
 from .skill import wilson
 from .strategies import heuristic_choices, solver_for
+from .tree import canonical
 from .variant import CLASSIC, Variant
 from .variant_chances import shipped
 from .variant_simulation import Sides
@@ -274,6 +275,15 @@ def _skill_tree(human_mark: str, exact: bool) -> np.ndarray:
     def node(board: Board) -> np.ndarray:
         found = seen.get(board.cells)
         if found is not None:
+            return found
+        # Both sides' choices are the same up to the board's symmetries: a position's
+        # chances are those of its canonical form, walked once for all eight.
+        shape = canonical(board.cells)
+        found = seen.get(shape)
+        if found is None and shape != board.cells:
+            found = node(Board(shape))
+        if found is not None:
+            seen[board.cells] = found
             return found
         outcome = board.outcome()
         if outcome is not None:
