@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 import time
 import zlib
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -33,6 +32,7 @@ from webapp.game.glicko import solved as rated
 from webapp.game.history import Entry
 from webapp.game.training import Card, by_day, cards_of, drawn, puzzle_named, puzzles_on, streak
 from webapp.game.variant import variant_named
+from webapp.server.store.bounded import LastUsed
 from webapp.server.store.history import HistoryStore
 from webapp.server.store.training import TrainingStore
 
@@ -95,7 +95,7 @@ class Training:
         self.store, self.games, self.counted, self.clock = store, games, counted, clock
         # Each player's count of games stored when their History was last read whole: it
         # is read again only once another game was stored (``counted``, a cheap read).
-        self.read_at: OrderedDict[str, int] = OrderedDict()
+        self.read_at: LastUsed[str, int] = LastUsed(READS_KEPT)
 
     def _collect_history(self, player: str, now: float) -> None:
         """Make cards of the player's whole History, unless no game was stored since it
@@ -105,14 +105,11 @@ class Training:
             return
         count = None if self.counted is None else self.counted(player)
         if count is not None and self.read_at.get(player) == count:
-            self.read_at.move_to_end(player)
+            self.read_at.touch(player)
             return
         self.collect(player, self.games(player), now)
         if count is not None:
-            self.read_at[player] = count
-            self.read_at.move_to_end(player)
-            while len(self.read_at) > READS_KEPT:
-                self.read_at.popitem(last=False)
+            self.read_at.put(player, count)
 
     def collect(self, player: str, entries: Iterable[Entry], now: float) -> int:
         """Make a card of each of the player's slips in ``entries`` not yet a card;

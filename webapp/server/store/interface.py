@@ -14,7 +14,6 @@ import functools
 import hashlib
 import logging
 import threading
-from collections import OrderedDict
 from typing import Protocol
 
 import orjson
@@ -27,6 +26,7 @@ from webapp.game.room import Room, RoomError
 from webapp.game.room import from_record as room_from_record
 from webapp.game.signed import Data
 from webapp.server.protocol.vocabulary import ErrorCode
+from webapp.server.store.bounded import LastUsed
 
 log = logging.getLogger("webapp.server.store")
 # What rebuilding a match from stored bytes may raise when the bytes are not a match
@@ -143,7 +143,7 @@ class Recent:
     def __init__(self, size: int) -> None:
         self.size = size
         self._lock = threading.Lock()
-        self._rows: OrderedDict[str, tuple[bytes, Match]] = OrderedDict()
+        self._rows: LastUsed[str, tuple[bytes, Match]] = LastUsed(size)
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -159,18 +159,14 @@ class Recent:
         if row is None or row[0] != hashlib.sha256(data).digest():
             return None
         with self._lock:
-            if player in self._rows:
-                self._rows.move_to_end(player)
+            self._rows.touch(player)
         return row[1]
 
     def put(self, player: str, data: bytes, match: Match) -> None:
         """Remember ``match``, stored as ``data``, as ``player``'s latest."""
         digest = hashlib.sha256(data).digest()
         with self._lock:
-            self._rows[player] = (digest, match)
-            self._rows.move_to_end(player)
-            while len(self._rows) > self.size:
-                self._rows.popitem(last=False)
+            self._rows.put(player, (digest, match))
 
     def drop(self, player: str | None = None) -> None:
         """Forget ``player``'s match (None: everyone's)."""

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import functools
 import zlib
-from collections import OrderedDict
 from typing import Any
 
 from webapp.game import lab
@@ -37,6 +36,7 @@ from webapp.server.protocol.payload import variant_or_classic
 from webapp.server.protocol.vocabulary import BadPayload, ErrorCode
 from webapp.server.services.lab.counts import shipped_counts
 from webapp.server.services.lab.encoding import Pause, children_answer, event_of
+from webapp.server.store.bounded import LastUsed
 
 CHEAP_EMPTIES = 6  # plain minimax from 6 empty cells: under 2,000 nodes
 CHEAP_DEPTH = 4  # a depth limit of 4 plies: under 3,700 nodes from any position
@@ -123,7 +123,7 @@ class Cursors:
 
     def __init__(self, most: int) -> None:
         self.most = most
-        self.held: OrderedDict[str, lab.Trace] = OrderedDict()
+        self.held: LastUsed[str, lab.Trace] = LastUsed(most)
 
     def at(
         self, connection: str, board: lab.Root, options: lab.Options, start: int, pause: Pause
@@ -141,9 +141,7 @@ class Cursors:
 
     def keep(self, connection: str, trace: lab.Trace) -> None:
         """Keep ``trace`` as the connection's own, to go on from."""
-        self.held[connection] = trace
-        while len(self.held) > self.most:
-            self.held.popitem(last=False)
+        self.held.put(connection, trace)
 
 
 class Lab:

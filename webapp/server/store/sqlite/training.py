@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any, cast
 
 import orjson
 
 from webapp.game.training import ANSWERS_KEPT
+from webapp.server.store.bounded import LastUsed
 from webapp.server.store.interface import StorageFull
 from webapp.server.store.sqlite.db import DATABASE_FILE, open_database
 
@@ -50,7 +50,7 @@ class SQLiteTraining:
         # Each game's end makes its cards: those this process stored already, and a time
         # refreshed within the slack, cost no statement (only this process writes here;
         # ``forget_now`` and ``prune`` drop what they delete).
-        self._known: OrderedDict[str, _Known] = OrderedDict()
+        self._known: LastUsed[str, _Known] = LastUsed(PLAYERS_KNOWN)
         self._db = open_database(Path(data_dir) / DATABASE_FILE, ())
         self._lock = self._db.lock
         with self._lock, contextlib.suppress(StorageFull):
@@ -79,10 +79,8 @@ class SQLiteTraining:
         self._made()
         verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
         now = time.time()
-        known = self._known.pop(player, None) or _Known()
-        self._known[player] = known  # the most recently used last
-        while len(self._known) > PLAYERS_KNOWN:
-            self._known.popitem(last=False)
+        known = self._known.get(player) or _Known()
+        self._known.put(player, known)
         # Every card's time, refreshed where older than the slack, and not again by this
         # process within the slack: a game's end rewrote each of the player's cards before.
         # What it knows is trusted as long: then every card is written again (or ignored).
