@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import os
 import re
 import secrets
@@ -204,6 +205,27 @@ def test_sigterm_closes_an_idle_websocket_with_a_close_frame(server: ServerProce
     server.signal(signal.SIGTERM)
     assert raw.close_code() == 1000
     raw.close()
+
+
+def test_an_idle_keep_alive_connection_does_not_hold_a_stop(
+    server_factory: Callable[..., ServerProcess],
+) -> None:
+    # A reverse proxy keeps connections open between requests. gunicorn would wait for an
+    # idle one until its keep-alive timeout or the grace period ends: here two minutes and one.
+    server = server_factory(TICTACTOE_STOP_SECONDS="60", TICTACTOE_HEADER_TIMEOUT="120")
+    idle = http.client.HTTPConnection(HOST, server.port, timeout=30)
+    idle.request("GET", "/healthz")
+    reply = idle.getresponse()
+    reply.read()
+    assert reply.status == 200 and not reply.will_close, "the connection is kept open"
+    assert server.process is not None
+    server.signal(signal.SIGTERM)
+    wait_until(lambda: server.process.poll() is not None, 20, "the server stopping")
+    assert server.process.returncode == 0
+    with pytest.raises((http.client.HTTPException, OSError)):  # closed by the server
+        idle.request("GET", "/healthz")
+        idle.getresponse()
+    idle.close()
 
 
 def test_sighup_reloads_the_workers(server: ServerProcess) -> None:

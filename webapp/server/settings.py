@@ -165,7 +165,7 @@ SERVING: tuple[Setting, ...] = (
         "STOP_SECONDS",
         3,
         integer(1, 600),
-        "on stop or reload, how long open connections get to finish",
+        "on stop or reload, how long requests being answered get to finish",
     ),
     Setting(
         "WORKER_TIMEOUT",

@@ -107,6 +107,10 @@ class Worker(GeventWorker):  # type: ignore[misc]
     worker on reload) instead of holding it for the whole grace period.
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.idle: set[IdleWait] = set()  # the connections waiting for their next request
+
     def patch(self) -> None:
         """After the fork: gevent patches the standard library, then the app's modules load.
 
@@ -126,14 +130,55 @@ class Worker(GeventWorker):  # type: ignore[misc]
         gevent.config.track_greenlet_tree = False
         logging.getLogger("gunicorn.error").addFilter(quiet_bad_requests)
 
+    def timeout_ctx(self) -> Any:
+        """gunicorn's wait for a connection's next request (its keep-alive timeout), kept
+        among the idle ones while it lasts, so that a stop can end it at once."""
+        import gevent
+
+        return IdleWait(self.idle, gevent.Timeout(self.cfg.keepalive, False))
+
     def handle_exit(self, sig: int, frame: object) -> None:
-        """SIGTERM: stop accepting, and close the open websockets."""
+        """SIGTERM: stop accepting, close the open websockets, and end the connections
+        waiting for another request: only requests being answered get the grace period
+        (a reverse proxy's idle keep-alive connections would hold every stop for all of it)."""
         import gevent
 
         super().handle_exit(sig, frame)
         app = getattr(self, "wsgi", None)
         if app is not None:
             gevent.spawn(app.extensions["socketio"].server.eio.disconnect)
+        gevent.spawn(self.end_idle)
+
+    def end_idle(self) -> None:
+        """End every connection's wait for another request."""
+        for wait in list(self.idle):
+            wait.end()
+
+
+class IdleWait:
+    """A connection's wait for its next request (gevent's Timeout of gunicorn's
+    ``keepalive`` seconds, which ends it quietly), listed in ``idle`` while it lasts."""
+
+    __slots__ = ("greenlet", "idle", "timeout")
+
+    def __init__(self, idle: set[IdleWait], timeout: Any) -> None:
+        self.idle, self.timeout, self.greenlet = idle, timeout, None
+
+    def __enter__(self) -> Any:
+        import gevent
+
+        self.greenlet = gevent.getcurrent()
+        self.idle.add(self)
+        return self.timeout.__enter__()
+
+    def __exit__(self, *raised: Any) -> bool:
+        self.idle.discard(self)
+        return bool(self.timeout.__exit__(*raised))
+
+    def end(self) -> None:
+        """End the wait now, as its timeout would: gunicorn closes the connection."""
+        if self in self.idle and self.greenlet is not None:
+            self.greenlet.kill(self.timeout, block=False)
 
 
 class Application(BaseApplication):  # type: ignore[misc]

@@ -21,7 +21,9 @@ PINNED: dict[str, str] = {
     # The guard's socket: gunicorn's gevent worker (AsyncWorker.handle_request, through
     # gunicorn.http.wsgi.create) puts the connection's socket in the WSGI environ as
     # ``gunicorn.socket``, where the guard puts its FrameGuard; a StopIteration out of
-    # the app ends the connection with nothing written.
+    # the app ends the connection with nothing written. process/serve.py's Worker takes
+    # ``timeout_ctx`` as the keep-alive wait for a connection's next request (its only
+    # use in AsyncWorker.handle), which a stop ends by raising its Timeout.
     "gunicorn": "27.0.1",
     # Its reader: simple_websocket.Server takes ``gunicorn.socket``, builds its handshake
     # from the environ's HTTP_ keys (so the guard takes out the compression offer), reads
