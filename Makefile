@@ -145,8 +145,7 @@ bench-peer: install $(REDIS_SERVER)
 # A deliberate upgrade: new exact versions within pyproject.toml's ranges. A new version
 # of a library in webapp/server/wire/overrides.py's PINNED fails a test: re-read what
 # relies on it (the overrides there, the websocket guard in wire/websocket.py, the
-# worker in process/serve.py), then
-# update PINNED.
+# worker in process/serve.py), then update PINNED.
 # One resolution for every Python from 3.11 up and every platform, with hashes: a
 # dependency that only some take carries its marker (redis's async-timeout, below
 # Python 3.11.3). `make lock UPGRADE=` only adds what changed ranges need, keeping
