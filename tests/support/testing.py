@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import itertools
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -69,11 +71,30 @@ def reachable_positions() -> dict[str, Board]:
     return seen
 
 
+# Ports handed to the tests' servers: below the kernel's ephemeral ports (32768 up), which
+# it gives to every outgoing connection and to a bind of port 0, and a range of its own
+# for each pytest-xdist worker. A port the kernel chose for one worker's probe could be
+# chosen for another's before the first server bound it: the second test would then
+# talk to the first one's server, with its settings, until it stopped.
+PORTS_FROM = 20_000
+PORTS_PER_WORKER = 1_500
+_next_port = itertools.count(random.randrange(PORTS_PER_WORKER))  # two runs at once differ
+
+
 def free_port() -> int:
-    """A TCP port on loopback that nothing listens on right now."""
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        return int(probe.getsockname()[1])
+    """A TCP port on loopback that nothing listens on now, not handed out before in this
+    run (until the worker's range wraps), nor to any other worker."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:]
+    first = PORTS_FROM + (int(worker) if worker.isdigit() else 0) * PORTS_PER_WORKER
+    for _ in range(PORTS_PER_WORKER):
+        port = first + next(_next_port) % PORTS_PER_WORKER
+        with socket.socket() as probe:
+            try:
+                probe.bind((HOST, port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port from {first} to {first + PORTS_PER_WORKER - 1}")
 
 
 def percentile(values: list[float], share: float) -> float:
