@@ -299,7 +299,6 @@ def test_a_page_opened_with_the_mode_on_says_where_the_game_stands(page: Page, s
     assert len(held) == 1, "the mode's module was asked for once, and held"
     expect(said(page)).to_have_text("")
     held[0].continue_()
-    expect(said(page)).to_contain_text("Game 1")
     expect(said(page)).to_have_text("Game 1 · Player 1 is X, Player 2 is O. O to move.")
 
 

@@ -141,7 +141,6 @@ class Recent:
     """
 
     def __init__(self, size: int) -> None:
-        self.size = size
         self._lock = threading.Lock()
         self._rows: LastUsed[str, tuple[bytes, Match]] = LastUsed(size)
 

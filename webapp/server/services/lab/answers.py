@@ -122,7 +122,6 @@ class Cursors:
     search again from the start)."""
 
     def __init__(self, most: int) -> None:
-        self.most = most
         self.held: LastUsed[str, lab.Trace] = LastUsed(most)
 
     def at(
