@@ -280,7 +280,9 @@ def test_the_mode_is_off_until_turned_on(page: Page, server: Any) -> None:
     expect(said(page)).to_have_text("")
 
 
-def test_a_page_opened_with_the_mode_on_says_where_the_game_stands(page: Page, server: Any) -> None:
+def test_a_page_opened_with_the_mode_on_says_where_the_game_stands(
+    page: Page, server: Any, axe: Any
+) -> None:
     # The mode's module may arrive after the room's first snapshot (a busy machine): the
     # page opened with the mode remembered still says the game it shows.
     open_room(page, server.url + "/local")
@@ -300,6 +302,7 @@ def test_a_page_opened_with_the_mode_on_says_where_the_game_stands(page: Page, s
     expect(said(page)).to_have_text("")
     held[0].continue_()
     expect(said(page)).to_have_text("Game 1 · Player 1 is X, Player 2 is O. O to move.")
+    expect_no_violations(axe, page, "a room opened with the mode on, its game said")
 
 
 @pytest.mark.parametrize("size", SIZES, ids=("phone", "laptop"))
