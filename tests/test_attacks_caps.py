@@ -44,6 +44,7 @@ def test_one_address_opening_rooms_is_refused_past_its_hourly_share(
     # A room on one device is a new room too: refused the same way, with a clear ack.
     ack = local_room_from(ATTACKER, server.port, cookies[2])
     assert ack["error"]["code"] == "too_many_new_rooms", ack
+    assert 0 < ack["error"]["retry_after"] <= 3600  # the seconds left in the hour
     # Everyone else still opens rooms: the cap on all rooms is far from full.
     status, room, _ = new_room_from(OTHER, server.url, cookie_from(OTHER, server.url))
     assert status == 303 and room

@@ -4,6 +4,7 @@ trace is drawn in its place; axe on the new states, and screenshots."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -42,3 +43,27 @@ def test_the_slider_and_end_reach_the_last_step_of_a_large_trace(
     page.get_by_role("button", name="Previous").click()
     expect(step_of).to_have_text("Step 1,649,836 of 1,649,837.")
     assert axe(page) == []
+
+
+def test_a_page_refused_for_a_spent_share_is_asked_again_when_the_share_is_back(
+    page: Page, server_factory: Any, axe: Axe
+) -> None:
+    # A share of 20 ms of work a second, and no burst: each answer's work is owed at once.
+    slow = server_factory(TICTACTOE_LAB_MS_PER_SECOND="20", TICTACTOE_LAB_BURST_MS="1")
+    page.goto(slow.url + "/lab?board=.........")
+    step_of = page.locator("#step-of")
+    expect(step_of).to_have_text("Step 1 of 70,289.")  # the first answers, asked again
+    expect(page.locator('#chart li[data-kind="minimax"]')).to_contain_text("nodes")
+    notice = page.locator("#notice")
+    expect(notice).to_have_text("")
+    # The jump to the last step walks the whole trace: tens of milliseconds, a debt of
+    # seconds, in which the next search's first page is refused.
+    page.get_by_role("button", name="Last step").click()
+    expect(step_of).to_have_text("Step 70,289 of 70,289.")
+    page.get_by_role("checkbox", name="Alpha-beta pruning").uncheck()
+    waiting = re.compile(r"^This page's share of the server's work is spent for a moment:")
+    expect(notice).to_have_text(waiting)
+    assert axe(page) == []
+    # Asked again by the page when the server said the share would be back.
+    expect(step_of).to_have_text("Step 1 of 1,649,837.")
+    expect(notice).to_have_text("")

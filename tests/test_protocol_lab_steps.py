@@ -4,6 +4,7 @@ to, each page paid from the connection's budget; bad steps are refused clearly."
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -102,3 +103,21 @@ def test_a_jump_is_paid_from_the_connections_budget(tmp_path: Path) -> None:
     assert other_web.get("/lab").status_code == 200
     other = connect(app, other_web)
     assert other.emit("lab_page", {**ALPHABETA, "start": 0}, callback=True)["ok"]
+
+
+def test_a_refusal_for_a_spent_budget_says_when_the_ask_is_taken(tmp_path: Path) -> None:
+    settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "RATE_BURST": 10_000}
+    # A jump's tens of milliseconds of work at 20 ms a second: a debt of a second or more.
+    lab = {"LAB_MS_PER_SECOND": 20, "LAB_BURST_MS": 1, "LAB_MS_PER_ADDRESS": 1_000_000}
+    app = create_app({"TESTING": True, **settings, **lab})
+    web = app.test_client()
+    assert web.get("/lab").status_code == 200
+    asker = connect(app, web)
+    assert asker.emit("lab_page", {**ALPHABETA, "start": ALPHABETA_STEPS - 1}, callback=True)["ok"]
+    again = asker.emit("lab_page", {**ALPHABETA, "start": 0}, callback=True)
+    assert code(again) == "rate_limited"
+    wait = again["error"]["retry_after"]
+    assert wait >= 0.1 and wait == round(wait, 1)
+    assert again["error"]["message"].endswith(f"ask again in {wait:.1f} s")
+    time.sleep(wait)  # the debt is paid by then: the same ask is taken
+    assert asker.emit("lab_page", {**ALPHABETA, "start": 0}, callback=True)["ok"]

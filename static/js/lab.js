@@ -13,7 +13,7 @@ import { showCounts } from "./lab_counts.js";
 import { EMPTY_BOARD, flat, NOTAKTO, SHAPE, stones, VARIANT } from "./lab_shape.js";
 import { createSteps } from "./lab_steps.js";
 import { createTree, markOf } from "./lab_tree.js";
-import { EVENTS, labAddress } from "./protocol.js";
+import { ERRORS, EVENTS, labAddress } from "./protocol.js";
 import {
   answerWords,
   BEST_TAG,
@@ -27,6 +27,7 @@ import {
   SCORING_ABOUT,
   toMoveWords,
   useShape,
+  waitingWords,
 } from "./words_lab.js";
 import { sideWords, topWords } from "./words_counts.js";
 
@@ -240,7 +241,26 @@ function start() {
       show(root);
     }
   };
-  ({ send } = connect({ onStatus }));
+  const { send: ask } = connect({ onStatus });
+  send = (event, payload, options) => askPaid(ask, event, payload, options);
+}
+
+// A question refused while this connection's share of the lab's work is spent (the
+// counts of a large search spend it for a moment) is asked again when the server says
+// the share is back, a few times at most; the notice says so meanwhile.
+const PAID_TRIES = 10;
+
+async function askPaid(ask, event, payload, options) {
+  for (let tries = 1; ; tries++) {
+    const reply = await ask(event, payload, options);
+    const spent = !reply.ok && reply.error?.code === ERRORS.rateLimited;
+    const wait = spent ? reply.error.retry_after : undefined;
+    if (wait === undefined || tries === PAID_TRIES) return reply;
+    const said = waitingWords(wait);
+    $("notice").textContent = said;
+    await new Promise((done) => setTimeout(done, wait * 1000));
+    if ($("notice").textContent === said) $("notice").textContent = "";
+  }
 }
 
 start();

@@ -43,7 +43,8 @@ export function createSteps({ ask, refused, shape = undefined }) {
     const asked = asking;
     const start = number * PAGE_SIZE;
     const slow = setTimeout(() => {
-      $("notice").textContent = runningWords(start);
+      // A wait for the share of work, said by the asker, is not overwritten.
+      if (!$("notice").textContent) $("notice").textContent = runningWords(start);
     }, SLOW_PAGE_MS);
     const reply = await ask(start, PAGE_SIZE);
     clearTimeout(slow);

@@ -37,7 +37,11 @@ export const SERVER_EVENTS = Object.freeze({
 });
 
 /** The error codes the page acts on, beyond showing their message. */
-export const ERRORS = Object.freeze({ badSetting: "bad_setting", badPayload: "bad_payload" });
+export const ERRORS = Object.freeze({
+  badSetting: "bad_setting",
+  badPayload: "bad_payload",
+  rateLimited: "rate_limited",
+});
 
 /** A client seed for the dice (docs/fairness.md): 1 to 64 letters, digits, - or _. */
 export const CLIENT_SEED = /^[A-Za-z0-9_-]{1,64}$/;

@@ -24,6 +24,10 @@ export const STEP_BOARD = "Position at this step";
 export const refusedWords = (error) =>
   errorWords(error, { fallback: error?.message || "No answer" });
 
+/** The wait before a question refused for a spent share of work is asked again. */
+export const waitingWords = (seconds) =>
+  `This page's share of the server's work is spent for a moment: asking again in ${seconds.toFixed(1)} s…`;
+
 /** A step's number as the step-through shows it: "1,024". */
 export const stepNumberWords = (step) => (step + 1).toLocaleString("en");
 

@@ -170,7 +170,8 @@ def checked(max_payload: int, event: Event) -> Callable[[Handler], Callable[...,
                 return handler(payload_object(payload, event))
             except RuleError as err:
                 field, fields = getattr(err, "field", None), getattr(err, "fields", ())
-                return error(err.code, err.message, field=field, fields=fields)
+                wait = getattr(err, "retry_after", None)
+                return error(err.code, err.message, field=field, fields=fields, retry_after=wait)
             except Conflict:
                 return error(ErrorCode.BUSY, "the match is busy: try again")
 

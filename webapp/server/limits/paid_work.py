@@ -33,9 +33,20 @@ from typing import Protocol, TypeVar
 
 from webapp.game.rules import MatchError
 from webapp.server.limits.rates import Clock, TokenBucket
-from webapp.server.protocol.vocabulary import ErrorCode
+from webapp.server.protocol.vocabulary import ErrorCode, tenths_up
 
 T = TypeVar("T")
+
+
+class ShareSpent(MatchError):
+    """An ask refused before any work while its budget is in debt; ``retry_after`` is the
+    seconds until the debt is paid (the ack says it, and a page asks again then)."""
+
+    def __init__(self, why: str, wait: float) -> None:
+        self.retry_after = tenths_up(wait)
+        super().__init__(ErrorCode.RATE_LIMITED, f"{why}: ask again in {self.retry_after:.1f} s")
+
+
 Sleep = Callable[[float], object]
 
 # A pause sleeps a little rather than ``sleep(0)``, which may run this greenlet again
@@ -342,11 +353,7 @@ class Budgets:
         wait = max(budget.debt_seconds() for budget in budgets)
         if wait:
             whose = "this connection's" if budgets[0].debt_seconds() else "your network's"
-            raise MatchError(
-                ErrorCode.RATE_LIMITED,
-                f"{self.what} take work to compute, and {whose} share is spent:"
-                f" ask again in {max(wait, 0.1):.1f} s",
-            )
+            raise ShareSpent(f"{self.what} take work to compute, and {whose} share is spent", wait)
 
     @contextmanager
     def _in_line(self, address: str | None) -> Iterator[None]:

@@ -7,6 +7,7 @@ names, and a test checks that all three agree. protocol/payload.py checks a payl
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -221,15 +222,30 @@ class BadPayload(RuleError):
         self.field = field
 
 
-def error(code: str, message: str, *, field: str | None = None, fields: Sequence[str] = ()) -> Ack:
+def error(
+    code: str,
+    message: str,
+    *,
+    field: str | None = None,
+    fields: Sequence[str] = (),
+    retry_after: float | None = None,
+) -> Ack:
     """The acknowledgement of a refused event; ``field`` names a refused rule, ``fields``
-    the rules refused together."""
+    the rules refused together, ``retry_after`` the seconds until the same ask would be
+    taken (``tenths_up``)."""
     found: dict[str, Any] = {"code": str(code), "message": message}
     if field is not None:
         found["field"] = field
     if fields:
         found["fields"] = list(fields)
+    if retry_after is not None:
+        found["retry_after"] = tenths_up(retry_after)
     return {"ok": False, "error": found}
+
+
+def tenths_up(seconds: float) -> float:
+    """A wait as an ack says it: rounded up to a tenth of a second, a tenth at least."""
+    return max(1, math.ceil(seconds * 10)) / 10
 
 
 def problem(code: ErrorCode, message: str) -> dict[str, str]:
