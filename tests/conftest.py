@@ -8,7 +8,9 @@ is in-process, the tier `make check` runs; it may start no server or Redis proce
 
 A module marked ``shared_server`` shares one data dir, and so one live server per set of
 settings, among its tests; each still gets its own app and a new player (a fresh
-cookie). A test there marked ``fresh_server`` gets a data dir and server of its own.
+cookie). Its tests that ask for ``server`` share one server process too, each a new
+browser context and so a new player (``SHARED_PROCESS_ENV``). A test there marked
+``fresh_server`` gets a data dir and servers of its own.
 """
 
 from __future__ import annotations
@@ -234,9 +236,49 @@ def redis_url(redis_server: str) -> str:
     return redis_server
 
 
+# The server process a ``shared_server`` module's tests share has no limits per client
+# address: its tests all come from 127.0.0.1, each a new player, and one address's counts
+# (new players a minute, new rooms an hour, events and odds a second) would add up from
+# test to test. The limits per player and per connection stay as a server's defaults;
+# the per-address ones are tested on servers of their own.
+SHARED_PROCESS_ENV = {
+    f"TICTACTOE_{name}": "0"
+    for name in (
+        "NEW_PLAYERS_PER_MINUTE",
+        "NEW_ROOMS_PER_HOUR",
+        "RATE_PER_ADDRESS",
+        "ODDS_MS_PER_ADDRESS",
+        "LAB_MS_PER_ADDRESS",
+        "COSTLY_PER_ADDRESS_MINUTE",
+        "TRAIN_PER_ADDRESS_MINUTE",
+    )
+}
+
+
+@pytest.fixture(scope="module")
+def shared_process(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServerProcess]:
+    """The server process of a ``shared_server`` module's tests, stopped after the last."""
+    shared = ServerProcess(tmp_path_factory.mktemp("server"), SHARED_PROCESS_ENV)
+    shared.start()
+    yield shared
+    shared.stop_soon()
+
+
 @pytest.fixture
-def server(server_factory: Callable[..., ServerProcess]) -> ServerProcess:
-    """A real server process on a free port with a temp data dir and no AI pause."""
+def server(
+    request: pytest.FixtureRequest, server_factory: Callable[..., ServerProcess]
+) -> ServerProcess:
+    """A real server process on a free port with a temp data dir and no AI pause: the
+    module's, in a ``shared_server`` module (but for a ``fresh_server`` test)."""
+    node = request.node
+    if node.get_closest_marker("shared_server") and not node.get_closest_marker("fresh_server"):
+        shared: ServerProcess = request.getfixturevalue("shared_process")
+        assert shared.process is not None
+        if shared.process.poll() is not None:  # an earlier test's end, not this one's
+            pytest.fail(f"the module's server exited: {shared.log_tail()}")
+        return shared
     return server_factory()
 
 

@@ -28,7 +28,13 @@ from flask import Flask
 from flask.testing import FlaskClient
 from support.live import Actions, connect
 from support.stocked import player_of, stock
-from support.testing import HOST, Player, ServerProcess, session_cookie
+from support.testing import (
+    HOST,
+    Player,
+    ServerProcess,
+    early_in_a_clock_minute,
+    session_cookie,
+)
 
 from webapp.game.history import friend_game
 from webapp.game.signed import opened
@@ -56,6 +62,7 @@ RELEASES_BEFORE = ("history-0.4.0", "history-0.5.0.dev0", "history-0.5.0.dev0-hi
 
 
 def limited_app(tmp_path: Path, per_player: int = 3, per_address: int = 100, **more: Any) -> Flask:
+    early_in_a_clock_minute()  # a test's asks in one minute's count
     settings = {"COSTLY_PER_PLAYER_MINUTE": per_player, "COSTLY_PER_ADDRESS_MINUTE": per_address}
     return create_app({"TESTING": True, "DATA_DIR": str(tmp_path), **settings, **more})
 
@@ -168,6 +175,7 @@ def collector_server(tmp_path: Path) -> Iterator[tuple[ServerProcess, str]]:
         app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "HISTORY_PER_PLAYER": 500})
         stock(app.extensions["history"], None, player_of(cookie), 200)
         app.extensions["history"].close()
+        early_in_a_clock_minute()  # a test's asks in one minute's count
         yield server, cookie
     finally:
         server.stop()

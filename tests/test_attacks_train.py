@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from support.stocked import player_of, stock
-from support.testing import HOST, ServerProcess, session_cookie
+from support.testing import HOST, ServerProcess, early_in_a_clock_minute, session_cookie
 
 from webapp.server.app import create_app
 
@@ -43,6 +43,7 @@ def trainer_server(tmp_path: Path) -> Iterator[tuple[ServerProcess, str]]:
         app = create_app({"TESTING": True, "DATA_DIR": str(tmp_path), "HISTORY_PER_PLAYER": 500})
         stock(app.extensions["history"], None, player_of(cookie), 200)
         app.extensions["history"].close()
+        early_in_a_clock_minute()  # a test's asks in one minute's count
         yield server, cookie
     finally:
         server.stop()

@@ -32,6 +32,8 @@ from browser import (
 )
 from playwright.sync_api import BrowserContext, Locator, Page, expect
 
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
+
 Axe = Callable[[Page], list[dict[str, Any]]]
 
 # The screens every state is checked on: the page's colours, motion and width.

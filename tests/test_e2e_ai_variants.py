@@ -8,10 +8,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 from browser import expect_no_violations, open_rules, press_start
 from browser_ai_variants import board, choose, click_cell, empty_names, settle
 from browser_history import open_newest_replay
 from playwright.sync_api import Locator, Page, expect
+
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
 
 SIZES = {"phone": {"width": 390, "height": 844}, "laptop": {"width": 1280, "height": 800}}
 FOUR = "4x4k4 4x4, four in a row wins: a draw with perfect play"

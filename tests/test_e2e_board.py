@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from browser import (
     HINT,
     Axe,
@@ -29,6 +30,8 @@ from browser import (
 from browser_history import open_newest_replay, play_with_a_mistake
 from browser_rooms import open_room, status
 from playwright.sync_api import Locator, Page, expect
+
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
 
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 

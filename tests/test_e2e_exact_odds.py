@@ -10,6 +10,8 @@ import pytest
 from browser import ODDS, Axe, expect_no_violations, open_game, open_rules, screenshot
 from playwright.sync_api import Page, expect
 
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
+
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
 
 

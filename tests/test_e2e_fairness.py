@@ -11,8 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from browser import ODDS, expect_accessible, open_game, open_rules, play_game, start_match
 from playwright.sync_api import Locator, Page, expect
+
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
 
 HEX = re.compile(r"^[0-9a-f]{64}$")
 CHECKED = "Dice checked ✓"

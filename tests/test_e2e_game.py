@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import pytest
 from browser import (
     EMPTY,
     HINT,
@@ -29,6 +30,8 @@ from browser import (
 )
 from playwright.sync_api import BrowserContext, Page, expect
 from support.testing import ServerProcess, free_port
+
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
 
 
 def test_impossible_mode_never_loses(page: Page, server: Any) -> None:
@@ -181,6 +184,7 @@ def test_second_browser_gets_its_own_game(
     assert theirs.count(".") >= 8
 
 
+@pytest.mark.fresh_server  # kills and restarts the server
 def test_server_restart_resumes_game(page: Page, server: Any) -> None:
     open_game(page, server.url)
     play(page, first_empty(page))
@@ -197,6 +201,7 @@ def test_server_restart_resumes_game(page: Page, server: Any) -> None:
         assert marks(page).count(".") < before.count(".")
 
 
+@pytest.mark.fresh_server  # kills and restarts the server
 def test_reconnect_notice_while_server_down(page: Page, server: Any) -> None:
     open_game(page, server.url)
     notice = page.get_by_role("status").filter(has_text="Reconnecting")

@@ -21,9 +21,12 @@ from browser import (
 )
 from browser_history import open_newest_replay, play_with_a_mistake
 from playwright.sync_api import Browser, Page, expect
+from support.testing import early_in_a_clock_minute
 
 from webapp.game import engine
 from webapp.game.board import Board, cell_name, parse_cell
+
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
 
 
 def expect_better_cells_named_and_marked(page: Page, slipped: int) -> list[str]:
@@ -177,6 +180,7 @@ def test_a_mistake_is_marked_at_its_ply_replayed_by_keyboard_and_shared(
     assert (board(page).get_attribute("data-version"), marks(page)) == match_before
 
 
+@pytest.mark.fresh_server  # stops and restarts the server
 def test_history_survives_a_server_restart(page: Page, server: Any) -> None:
     open_game(page, server.url)
     start_match(page, "Easy")
@@ -226,6 +230,7 @@ def test_a_download_asked_for_too_often_is_said_on_the_page(
     page: Page, server_factory: Callable[..., Any], axe: Any, shoot: Any
 ) -> None:
     server = server_factory(TICTACTOE_COSTLY_PER_PLAYER_MINUTE="2")
+    early_in_a_clock_minute()  # the three asks in one minute's count
     page.goto(server.url + "/history")  # its `history` event is one whole history
     expect(page.get_by_text("No finished games yet")).to_be_visible()
     with page.expect_download() as download:

@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from browser import expect_no_violations
 from browser_history import open_newest_replay
 from browser_rooms import invite_link, status
@@ -20,6 +21,8 @@ from support.variant_games import SLIP, played, slipped, tampered_roll
 from webapp.game.history import finished_game, reviewed
 from webapp.game.verification import game_record
 from webapp.server.store.sqlite.history import SQLiteHistory
+
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
 
 NewContext = Callable[..., BrowserContext]
 
@@ -105,6 +108,7 @@ def test_a_notakto_game_replays_on_two_boards_with_the_dead_ones(
     shoot(second, "history-replay-notakto2")
 
 
+@pytest.mark.fresh_server  # reads the server's data dir
 def test_a_shared_4x4_game_against_the_ai_names_the_better_cell(
     page: Page, server: Any, axe: Any, shoot: Any
 ) -> None:

@@ -9,8 +9,11 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
 from browser import cell_name, marks, open_game, play_game, start_match
 from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
 
 Axe = Callable[[Page], list[dict[str, Any]]]
 FATALIST = "XO..X...."

@@ -9,8 +9,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from browser import cell_name
 from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
 
 Axe = Callable[[Page], list[dict[str, Any]]]
 # Each option's text, its width, and the room its closed select gives it (less the arrow's).

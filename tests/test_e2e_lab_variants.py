@@ -9,7 +9,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
 
 Axe = Callable[[Page], list[dict[str, Any]]]
 FOUR = "XO.XOX..X.O....."  # 4x4k4, 9 empty cells: alpha-beta, table, symmetry: 5,773

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
 from browser import (
     cell_name,
     expect_no_violations,
@@ -22,6 +23,8 @@ from browser import (
 from browser_history import open_newest_replay
 from browser_rooms import click_cell, in_step, open_room, play_out, start_room
 from playwright.sync_api import Browser, Locator, Page, expect
+
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
 
 Axe = Callable[[Page], list[dict[str, Any]]]
 SCREENS = ((390, 844), (1280, 800))

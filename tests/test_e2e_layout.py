@@ -27,6 +27,8 @@ from browser import (
 from browser_rooms import click_cell, in_step, invite_link, mark_of, open_room, play_out, start_room
 from playwright.sync_api import BrowserContext, Locator, Page, expect
 
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
+
 MATCH_OVER = re.compile(r"^(You won the match!|The AI won the match)$")
 LAST_GAME = re.compile(r"^Last game: (You win!|AI wins|Draw)$")
 SIZES = {"phone": {"width": 390, "height": 844}, "laptop": {"width": 1280, "height": 800}}

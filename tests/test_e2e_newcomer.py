@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from browser import (
     Axe,
     best,
@@ -37,6 +38,8 @@ from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 from webapp.game import engine
 from webapp.game.board import Board
+
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
 
 TITLE = "Tic-tac-toe HP"
 DEFAULTS = "Adaptive · Classic rules · 100 HP each"
@@ -334,6 +337,7 @@ def test_a_phone_shows_what_difficulty_means_near_the_top(
 # --- 6. Cut off from the server, and refused moves ------------------------------------------
 
 
+@pytest.mark.fresh_server  # stops and restarts the server
 def test_a_disconnected_board_says_so_and_play_resumes(
     page: Page, server: Any, axe: Axe, shoot: Callable[[Page, str], None]
 ) -> None:

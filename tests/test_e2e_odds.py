@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from browser import (
     Axe,
     board,
@@ -32,6 +33,8 @@ from webapp.game.rules import Rules
 from webapp.game.skill import MIN_MOVES, skill_from
 from webapp.game.strategies import skill_strategy
 from webapp.server.app import create_app
+
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
 
 DASH = "\N{EN DASH}"  # between the ends of a range, as the pages write it
 CHART = "Chance promised against share won, by tenth of the chance promised"
@@ -276,6 +279,7 @@ def test_history_shows_the_skill_and_the_promises_kept(
     look(page, axe, artifacts, "out-of-reach", dialog, preview)
 
 
+@pytest.mark.fresh_server  # writes to the server's data dir
 def test_a_target_out_of_bounds_is_never_summed_up_as_a_promise(
     page: Page, server: Any, axe: Axe
 ) -> None:

@@ -20,6 +20,8 @@ from browser_history import (
 )
 from playwright.sync_api import Browser, Locator, Page, expect
 
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
+
 
 def replay_at(page: Page, ply: int) -> None:
     """Step the open replay to ``ply`` from the empty board, by its buttons."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 from browser import (
     board,
     cell_name,
@@ -21,6 +22,8 @@ from browser_ai_variants import board as boards
 from browser_ai_variants import choose, empty_names
 from browser_reader import command, reader_on, said
 from playwright.sync_api import Locator, Page, expect
+
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
 
 NEWS = re.compile(r"The AI played [a-c][1-3]\. Your turn\.|You win|AI wins|Draw")
 BOTH_HP = re.compile(r"You \d+ HP \([+\u2212\u00b1]\d+\), the AI \d+ HP \([+\u2212\u00b1]\d+\)\.")

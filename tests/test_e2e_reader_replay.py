@@ -18,6 +18,8 @@ from playwright.sync_api import Browser, Locator, Page, expect
 from webapp.game.board import cell_name
 from webapp.game.training import puzzle_named
 
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
+
 # The lost game: X a1, O b2, X b1, O c1, X c3 (the mistake), O a3.
 AT_THE_MISTAKE = "row 1: X, X, O. row 2: empty, O, empty. row 3: empty, empty, X."
 MISTAKE_STEP = f"Move 5 of 6: You (X) played c3. {VERDICT}"

@@ -18,6 +18,8 @@ from browser_rooms import in_step, mark_of, open_room, start_room
 from browser_variants import choose_and_open
 from playwright.sync_api import BrowserContext, Locator, Page, Route, expect
 
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
+
 ROW = re.compile(r"row (\d): ((?:X|O|empty)(?:, (?:X|O|empty))*)")
 DASH = "\N{EN DASH}"
 SIZES = ({"width": 390, "height": 844}, {"width": 1280, "height": 800})

@@ -15,6 +15,8 @@ from browser_rooms import invite_link, status
 from browser_variants import VERSION, boards, choose_and_open, in_step, mark_of, play
 from playwright.sync_api import BrowserContext, Locator, Page, expect
 
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
+
 NewContext = Callable[..., BrowserContext]
 SIZES = {"phone": {"width": 390, "height": 844}, "laptop": {"width": 1280, "height": 800}}
 

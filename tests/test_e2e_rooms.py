@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
+import pytest
 from browser import (
     EMPTY,
     HINT,
@@ -34,6 +35,8 @@ from browser_rooms import (
 )
 from playwright.sync_api import BrowserContext, Page, expect
 from support.testing import ServerProcess
+
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
 
 NewContext = Callable[..., BrowserContext]
 Shoot = Callable[[Page, str], None]
@@ -189,6 +192,7 @@ def test_refresh_keeps_the_board_and_the_seat(
     expect(cell(x, 2)).to_have_accessible_name("c1, O")
 
 
+@pytest.mark.fresh_server  # kills and restarts the server
 def test_the_game_goes_on_after_a_server_restart(
     new_context: NewContext, server: ServerProcess
 ) -> None:

@@ -20,6 +20,8 @@ from browser import (
 )
 from playwright.sync_api import Locator, Page, expect
 
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
+
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
 DEFAULTS = "Adaptive · Classic rules · 100 HP each"
 TARGET_FIELD = re.compile("^I want to win about")

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from browser import (
     CHANCES,
     ODDS,
@@ -23,6 +24,8 @@ from browser import (
     start_match,
 )
 from playwright.sync_api import Locator, Page, expect
+
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
 
 REFUSED_HP = re.compile(r"^Your starting HP must be a whole number from 1 to 100$")
 EMPTY_HP = re.compile(r"^Your starting HP: enter a whole number from 1 to 100$")

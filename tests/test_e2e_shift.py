@@ -10,6 +10,8 @@ import pytest
 from browser import open_game
 from playwright.sync_api import Page, Route
 
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
+
 SIZES = {"phone": {"width": 390, "height": 844}, "laptop": {"width": 1280, "height": 800}}
 MOST_SHIFT = 0.1  # Lighthouse's own line between a good and a poor layout shift
 SCRIPT_LATE_S = 0.3  # long enough for a first paint before the script runs

@@ -8,10 +8,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from browser import board, expect_no_violations, marks_of, open_game, start_match
 from browser_history import play_with_a_mistake
 from playwright.sync_api import Page, expect
 from support.stocked import player_of
+from support.testing import early_in_a_clock_minute
 from support.training import variant_game_with_mistake
 
 from webapp.game import engine
@@ -19,6 +21,8 @@ from webapp.game.board import Board, cell_name
 from webapp.game.training import puzzle_named
 from webapp.game.variant import variant_named
 from webapp.server.app import create_app
+
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
 
 
 def said(page: Page) -> Any:
@@ -128,6 +132,7 @@ def page_player(page: Page) -> str:
     return player_of(f"session={cookie['value']}")
 
 
+@pytest.mark.fresh_server  # writes to the server's data dir
 def test_cards_from_4x4_and_notakto_games_are_drawn_on_their_own_boards_and_answered(
     page: Page, server: Any, axe: Callable[[Page], list[dict[str, Any]]], shoot: Any
 ) -> None:
@@ -202,6 +207,7 @@ def test_past_the_players_count_the_page_says_when_to_ask_again(
     page: Page, server_factory: Any
 ) -> None:
     server = server_factory(TICTACTOE_TRAIN_PER_PLAYER_MINUTE="2")
+    early_in_a_clock_minute()  # every ask in one minute's count
     page.goto(server.url + "/train")
     expect(page.locator("html")).to_have_attribute("data-ready", "true")  # the first
     page.get_by_label("Puzzles on").select_option("misere")  # the second

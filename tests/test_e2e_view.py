@@ -25,6 +25,8 @@ from browser import (
 from browser_rooms import click_cell, open_room, status
 from playwright.sync_api import Page, expect
 
+pytestmark = pytest.mark.shared_server  # one server process, each test a new player
+
 # Every visible link that is not dressed as a button: its words and its colour, beside
 # the colour of the page's accent (--you) as the browser computes it.
 LINK_COLOURS = """() => {

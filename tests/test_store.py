@@ -21,7 +21,7 @@ import redis
 from flask import Flask
 from flask.testing import FlaskClient
 from support.live import Actions, connect, player_of, states
-from support.testing import Player, ServerProcess, session_cookie
+from support.testing import Player, ServerProcess, early_in_a_clock_minute, session_cookie
 
 from webapp.game import match as matches
 from webapp.game.rules import MatchError
@@ -423,6 +423,7 @@ def as_new_player(app: Flask, first: str) -> FlaskClient:
 
 
 def limited_app(tmp_path: Path, per_minute: int = 3, **settings: Any) -> Flask:
+    early_in_a_clock_minute()  # a test's new players in one minute's count
     config = {"TESTING": True, "DATA_DIR": str(tmp_path), "NEW_PLAYERS_PER_MINUTE": per_minute}
     return create_app({**config, **settings})
 
@@ -482,6 +483,7 @@ def test_the_count_starts_again_each_minute() -> None:
 
 def test_real_server_limits_new_players(server_factory: Callable[..., ServerProcess]) -> None:
     server = server_factory(TICTACTOE_NEW_PLAYERS_PER_MINUTE="2")
+    early_in_a_clock_minute()  # the three new players in one minute's count
     cookie = session_cookie(server.url)
     session_cookie(server.url)
     with pytest.raises(urllib.error.HTTPError) as refused:

@@ -81,6 +81,15 @@ PORTS_PER_WORKER = 1_500
 _next_port = itertools.count(random.randrange(PORTS_PER_WORKER))  # two runs at once differ
 
 
+def early_in_a_clock_minute(seconds: float = 15.0) -> None:
+    """Wait, if need be, for a clock minute with ``seconds`` still to run: the counts per
+    minute (new players, whole histories, the Train page's requests) start again with
+    each one, and a test that counts up to a limit must not straddle two."""
+    left = 60 - time.time() % 60
+    if left < seconds:
+        time.sleep(left + 0.05)
+
+
 def free_port() -> int:
     """A TCP port on loopback that nothing listens on now, not handed out before in this
     run (until the worker's range wraps), nor to any other worker."""
