@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.live import Actions, connect
+from flask import Flask
+from support.live import Actions, LiveSocket, connect
 
 from webapp.game import lab
 from webapp.game.board import Board
@@ -85,15 +86,21 @@ def test_a_step_outside_the_trace_is_refused_and_changes_nothing(play: Actions, 
     )
 
 
-def test_a_jump_is_paid_from_the_connections_budget(tmp_path: Path) -> None:
+def lab_asker(tmp_path: Path, ms_per_second: float) -> tuple[Flask, LiveSocket]:
+    """An app whose connections each have ``ms_per_second`` of the lab's work and no
+    burst, and a socket of a player on the lab page. The address's budget, shared by all
+    connections here, refills at once: these tests are the connection's
+    (test_attacks_paid.py holds the address's)."""
     settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "RATE_BURST": 10_000}
-    # The address's budget, shared by both connections here, refills at once: this test is
-    # the connection's (test_attacks_paid.py holds the address's).
-    lab = {"LAB_MS_PER_SECOND": 1, "LAB_BURST_MS": 1, "LAB_MS_PER_ADDRESS": 1_000_000}
+    lab = {"LAB_MS_PER_SECOND": ms_per_second, "LAB_BURST_MS": 1, "LAB_MS_PER_ADDRESS": 1_000_000}
     app = create_app({"TESTING": True, **settings, **lab})
     web = app.test_client()
     assert web.get("/lab").status_code == 200
-    asker = connect(app, web)
+    return app, connect(app, web)
+
+
+def test_a_jump_is_paid_from_the_connections_budget(tmp_path: Path) -> None:
+    app, asker = lab_asker(tmp_path, 1)
     jump = asker.emit("lab_page", {**ALPHABETA, "start": ALPHABETA_STEPS - 1}, callback=True)
     assert jump["ok"] and len(jump["events"]) == 1
     # Passing over 70,288 steps is tens of milliseconds of work: the budget is spent.
@@ -106,13 +113,8 @@ def test_a_jump_is_paid_from_the_connections_budget(tmp_path: Path) -> None:
 
 
 def test_a_refusal_for_a_spent_budget_says_when_the_ask_is_taken(tmp_path: Path) -> None:
-    settings = {"DATA_DIR": str(tmp_path), "AI_DELAY_MS": 0, "RATE_BURST": 10_000}
     # A jump's tens of milliseconds of work at 20 ms a second: a debt of a second or more.
-    lab = {"LAB_MS_PER_SECOND": 20, "LAB_BURST_MS": 1, "LAB_MS_PER_ADDRESS": 1_000_000}
-    app = create_app({"TESTING": True, **settings, **lab})
-    web = app.test_client()
-    assert web.get("/lab").status_code == 200
-    asker = connect(app, web)
+    _, asker = lab_asker(tmp_path, 20)
     assert asker.emit("lab_page", {**ALPHABETA, "start": ALPHABETA_STEPS - 1}, callback=True)["ok"]
     again = asker.emit("lab_page", {**ALPHABETA, "start": 0}, callback=True)
     assert code(again) == "rate_limited"
