@@ -36,6 +36,7 @@ from webapp.server.limits.rates import Clock, TokenBucket
 from webapp.server.protocol.vocabulary import ErrorCode, tenths_up
 
 T = TypeVar("T")
+Sleep = Callable[[float], object]
 
 
 class ShareSpent(MatchError):
@@ -46,8 +47,6 @@ class ShareSpent(MatchError):
         self.retry_after = tenths_up(wait)
         super().__init__(ErrorCode.RATE_LIMITED, f"{why}: ask again in {self.retry_after:.1f} s")
 
-
-Sleep = Callable[[float], object]
 
 # A pause sleeps a little rather than ``sleep(0)``, which may run this greenlet again
 # before the loop has polled for I/O: other players' packets would still wait.
