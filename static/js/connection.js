@@ -105,12 +105,12 @@ let noticeTimer = 0;
 
 /**
  * Show `text` in the page's notice (a status region: it is read out too). It fades after
- * `ms`, or stays until the next notice when `ms` is null.
+ * `ms`, or stays until the next notice when `ms` is null; no text hides it.
  */
 export function announce(text, ms = null) {
   const notice = $("notice");
   notice.textContent = text;
-  notice.classList.add("is-visible");
+  notice.classList.toggle("is-visible", Boolean(text));
   clearTimeout(noticeTimer);
   if (ms == null) return;
   noticeTimer = setTimeout(() => {

@@ -7,7 +7,7 @@
 // (lab_counts.js).
 import { createBoard } from "./board.js";
 import { $ } from "./dom.js";
-import { connect, showConnection } from "./connection.js";
+import { announce, connect, showConnection } from "./connection.js";
 import { setDisabled } from "./focus.js";
 import { showCounts } from "./lab_counts.js";
 import { EMPTY_BOARD, flat, NOTAKTO, SHAPE, stones, VARIANT } from "./lab_shape.js";
@@ -56,7 +56,7 @@ const options = () => {
 const sideAt = (position, mark) => (NOTAKTO ? sideWords(stones(position) % 2) : mark);
 
 function refused(reply) {
-  $("notice").textContent = refusedWords(reply?.error);
+  announce(refusedWords(reply?.error));
 }
 
 // The AI's move in a game, when the lab was opened from it ("Why this move?"): the
@@ -138,7 +138,7 @@ const steps = createSteps({
 
 async function show(position) {
   root = position;
-  $("notice").textContent = "";
+  announce("");
   const address = labAddress($("lab").dataset.address, root, fromGame() ? played : null, VARIANT);
   window.history.replaceState(null, "", address);
   board.tag({});
@@ -257,9 +257,9 @@ async function askPaid(ask, event, payload, options) {
     const wait = spent ? reply.error.retry_after : undefined;
     if (wait === undefined || tries === PAID_TRIES) return reply;
     const said = waitingWords(wait);
-    $("notice").textContent = said;
+    announce(said);
     await new Promise((done) => setTimeout(done, wait * 1000));
-    if ($("notice").textContent === said) $("notice").textContent = "";
+    if ($("notice").textContent === said) announce("");
   }
 }
 

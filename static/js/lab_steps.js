@@ -2,6 +2,7 @@
 // shown a step at a time: the position, the depth, the alpha-beta window, what the step
 // did and the moves it pruned. A slider dragged far asks only for where it stops.
 import { createBoard } from "./board.js";
+import { announce } from "./connection.js";
 import { $ } from "./dom.js";
 import { setDisabled } from "./focus.js";
 import {
@@ -44,11 +45,11 @@ export function createSteps({ ask, refused, shape = undefined }) {
     const start = number * PAGE_SIZE;
     const slow = setTimeout(() => {
       // A wait for the share of work, said by the asker, is not overwritten.
-      if (!$("notice").textContent) $("notice").textContent = runningWords(start);
+      if (!$("notice").textContent) announce(runningWords(start));
     }, SLOW_PAGE_MS);
     const reply = await ask(start, PAGE_SIZE);
     clearTimeout(slow);
-    if ($("notice").textContent.startsWith(RUNNING)) $("notice").textContent = "";
+    if ($("notice").textContent.startsWith(RUNNING)) announce("");
     if (asked !== asking) return null;
     if (!reply.ok) {
       refused(reply);

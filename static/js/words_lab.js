@@ -26,7 +26,7 @@ export const refusedWords = (error) =>
 
 /** The wait before a question refused for a spent share of work is asked again. */
 export const waitingWords = (seconds) =>
-  `This page's share of the server's work is spent for a moment: asking again in ${seconds.toFixed(1)} s…`;
+  `This page’s share of the server’s work is spent for a moment: asking again in ${seconds.toFixed(1)} s…`;
 
 /** A step's number as the step-through shows it: "1,024". */
 export const stepNumberWords = (step) => (step + 1).toLocaleString("en");
