@@ -256,9 +256,7 @@ SHARED_PROCESS_ENV = {
 
 
 @pytest.fixture(scope="module")
-def shared_process(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ServerProcess]:
+def shared_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     """The server process of a ``shared_server`` module's tests, stopped after the last."""
     shared = ServerProcess(tmp_path_factory.mktemp("server"), SHARED_PROCESS_ENV)
     shared.start()
