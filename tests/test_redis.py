@@ -6,7 +6,6 @@ import contextlib
 import random
 import secrets
 import threading
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -15,7 +14,14 @@ from typing import Any
 
 import pytest
 import redis
-from support.testing import Player, RawWebSocket, Refused, ServerProcess, session_cookie
+from support.testing import (
+    Player,
+    RawWebSocket,
+    Refused,
+    ServerProcess,
+    early_in_a_clock_minute,
+    session_cookie,
+)
 
 from webapp.game.match import new_match
 from webapp.server.limits.shared_counts import RedisTally
@@ -184,8 +190,7 @@ def test_new_players_are_counted_by_all_processes_together(
     cluster: Callable[..., list[ServerProcess]],
 ) -> None:
     a, b = cluster(2, TICTACTOE_NEW_PLAYERS_PER_MINUTE="2")
-    if time.time() % 60 > 55:  # the count starts again each clock minute
-        time.sleep(60 - time.time() % 60)
+    early_in_a_clock_minute(5)  # the three new players in one minute's count
     session_cookie(a.url)
     session_cookie(b.url)
     for server in (a, b):
