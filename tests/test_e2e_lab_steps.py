@@ -66,7 +66,9 @@ def test_a_page_refused_for_a_spent_share_is_asked_again_when_the_share_is_back(
     expect(notice).to_have_text(waiting)
     expect(notice).to_have_css("opacity", "1")  # seen, not only heard: at the screen's foot
     expect(notice).to_be_in_viewport()
-    assert axe(page) == []
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        assert axe(page) == [], scheme
     # Asked again by the page when the server said the share would be back.
     expect(step_of).to_have_text("Step 1 of 1,649,837.")
     expect(notice).to_have_text("")
