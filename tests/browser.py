@@ -302,12 +302,15 @@ ACK = re.compile(r"^43(\d+)\[")
 class HeldAcks:
     """Holds back the server's acks of the page's moves while every other frame passes
     (the snapshots among them): the answer to a move comes as a position first, its ack
-    later, as it may on a busy machine. Routed before the page opens its socket."""
+    later, as it may on a busy machine. With ``everything``, every frame from the first
+    move on is held: the page hears nothing of its move. Routed before the page opens
+    its socket."""
 
-    def __init__(self, page: Page) -> None:
+    def __init__(self, page: Page, everything: bool = False) -> None:
         self.moves: set[str] = set()
-        self.held: list[tuple[WebSocketRoute, str]] = []
+        self.held: list[tuple[WebSocketRoute, str | bytes]] = []
         self.holding = True
+        self.everything = everything
         page.route_web_socket(re.compile(r"/socket\.io/"), self._route)
 
     def _route(self, page_side: WebSocketRoute) -> None:
@@ -321,7 +324,8 @@ class HeldAcks:
 
         def down(message: str | bytes) -> None:
             found = ACK.match(message) if isinstance(message, str) else None
-            if self.holding and found and found[1] in self.moves:
+            ours = found and found[1] in self.moves
+            if self.holding and (ours or (self.everything and self.moves)):
                 self.held.append((page_side, message))
                 return
             page_side.send(message)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from browser import board, cell, expect_no_violations, marks
+from browser import HeldAcks, board, cell, expect_no_violations, marks
 from browser_reader import command as typed_into
 from browser_reader import reader_on, said
 from browser_rooms import in_step, mark_of, open_room, start_room
@@ -271,6 +271,25 @@ def test_a_notakto_board_is_named_and_read_by_board(page: Page, server: Any) -> 
     expect(said(page)).to_have_text(
         re.compile(r"^Board 1, dead: row 1: X, X, X; .*Board 2: row 1: empty")
     )
+
+
+def test_cells_typed_before_the_last_is_answered_are_played_in_turn(
+    page: Page, server: Any
+) -> None:
+    # A typist does not wait: the second cell is typed while the page has heard nothing of
+    # the first. It is sent once the first is answered, on the position that one made.
+    held = HeldAcks(page, everything=True)
+    open_room(page, server.url + "/local")
+    reader_on(page)
+    command(page, "a1")
+    command(page, "b1")
+    page.wait_for_timeout(500)  # time enough for a second frame, were it sent at once
+    assert len(held.moves) == 1, "the second move waits for the first's answer"
+    assert held.release() >= 2  # the first move's snapshot and ack
+    expect(said(page)).to_have_text("Player 2 (O) played b1. X to move.")
+    expect(cell(page, 0)).to_have_accessible_name(re.compile("^a1, X"))
+    expect(cell(page, 1)).to_have_accessible_name(re.compile("^b1, O"))
+    assert len(held.moves) == 2
 
 
 def test_the_mode_is_off_until_turned_on(page: Page, server: Any) -> None:

@@ -122,6 +122,19 @@ def test_a_move_out_of_turn_or_on_a_taken_cell_is_refused(people: list[Person]) 
     assert o.latest()["board"] == "....X...."
 
 
+def test_a_moves_ack_names_the_version_it_made_and_a_move_on_it_is_taken(
+    people: list[Person],
+) -> None:
+    room, x, o, snapshot = seated_room(people)
+    before = snapshot["version"]
+    made = x.send("room_move", {"room": room, "cell": 4, "version": before})
+    assert made["ok"] and made["version"] > before
+    assert x.latest()["version"] == made["version"]
+    # The version the ack names is the room's: a move named on it is not stale.
+    assert code(o.send("room_move", {"room": room, "cell": 0, "version": made["version"]})) is None
+    assert o.latest()["board"] == "O...X...."
+
+
 @pytest.mark.parametrize(
     ("payload", "expected"),
     [

@@ -4,6 +4,7 @@ import { shapeOf } from "./board.js";
 import { CHOICES, choice, lazyReader } from "./choices.js";
 import { connect } from "./connection.js";
 import { $ } from "./dom.js";
+import { createOwnMoves } from "./own_moves.js";
 import { EVENTS } from "./protocol.js";
 import { createRoomView } from "./roomview.js";
 import { seatsOf } from "./seats.js";
@@ -20,7 +21,8 @@ let hintsOn = false;
 let hintsFor = -1; // the version whose hints were asked for
 
 // The version says which position the player saw: a play on an older one is refused.
-const play = (cell) => request(EVENTS.roomMove, { cell, version: current?.version });
+const moves = createOwnMoves((cell, version) => request(EVENTS.roomMove, { cell, version }));
+const play = (cell) => moves.play(cell, () => current?.version);
 const undo = () => request(EVENTS.roomUndo);
 
 const view = createRoomView({
@@ -72,10 +74,14 @@ const connection = connect({
       return;
     }
     current = snapshot;
+    moves.saw(snapshot.version);
     show();
   },
   onStatus(status, reason) {
-    if (status !== "online") current = null;
+    if (status !== "online") {
+      current = null;
+      moves.reset();
+    }
     view.setConnection(status, reason);
     if (status === "online") join();
   },

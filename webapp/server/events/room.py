@@ -80,8 +80,7 @@ def register_rooms(
                 raise RoomError(ErrorCode.STALE_VERSION, "the room moved on since that state")
             return room_move(room, player, fields["cell"], now=time.time())
 
-        act(fields, move)
-        return OK
+        return {**OK, "version": act(fields, move).version}
 
     def acting(step: TimedAction) -> Handler:
         """A handler that takes one timed step of the game's rules in the room."""
