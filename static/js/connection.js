@@ -2,7 +2,7 @@
 // and what every page shows of it: the connection banner, and the notices announced.
 import { io } from "../vendor/socket.io.esm.min.js";
 import { $ } from "./dom.js";
-import { REFUSALS, SERVER_EVENTS } from "./protocol.js";
+import { ERRORS, REFUSALS, SERVER_EVENTS } from "./protocol.js";
 import { connectionWords } from "./words.js";
 
 const ACK_TIMEOUT_MS = 5000;
@@ -82,6 +82,27 @@ export function connect({ onState, onRoom, onStatus, onNotice, onDeleted = showD
   const pageToken = () => auth.page ?? "";
 
   return { send, pageToken };
+}
+
+// A question refused while the connection's share of paid work (the odds, the lab) is
+// spent is asked again when the refusal says the share is back, a few times at most.
+const PAID_TRIES = 10;
+
+/**
+ * Send through `send` (a connection's), asking again after each refusal that says when
+ * (`retry_after`, seconds) while the answer is still `wanted()`; `waiting(seconds)` is
+ * told before each wait, `waiting(null)` after it. Resolves with the last reply.
+ */
+export async function sendPaid(send, event, payload, { waiting = () => {}, wanted = () => true, options } = {}) {
+  for (let tries = 1; ; tries++) {
+    const reply = await send(event, payload, options);
+    const spent = !reply.ok && reply.error?.code === ERRORS.rateLimited;
+    const wait = spent ? reply.error.retry_after : undefined;
+    if (wait === undefined || tries === PAID_TRIES || !wanted()) return reply;
+    waiting(wait);
+    await new Promise((done) => setTimeout(done, wait * 1000));
+    waiting(null);
+  }
 }
 
 /**

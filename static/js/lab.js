@@ -7,13 +7,13 @@
 // (lab_counts.js).
 import { createBoard } from "./board.js";
 import { $ } from "./dom.js";
-import { announce, connect, showConnection } from "./connection.js";
+import { announce, connect, sendPaid, showConnection } from "./connection.js";
 import { setDisabled } from "./focus.js";
 import { showCounts } from "./lab_counts.js";
 import { EMPTY_BOARD, flat, NOTAKTO, SHAPE, stones, VARIANT } from "./lab_shape.js";
 import { createSteps } from "./lab_steps.js";
 import { createTree, markOf } from "./lab_tree.js";
-import { ERRORS, EVENTS, labAddress } from "./protocol.js";
+import { EVENTS, labAddress } from "./protocol.js";
 import {
   answerWords,
   BEST_TAG,
@@ -246,21 +246,14 @@ function start() {
 }
 
 // A question refused while this connection's share of the lab's work is spent (the
-// counts of a large search spend it for a moment) is asked again when the server says
-// the share is back, a few times at most; the notice says so meanwhile.
-const PAID_TRIES = 10;
-
-async function askPaid(ask, event, payload, options) {
-  for (let tries = 1; ; tries++) {
-    const reply = await ask(event, payload, options);
-    const spent = !reply.ok && reply.error?.code === ERRORS.rateLimited;
-    const wait = spent ? reply.error.retry_after : undefined;
-    if (wait === undefined || tries === PAID_TRIES) return reply;
-    const said = waitingWords(wait);
-    announce(said);
-    await new Promise((done) => setTimeout(done, wait * 1000));
-    if ($("notice").textContent === said) announce("");
-  }
+// counts of a large search spend it for a moment) is asked again; the notice says so.
+function askPaid(ask, event, payload, options) {
+  let said = "";
+  const waiting = (wait) => {
+    if (wait !== null) announce((said = waitingWords(wait)));
+    else if ($("notice").textContent === said) announce("");
+  };
+  return sendPaid(ask, event, payload, { waiting, options });
 }
 
 start();

@@ -9,7 +9,7 @@ import {
   saveSeed,
   stored,
 } from "./choices.js";
-import { connect } from "./connection.js";
+import { connect, sendPaid } from "./connection.js";
 import { ERRORS, EVENTS, NOTICES } from "./protocol.js";
 import { createSounds, cuesBetween } from "./sound.js";
 import { createRules } from "./rules.js";
@@ -179,7 +179,8 @@ function askOdds() {
   oddsAnswered = !ask;
   if (!ask) return;
   oddsTimer = setTimeout(async () => {
-    const reply = await connection.send(EVENTS.odds, ask);
+    const wanted = () => ticket === oddsTicket;
+    const reply = await sendPaid(connection.send, EVENTS.odds, ask, { wanted });
     if (ticket !== oddsTicket || reply.error?.code === OFFLINE) return; // asked again online
     oddsAnswered = reply.ok || rulesRefused(reply.error);
     if (reply.ok) rules.showOdds(reply.odds);
@@ -201,7 +202,9 @@ async function refreshChances() {
   if (position === chancesFor) return;
   chancesFor = position;
   const ticket = ++chancesTicket;
-  const reply = await connection.send(EVENTS.odds, { current: true });
+  // A refusal for a spent share of work is asked again when the share is back.
+  const wanted = () => ticket === chancesTicket && chancesOn;
+  const reply = await sendPaid(connection.send, EVENTS.odds, { current: true }, { wanted });
   if (ticket !== chancesTicket || !chancesOn) return;
   if (reply.ok) view.showChances(reply);
   else {
