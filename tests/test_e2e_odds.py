@@ -26,7 +26,7 @@ from browser import (
 from playwright.sync_api import Locator, Page, expect
 from support.skill_play import played_games
 from support.stocked import player_of
-from support.testing import Player
+from support.testing import HARD_RULES, Player, session_cookie
 
 from webapp.game.own_chance import own_chance
 from webapp.game.rules import Rules
@@ -412,19 +412,25 @@ def test_my_chances_say_how_many_more_moves_my_skill_needs(
 def test_my_chances_refused_for_a_spent_share_are_asked_again_and_shown(
     page: Page, server_factory: Any
 ) -> None:
-    # A share of 2 ms of odds work a second and no burst: each answer's walk is owed at
-    # once, and the chances asked just after the rules' odds are refused with the wait
-    # until the share is back.
-    slow = server_factory(TICTACTOE_ODDS_MS_PER_SECOND="2", TICTACTOE_ODDS_BURST_MS="1")
+    # The address's share of odds work is 10 ms a second with no burst. Another player
+    # from the same address spends it on rules new to the server (tens of milliseconds of
+    # work, seconds of debt): the page's chances are refused with the wait until the share
+    # is back, and the page asks again then.
+    slow = server_factory(TICTACTOE_ODDS_MS_PER_ADDRESS="10", TICTACTOE_ODDS_BURST_MS="1")
     frames: list[str] = []
     page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(str(f))))
     open_game(page, slow.url)
     start_match(page, "Adaptive", human_hp=60, ai_hp=30)
+    other = Player(slow.url, session_cookie(slow.url))
+    try:
+        assert other.call("odds", {"rules": {**HARD_RULES, "start_human_hp": 181}})["ok"]
+    finally:
+        other.close()
     page.get_by_role("button", name="Show my chances").click()
     lines = page.locator("#chances > p")
     # Asked again after each wait the refusal names (seconds each on a busy machine).
     expect(lines.first).to_have_text(re.compile("^You"), timeout=60_000)
     expect(lines.nth(1)).to_have_text(re.compile("^For reference"))
     refused = [a["error"] for a in acks(frames, "error") if a["error"]["code"] == "rate_limited"]
-    assert refused, "no ask was refused: the share was not spent"
+    assert refused, "the page's chances were not refused: the share was not spent"
     assert all(error["retry_after"] > 0 for error in refused)
