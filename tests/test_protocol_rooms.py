@@ -327,11 +327,14 @@ def test_a_flood_into_a_room_is_cut_short_and_changes_nothing(tmp_path: Path) ->
     people = [Person(app) for _ in range(2)]
     room, x, o, _ = seated_room(people)
     flooder = connect(app, o.web)
+    assert flooder.connected, flooder.refusal
     acks = flooder.flood("room_move", {"room": room, "cell": 0}, times=20)
-    answered = [code(ack) for ack in acks if ack]  # no ack once it is cut off
-    assert "rate_limited" in answered
+    # Answers on their way when it is cut may be lost with the socket (test_rate_limit
+    # holds the refusals themselves): none is anything but a refusal.
+    answered = [code(ack) for ack in acks if ack]
     assert set(answered) <= {"not_your_turn", "rate_limited"}
     assert acks[-1] is None  # it stayed over its limit: cut off, nothing more is answered
+    assert not flooder.is_connected()
     assert code(x.send("room_move", {"room": room, "cell": 4})) is None
     assert x.latest()["board"] == "....X...."
 

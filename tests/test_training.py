@@ -96,6 +96,7 @@ def proved(puzzle: Puzzle, solver: Solver) -> None:
         assert plies in (2 * int(puzzle.theme[-1]) - 1, 2 * int(puzzle.theme[-1]))
         winning = {c for c, v in values.items() if v.result.value == "win" and v.plies == plies}
         assert analysis.value.result.value == "win"
+        assert len(winning) < len(values), "every move wins as fast: no move is wrong"
         if solver.variant.name == "classic":
             assert plies % 2 == 1
         assert set(puzzle.answer) == winning

@@ -211,7 +211,8 @@ def _themed(
 ) -> tuple[str, tuple[Cell, ...]] | None:
     """The theme and answer of a position from its value and its moves' values (each
     with ``result`` and ``plies``, the engine's or the solver's); None if it makes none
-    (nor does a position with a single move left)."""
+    (nor does a position with a single move left, or one where every move wins as fast:
+    no move there is wrong)."""
     if len(moves) < 2:
         return None
     if value.result is Result.WIN:
@@ -219,7 +220,9 @@ def _themed(
             c for c, v in moves.items() if v.result is Result.WIN and v.plies == value.plies
         )
         wins_in = (value.plies + 1) // 2
-        return (f"win_in_{wins_in}", fastest) if wins_in <= 3 else None
+        return (
+            (f"win_in_{wins_in}", fastest) if wins_in <= 3 and len(fastest) < len(moves) else None
+        )
     if value.result is not Result.DRAW:
         return None
     drawing = tuple(cell for cell, v in moves.items() if v.result is Result.DRAW)
