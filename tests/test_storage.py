@@ -221,8 +221,11 @@ def test_the_data_ceiling_refuses_new_rows_clearly_and_never_corrupts(
     cookie = session_cookie(server.url)
     newcomer = Player(server.url, cookie)
     state = newcomer.human_turn()
-    ack = newcomer.move(state["board"].index("."))
-    assert not ack["ok"] and ack["error"]["code"] == "storage_full", ack
+    # Every cell of the board shown is refused for the storage, whatever the match made
+    # anew at each move (unstored: a new coin toss, the AI's first move) holds there.
+    for cell in [i for i, mark in enumerate(state["board"]) if mark == "."] * 3:
+        ack = newcomer.move(cell)
+        assert not ack["ok"] and ack["error"]["code"] == "storage_full", (cell, ack)
     assert post_room(server.url, session_cookie(server.url)) == (503, "storage_full")
     newcomer.close()
     server.stop()

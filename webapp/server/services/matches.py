@@ -25,6 +25,7 @@ from typing import Any
 
 from flask_socketio import SocketIO
 
+from webapp.game.errors import RuleError
 from webapp.game.history import finished_game, game_key
 from webapp.game.match import Match, hint_shown
 from webapp.server.protocol.snapshot import snapshot
@@ -152,12 +153,30 @@ class MatchService:
         (``unrevealed``); a tab that (re)loads meanwhile is shown it at once.
         """
         transition = partial(changed, self.rng, is_practice(player), step)
-        written = self._write(player, transition, known=self.store.recent(player))
+        try:
+            written = self._write(player, transition, known=self.store.recent(player))
+        except RuleError as refused:
+            if not isinstance(refused, StorageFull) and self._unstorable(player):
+                raise StorageFull() from refused
+            raise
         self.keep_if_ended(player, written.before, written.value)
         self._show(player, written)
         if written.later is None:
             self.schedule_ai(player, written.value)
         return written.value
+
+    def _unstorable(self, player: str) -> bool:
+        """Whether ``player`` has no stored match and none can be stored (the storage
+        full): the match they were shown was unstored, its seeds new on every call, so a
+        move refused on the one made now says why nothing can be played, not that move's
+        fault on another board."""
+        if self.load(player) is not None:
+            return False
+        try:
+            self._write(player, partial(opened, self.rng, is_practice(player)))
+        except StorageFull:
+            return True
+        return False
 
     def mark_hint(self, player: str, shown: Match) -> Match:
         """Mark the player's coming move as made with hints shown (``hint_shown``), in
