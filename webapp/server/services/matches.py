@@ -153,10 +153,11 @@ class MatchService:
         (``unrevealed``); a tab that (re)loads meanwhile is shown it at once.
         """
         transition = partial(changed, self.rng, is_practice(player), step)
+        known = self.store.recent(player)  # remembered: stored, so none is made at the move
         try:
-            written = self._write(player, transition, known=self.store.recent(player))
+            written = self._write(player, transition, known=known)
         except RuleError as refused:
-            if not isinstance(refused, StorageFull) and self._unstorable(player):
+            if known is None and not isinstance(refused, StorageFull) and self._unstorable(player):
                 raise StorageFull() from refused
             raise
         self.keep_if_ended(player, written.before, written.value)
